@@ -1,0 +1,158 @@
+package contracts
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/invopop/jsonschema"
+)
+
+// ToolKind says whether a tool only reads or changes something.
+type ToolKind string
+
+// Tool kinds. Every mutation waits for the person's yes by default.
+const (
+	KindRead     ToolKind = "read"
+	KindMutation ToolKind = "mutation"
+)
+
+// ToolSpec describes one tool: its name, what the model is told about it,
+// its kind, and its argument type.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Kind        ToolKind
+	newArgs     func() any
+}
+
+var catalog = []ToolSpec{
+	{ToolAddExpense, "Add one expense the user paid.", KindMutation, func() any { return new(AddExpenseArgs) }},
+	{ToolUpdateExpense, "Change an existing expense by its number.", KindMutation, func() any { return new(UpdateExpenseArgs) }},
+	{ToolDeleteExpense, "Delete an expense by its number.", KindMutation, func() any { return new(DeleteExpenseArgs) }},
+	{ToolListExpenses, "List the user's expenses in a date range, optionally one category.", KindRead, func() any { return new(ListExpensesArgs) }},
+	{ToolGetBalance, "Total the user's expenses in a date range.", KindRead, func() any { return new(GetBalanceArgs) }},
+	{ToolSearchGmail, "Search the user's mail for messages such as bank statements. Returns ids, senders, subjects, dates and attachment names.", KindRead, func() any { return new(SearchGmailArgs) }},
+	{ToolFetchEmailAttachments, "Download the statement attachments of one message and import their transactions.", KindMutation, func() any { return new(FetchEmailAttachmentsArgs) }},
+	{ToolGetRecentImports, "Summarise the latest statement imports.", KindRead, func() any { return new(GetRecentImportsArgs) }},
+	{ToolGetTransactions, "List imported bank transactions, filtered by dates, vendor, category or review status, with totals.", KindRead, func() any { return new(GetTransactionsArgs) }},
+}
+
+var clarifySpec = ToolSpec{ToolAskClarification, "Ask the user one clarifying question when the request is ambiguous or missing something. Nothing runs.", KindRead, func() any { return new(AskClarificationArgs) }}
+
+// Tools returns the tool catalog, in a stable order. It does not include
+// the built-in ask_clarification tool.
+func Tools() []ToolSpec { return slices.Clone(catalog) }
+
+// LookupTool finds a tool by name, including ask_clarification.
+func LookupTool(name string) (ToolSpec, bool) {
+	if name == clarifySpec.Name {
+		return clarifySpec, true
+	}
+	for _, t := range catalog {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return ToolSpec{}, false
+}
+
+// NewArgs returns a pointer to a zero value of the tool's argument struct.
+func (t ToolSpec) NewArgs() any { return t.newArgs() }
+
+// DecodeArgs decodes and validates raw as this tool's arguments (unknown
+// fields rejected; null for an optional field means absent) and returns a
+// pointer to the argument struct.
+func (t ToolSpec) DecodeArgs(raw json.RawMessage) (any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{}`)
+	}
+	v := t.newArgs()
+	if err := Decode(raw, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// CanonicalArgs decodes raw as this tool's arguments and re-encodes them in
+// one canonical form (field order fixed, absent optional fields dropped), so
+// two spellings of the same arguments compare equal byte for byte.
+func (t ToolSpec) CanonicalArgs(raw json.RawMessage) (json.RawMessage, error) {
+	v, err := t.DecodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s args: %w", t.Name, err)
+	}
+	return out, nil
+}
+
+var (
+	schemaMu    sync.Mutex
+	schemaCache = map[string]json.RawMessage{}
+)
+
+// Schema returns the tool's strict JSON schema for the model: every property
+// listed in required, optional ones nullable, additionalProperties false,
+// every field described.
+func (t ToolSpec) Schema() json.RawMessage {
+	schemaMu.Lock()
+	defer schemaMu.Unlock()
+	if s, ok := schemaCache[t.Name]; ok {
+		return s
+	}
+	s := strictSchema(t.newArgs())
+	schemaCache[t.Name] = s
+	return s
+}
+
+// strictSchema reflects v's type and rewrites the result for strict mode.
+func strictSchema(v any) json.RawMessage {
+	r := jsonschema.Reflector{AllowAdditionalProperties: false, DoNotReference: true, Anonymous: true}
+	s := r.Reflect(v)
+	s.Version = ""
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(fmt.Sprintf("contracts: schema for %T: %v", v, err)) // static types: cannot fail at run time
+	}
+	// A generic tree is fine here: it never crosses the bus, it only
+	// rewrites the reflected schema.
+	var tree map[string]any
+	if err := json.Unmarshal(raw, &tree); err != nil {
+		panic(fmt.Sprintf("contracts: schema for %T: %v", v, err))
+	}
+	props, _ := tree["properties"].(map[string]any)
+	required := map[string]bool{}
+	if req, ok := tree["required"].([]any); ok {
+		for _, name := range req {
+			required[name.(string)] = true
+		}
+	}
+	names := make([]string, 0, len(props))
+	for name, p := range props {
+		names = append(names, name)
+		if required[name] {
+			continue
+		}
+		prop := p.(map[string]any)
+		if typ, ok := prop["type"].(string); ok {
+			prop["type"] = []any{typ, "null"}
+		}
+		if enum, ok := prop["enum"].([]any); ok {
+			prop["enum"] = append(enum, nil)
+		}
+	}
+	slices.Sort(names)
+	tree["required"] = names
+	tree["additionalProperties"] = false
+	delete(tree, "$id")
+	out, err := json.Marshal(tree)
+	if err != nil {
+		panic(fmt.Sprintf("contracts: schema for %T: %v", v, err))
+	}
+	return out
+}

@@ -1,0 +1,313 @@
+package contracts
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var sentAt = time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
+
+func ptr[T any](v T) *T { return &v }
+
+// goldens are one valid example of every wire type. Each is encoded and
+// compared with testdata/<name>.json, and the file must decode back into an
+// equal value, so an incompatible change to a type shows up here.
+func goldens() map[string]struct {
+	value any
+	fresh func() any
+} {
+	total := int64(2)
+	return map[string]struct {
+		value any
+		fresh func() any
+	}{
+		"user_turn_text":    {&UserTurn{TurnID: "t1", TenantID: "demo", UserID: "demo", Roles: []string{"owner"}, ConversationID: "c1", Text: "I spent £12.50 on lunch today", Timezone: "Europe/London", SentAt: sentAt}, func() any { return new(UserTurn) }},
+		"user_turn_confirm": {&UserTurn{TurnID: "t2", TenantID: "demo", UserID: "demo", Roles: []string{"member"}, ConversationID: "c1", Confirm: &Confirm{ProposalID: "p1", Decision: "edit", Args: json.RawMessage(`{"item":"lunch","amount":"13.00"}`)}, Timezone: "UTC", SentAt: sentAt}, func() any { return new(UserTurn) }},
+		"tool_request":      {&ToolRequest{CallID: "t1-s1-c0", TurnID: "t1", TenantID: "demo", UserID: "demo", Roles: []string{"owner"}, ConversationID: "c1", Tool: ToolAddExpense, Args: json.RawMessage(`{"item":"lunch","amount":"12.50"}`), ProposalID: "p1", Timezone: "Europe/London", Deadline: sentAt.Add(30 * time.Second)}, func() any { return new(ToolRequest) }},
+		"tool_result_ok":    {&ToolResult{CallID: "t1-s1-c0", TurnID: "t1", Tool: ToolListExpenses, OK: true, Data: json.RawMessage(`{"expenses":[]}`), Total: &total, Meta: ToolMeta{DurationMS: 3, Bytes: 15}}, func() any { return new(ToolResult) }},
+		"tool_result_error": {&ToolResult{CallID: "t1-s1-c1", Tool: ToolAddExpense, OK: false, Error: &ToolError{Code: CodeRateLimited, Message: "Too many calls; try again in 20 seconds.", RetryAfter: 20}, Meta: ToolMeta{DurationMS: 1}}, func() any { return new(ToolResult) }},
+		"clarify":           {&Clarify{TurnID: "t1", Question: "What item do you want to add, and how much was it?"}, func() any { return new(Clarify) }},
+		"proposal":          {&Proposal{ProposalID: "p1", TurnID: "t1", Tool: ToolAddExpense, Args: json.RawMessage(`{"item":"electricity bill","amount":"200.00","currency":"GBP","date":"2026-11-22"}`), Summary: "Add expense 'electricity bill' £200.00 on 2026-11-22?", ExpiresAt: sentAt.Add(15 * time.Minute)}, func() any { return new(Proposal) }},
+		"tool_progress":     {&ToolProgress{CallID: "t1-s1-c0", Tool: ToolGetBalance, Status: "started"}, func() any { return new(ToolProgress) }},
+		"answer": {&Answer{TurnID: "t1", Content: "Added lunch, £12.50 on 2026-11-22.", Citations: []Citation{{CallID: "t1-s1-c0", Tool: ToolAddExpense}},
+			Added:   &ExpenseView{ID: 3, Item: "lunch", Amount: Money{Minor: 1250, Currency: "GBP"}, Date: "2026-11-22", Category: "food"},
+			Balance: &Balance{Range: "this_month", From: "2026-11-01", To: "2026-11-30", Total: []Money{{Minor: 1250, Currency: "GBP"}}, Count: 1}}, func() any { return new(Answer) }},
+		"turn_error":    {&TurnError{TurnID: "t1", Code: CodeLimit, Message: "That needed more than 5 steps; please ask for less at once."}, func() any { return new(TurnError) }},
+		"notification":  {&Notification{ID: "n1", Kind: "import_completed", Title: "Imported 12 transactions", Body: "Imported 12 transactions from september_statement.csv", Data: json.RawMessage(`{"imported":12}`), CreatedAt: sentAt}, func() any { return new(Notification) }},
+		"frame_message": {&MessageFrame{Type: FrameMessage, ID: "m1", ConversationID: "c1", Text: "what did I spend this month?", Timezone: "Europe/London"}, func() any { return new(MessageFrame) }},
+		"frame_confirm": {&ConfirmFrame{Type: FrameConfirm, ID: "m2", ProposalID: "p1", Decision: "approve"}, func() any { return new(ConfirmFrame) }},
+		"frame_resume":  {&ResumeFrame{Type: FrameResume, AfterSeq: 41}, func() any { return new(ResumeFrame) }},
+		"frame_answer":  {&ServerFrame{Type: FrameAnswer, Seq: 42, ConversationID: "c1", TurnID: "t1", At: sentAt, Answer: &Answer{TurnID: "t1", Content: "You spent £12.50 this month."}}, func() any { return new(ServerFrame) }},
+		"frame_token":   {&ServerFrame{Type: FrameToken, ConversationID: "c1", TurnID: "t1", At: sentAt, Token: &TokenBody{Text: "You spent", Index: 0}}, func() any { return new(ServerFrame) }},
+		"frame_error":   {&ServerFrame{Type: FrameError, At: sentAt, Error: &ErrorBody{Code: ErrCodeBadFrame, Message: "conversation_id: must be 1-64 letters, digits, '_' or '-'", ID: "m3"}}, func() any { return new(ServerFrame) }},
+	}
+}
+
+// compactJSON compares raw JSON by content, not layout.
+var compactJSON = cmp.Transformer("compact", func(r json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, r); err != nil {
+		return string(r)
+	}
+	return b.String()
+})
+
+func TestGoldens(t *testing.T) {
+	for name, g := range goldens() {
+		t.Run(name, func(t *testing.T) {
+			if err := Validate(g.value); err != nil {
+				t.Fatalf("golden value is invalid: %v", err)
+			}
+			got, err := json.MarshalIndent(g.value, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("testdata", name+".json")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("read golden (run with -update to create): %v", err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("encoding changed (-golden +got):\n%s", diff)
+			}
+			back := g.fresh()
+			if err := Decode(want, back); err != nil {
+				t.Fatalf("golden no longer decodes: %v", err)
+			}
+			if diff := cmp.Diff(g.value, back, compactJSON); diff != "" {
+				t.Errorf("decode(golden) differs (-value +decoded):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	valid := `{"turn_id":"t1","tenant_id":"demo","user_id":"demo","roles":["owner"],"conversation_id":"c1","text":"hi","timezone":"UTC","sent_at":"2026-11-22T09:30:00Z"}`
+	with := func(from, to string) string { return strings.Replace(valid, from, to, 1) }
+	tests := []struct {
+		name      string
+		give      string
+		wantField string
+		wantIn    string
+	}{
+		{"bad json", `{"turn_id":`, "", "JSON"},
+		{"not an object", `[1,2]`, "", "object"},
+		{"trailing data", valid + `{}`, "", "after the JSON object"},
+		{"unknown field", with(`"text":"hi"`, `"text":"hi","tool":"delete_expense"`), "tool", "unknown field"},
+		{"wrong type", with(`"roles":["owner"]`, `"roles":"owner"`), "roles", "a list"},
+		{"missing id", with(`"turn_id":"t1",`, ``), "turn_id", "is required"},
+		{"dot in id", with(`"conversation_id":"c1"`, `"conversation_id":"c.1"`), "conversation_id", "letters, digits"},
+		{"star in id", with(`"tenant_id":"demo"`, `"tenant_id":"*"`), "tenant_id", "letters, digits"},
+		{"gt in id", with(`"user_id":"demo"`, `"user_id":">"`), "user_id", "letters, digits"},
+		{"long id", with(`"turn_id":"t1"`, `"turn_id":"`+strings.Repeat("a", 65)+`"`), "turn_id", "letters, digits"},
+		{"unknown role", with(`["owner"]`, `["admin"]`), "roles[0]", "one of"},
+		{"no text or confirm", with(`"text":"hi",`, ``), "text", "required"},
+		{"text and confirm", with(`"text":"hi"`, `"text":"hi","confirm":{"proposal_id":"p1","decision":"approve"}`), "text", "not be given together"},
+		{"bad decision", with(`"text":"hi"`, `"confirm":{"proposal_id":"p1","decision":"maybe"}`), "confirm.decision", "one of"},
+		{"edit without args", with(`"text":"hi"`, `"confirm":{"proposal_id":"p1","decision":"edit"}`), "confirm.args", "required"},
+		{"approve with args", with(`"text":"hi"`, `"confirm":{"proposal_id":"p1","decision":"approve","args":{"id":1}}`), "confirm.args", ""},
+		{"bad timezone", with(`"UTC"`, `"Mars/Olympus"`), "timezone", "time zone"},
+		{"text too long", with(`"hi"`, `"`+strings.Repeat("x", 4001)+`"`), "text", "too long"},
+		{"empty", ``, "", "empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got UserTurn
+			err := Decode([]byte(tt.give), &got)
+			var verr *ValidationError
+			if !errors.As(err, &verr) {
+				t.Fatalf("Decode() error = %v, want a *ValidationError", err)
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("errors.Is(err, ErrInvalid) = false")
+			}
+			if verr.Field != tt.wantField {
+				t.Errorf("field = %q, want %q (error %q)", verr.Field, tt.wantField, err)
+			}
+			if !strings.Contains(err.Error(), tt.wantIn) {
+				t.Errorf("error %q does not contain %q", err, tt.wantIn)
+			}
+		})
+	}
+}
+
+func TestDecodeClientFrame(t *testing.T) {
+	tests := []struct {
+		name      string
+		give      string
+		wantKind  string
+		wantField string
+	}{
+		{"message", `{"type":"message","id":"m1","conversation_id":"c1","text":"hi"}`, "message", ""},
+		{"confirm", `{"type":"confirm","proposal_id":"p1","decision":"reject"}`, "confirm", ""},
+		{"resume", `{"type":"resume","after_seq":3}`, "resume", ""},
+		{"ping", `{"type":"ping"}`, "ping", ""},
+		{"no type", `{"id":"m1"}`, "", "type"},
+		{"unknown type", `{"type":"exec"}`, "", "type"},
+		{"confirm naming a tool", `{"type":"confirm","proposal_id":"p1","decision":"approve","tool":"delete_expense"}`, "", "tool"},
+		{"negative resume", `{"type":"resume","after_seq":-1}`, "", "after_seq"},
+		{"conversation with dot", `{"type":"message","id":"m1","conversation_id":"a.b","text":"hi"}`, "", "conversation_id"},
+		{"id with star", `{"type":"message","id":"*","conversation_id":"c1","text":"hi"}`, "", "id"},
+		{"bad json", `{"type":"message",`, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := DecodeClientFrame([]byte(tt.give))
+			kind := ""
+			switch {
+			case err != nil:
+			case f.Message != nil:
+				kind = "message"
+			case f.Confirm != nil:
+				kind = "confirm"
+			case f.Resume != nil:
+				kind = "resume"
+			case f.Ping != nil:
+				kind = "ping"
+			}
+			if kind != tt.wantKind {
+				t.Fatalf("kind = %q (err %v), want %q", kind, err, tt.wantKind)
+			}
+			if tt.wantKind != "" {
+				return
+			}
+			var verr *ValidationError
+			if !errors.As(err, &verr) {
+				t.Fatalf("error = %v, want *ValidationError", err)
+			}
+			if verr.Field != tt.wantField {
+				t.Errorf("field = %q, want %q (%v)", verr.Field, tt.wantField, err)
+			}
+		})
+	}
+}
+
+func TestToolArgs(t *testing.T) {
+	tests := []struct {
+		tool      string
+		give      string
+		wantErr   string // substring; "" means valid
+		wantCanon string
+	}{
+		{ToolAddExpense, `{"item":"lunch","amount":"12.5"}`, "", `{"item":"lunch","amount":"12.5"}`},
+		{ToolAddExpense, `{"amount":"12.50","item":"lunch","currency":null,"date":"2026-11-03"}`, "", `{"item":"lunch","amount":"12.50","date":"2026-11-03"}`},
+		{ToolAddExpense, `{"item":"lunch"}`, "amount: is required", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":12.5}`, "amount: must be a string", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":"-3"}`, "amount: must be a positive amount", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":"3","tenant_id":"other"}`, "tenant_id: unknown field", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":"3","currency":"pounds"}`, "currency: must be an ISO 4217", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":"3","date":"2026-02-30"}`, "date: must be a date", ""},
+		{ToolDeleteExpense, `{"id":0}`, "id: is required", ""},
+		{ToolDeleteExpense, `{"id":"3"}`, "id: must be an integer", ""},
+		{ToolListExpenses, `{}`, "", `{}`},
+		{ToolListExpenses, `{"range":"last_30_days"}`, "", `{"range":"last_30_days"}`},
+		{ToolListExpenses, `{"range":"2026-02"}`, "", `{"range":"2026-02"}`},
+		{ToolListExpenses, `{"range":"2026-11-01..2026-11-30"}`, "", `{"range":"2026-11-01..2026-11-30"}`},
+		{ToolListExpenses, `{"range":"2026-11-30..2026-11-01"}`, "range: must be a range", ""},
+		{ToolListExpenses, `{"range":"last_0_days"}`, "range: must be a range", ""},
+		{ToolListExpenses, `{"range":"2026-13"}`, "range: must be a range", ""},
+		{ToolGetTransactions, `{"review_status":"needs_review"}`, "", `{"review_status":"needs_review"}`},
+		{ToolGetTransactions, `{"review_status":"maybe"}`, "review_status: must be one of", ""},
+		{ToolFetchEmailAttachments, `{"message_id":"../etc/passwd"}`, "message_id: must be 1-64", ""},
+		{ToolSearchGmail, `{"query":"visa statement","limit":51}`, "limit: must be at most 50", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+tt.give, func(t *testing.T) {
+			spec, ok := LookupTool(tt.tool)
+			if !ok {
+				t.Fatalf("tool %s not in catalog", tt.tool)
+			}
+			got, err := spec.CanonicalArgs(json.RawMessage(tt.give))
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("CanonicalArgs() error = %v", err)
+				}
+				if string(got) != tt.wantCanon {
+					t.Errorf("canonical = %s, want %s", got, tt.wantCanon)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("CanonicalArgs() error = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestSchemasAreStrict(t *testing.T) {
+	specs := append(Tools(), clarifySpec)
+	for _, spec := range specs {
+		t.Run(spec.Name, func(t *testing.T) {
+			raw := spec.Schema()
+			var s struct {
+				Type                 string                     `json:"type"`
+				AdditionalProperties *bool                      `json:"additionalProperties"`
+				Required             []string                   `json:"required"`
+				Properties           map[string]json.RawMessage `json:"properties"`
+			}
+			if err := json.Unmarshal(raw, &s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Type != "object" || s.AdditionalProperties == nil || *s.AdditionalProperties {
+				t.Errorf("schema is not a closed object: %s", raw)
+			}
+			if len(s.Required) != len(s.Properties) || len(s.Properties) == 0 {
+				t.Errorf("required %v does not list all %d properties", s.Required, len(s.Properties))
+			}
+			// Every property of the Go struct is in the schema, and described.
+			fields := map[string]bool{}
+			for name := range s.Properties {
+				fields[name] = true
+				var p struct {
+					Description string `json:"description"`
+				}
+				_ = json.Unmarshal(s.Properties[name], &p)
+				if p.Description == "" {
+					t.Errorf("property %s has no description", name)
+				}
+			}
+			path := filepath.Join("testdata", "schema", spec.Name+".json")
+			var pretty bytes.Buffer
+			_ = json.Indent(&pretty, raw, "", "  ")
+			pretty.WriteByte('\n')
+			if *update {
+				_ = os.MkdirAll(filepath.Dir(path), 0o755)
+				if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("read golden (run with -update): %v", err)
+			}
+			if diff := cmp.Diff(string(want), pretty.String()); diff != "" {
+				t.Errorf("schema changed (-golden +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestValidID(t *testing.T) {
+	for give, want := range map[string]bool{"abc_DEF-123": true, "a.b": false, "*": false, ">": false, "": false, "a b": false, strings.Repeat("a", 64): true, strings.Repeat("a", 65): false, "é": false} {
+		if got := ValidID(give); got != want {
+			t.Errorf("ValidID(%q) = %v, want %v", give, got, want)
+		}
+	}
+}

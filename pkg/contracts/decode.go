@@ -1,0 +1,165 @@
+package contracts
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// MaxMessageBytes bounds any payload Decode accepts.
+const MaxMessageBytes = 1 << 20
+
+// ValidationError says which field of a message was wrong and how. Field is
+// the JSON path ("confirm.decision"); it is empty when the message as a whole
+// is malformed. The message never quotes the offending value, so it is safe to
+// return to a client.
+type ValidationError struct {
+	Field   string
+	Problem string
+}
+
+func (e *ValidationError) Error() string {
+	if e.Field == "" {
+		return e.Problem
+	}
+	return e.Field + ": " + e.Problem
+}
+
+// ErrInvalid matches every error Decode and Validate return for bad input.
+var ErrInvalid = errors.New("invalid message")
+
+// Is makes errors.Is(err, ErrInvalid) true for validation errors.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+
+// Decode parses data as exactly one JSON object into v, rejecting unknown
+// fields, wrong types and trailing data, then validates v. Every error it
+// returns is a *ValidationError naming the field at fault.
+func Decode(data []byte, v any) error {
+	if len(data) > MaxMessageBytes {
+		return &ValidationError{Problem: fmt.Sprintf("message is larger than %d bytes", MaxMessageBytes)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &ValidationError{Problem: "unexpected data after the JSON object"}
+	}
+	return Validate(v)
+}
+
+// Validate checks v's validate tags and returns the first problem as a
+// *ValidationError.
+func Validate(v any) error {
+	err := validate.Struct(v)
+	if err == nil {
+		return nil
+	}
+	var verrs validator.ValidationErrors
+	if errors.As(err, &verrs) && len(verrs) > 0 {
+		fe := verrs[0]
+		return &ValidationError{Field: fieldPath(fe.Namespace()), Problem: describe(fe)}
+	}
+	var inv *validator.InvalidValidationError
+	if errors.As(err, &inv) {
+		return &ValidationError{Problem: "message must be a JSON object"}
+	}
+	return &ValidationError{Problem: "invalid message"}
+}
+
+// fieldPath drops the root type name from a validator namespace.
+func fieldPath(ns string) string {
+	if _, rest, ok := strings.Cut(ns, "."); ok {
+		return rest
+	}
+	return ns
+}
+
+func describe(fe validator.FieldError) string {
+	switch fe.Tag() {
+	case "required":
+		return "is required"
+	case "required_without":
+		return "is required unless " + strings.ToLower(fe.Param()) + " is given"
+	case "excluded_with":
+		return "must not be given together with " + strings.ToLower(fe.Param())
+	case "edit_args":
+		return "is required when decision is edit"
+	case "args_only_edit":
+		return "is only allowed when decision is edit"
+	case "purserid":
+		return "must be 1-64 letters, digits, '_' or '-'"
+	case "oneof":
+		return "must be one of: " + strings.ReplaceAll(fe.Param(), " ", ", ")
+	case "max":
+		return "is too long (at most " + fe.Param() + ")"
+	case "min":
+		return "is too short (at least " + fe.Param() + ")"
+	case "gte":
+		return "must be at least " + fe.Param()
+	case "lte":
+		return "must be at most " + fe.Param()
+	case "daterange":
+		return "must be a range: today, yesterday, this_week, last_week, this_month, last_month, last_N_days, YYYY-MM or YYYY-MM-DD..YYYY-MM-DD"
+	case "date":
+		return "must be a date YYYY-MM-DD"
+	case "decimal":
+		return "must be a positive amount such as 12.50"
+	case "currency":
+		return "must be an ISO 4217 code such as GBP"
+	case "tz":
+		return "must be an IANA time zone such as Europe/London"
+	case "url":
+		return "must be a URL"
+	}
+	return "is invalid (" + fe.Tag() + ")"
+}
+
+// jsonError turns an encoding/json error into a ValidationError without
+// echoing the input.
+func jsonError(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return &ValidationError{Problem: fmt.Sprintf("malformed JSON at byte %d", syn.Offset)}
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return &ValidationError{Problem: "message must be a JSON object"}
+		}
+		return &ValidationError{Field: field, Problem: "must be " + jsonKind(typ.Type.Kind().String())}
+	case errors.Is(err, io.EOF):
+		return &ValidationError{Problem: "empty message"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &ValidationError{Problem: "truncated JSON"}
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return &ValidationError{Field: strings.Trim(name, `"`), Problem: "unknown field"}
+	}
+	return &ValidationError{Problem: "malformed JSON"}
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	case "slice", "array":
+		return "a list"
+	case "struct", "map", "ptr":
+		return "an object"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	}
+	return "of another type"
+}

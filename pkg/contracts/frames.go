@@ -1,0 +1,147 @@
+package contracts
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Client frame types (client → server).
+const (
+	FrameMessage = "message"
+	FrameConfirm = "confirm"
+	FrameResume  = "resume"
+	FramePing    = "ping"
+)
+
+// Server frame types (server → client).
+const (
+	FrameAck          = "ack"
+	FrameClarify      = "clarify"
+	FrameProposal     = "proposal"
+	FrameToken        = "token"
+	FrameToolStart    = "tool_start"
+	FrameToolResult   = "tool_result"
+	FrameAnswer       = "answer"
+	FrameError        = "error"
+	FrameNotification = "notification"
+	FramePong         = "pong"
+)
+
+// MessageFrame is a person's text in a conversation. ID is the client's id
+// for the message; it becomes the turn id, so a resent frame is one turn.
+type MessageFrame struct {
+	Type           string `json:"type" validate:"required,eq=message"`
+	ID             string `json:"id" validate:"required,purserid"`
+	ConversationID string `json:"conversation_id" validate:"required,purserid"`
+	Text           string `json:"text" validate:"required,max=4000"`
+	Timezone       string `json:"timezone,omitempty" validate:"omitempty,tz"`
+}
+
+// ConfirmFrame decides a proposal. ID (optional) is the client's id for the
+// decision; resending the same id is one decision. ConversationID defaults to
+// the conversation of the connection's latest message.
+type ConfirmFrame struct {
+	Type           string          `json:"type" validate:"required,eq=confirm"`
+	ID             string          `json:"id,omitempty" validate:"omitempty,purserid"`
+	ConversationID string          `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
+	ProposalID     string          `json:"proposal_id" validate:"required,purserid"`
+	Decision       string          `json:"decision" validate:"required,oneof=approve reject edit"`
+	Args           json.RawMessage `json:"args,omitempty"`
+}
+
+// ResumeFrame asks for every frame after AfterSeq (tokens excepted).
+type ResumeFrame struct {
+	Type     string `json:"type" validate:"required,eq=resume"`
+	AfterSeq int64  `json:"after_seq" validate:"gte=0"`
+}
+
+// PingFrame keeps a connection alive; the server answers pong.
+type PingFrame struct {
+	Type string `json:"type" validate:"required,eq=ping"`
+}
+
+// ClientFrame is one decoded client frame: exactly one field is set.
+type ClientFrame struct {
+	Message *MessageFrame
+	Confirm *ConfirmFrame
+	Resume  *ResumeFrame
+	Ping    *PingFrame
+}
+
+// DecodeClientFrame decodes and validates one client frame, choosing the
+// type by its "type" field. Errors are *ValidationError.
+func DecodeClientFrame(data []byte) (ClientFrame, error) {
+	var head struct {
+		Type string `json:"type"`
+	}
+	if len(data) > MaxMessageBytes {
+		return ClientFrame{}, &ValidationError{Problem: "frame is too large"}
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return ClientFrame{}, jsonError(err)
+	}
+	var f ClientFrame
+	switch head.Type {
+	case FrameMessage:
+		f.Message = new(MessageFrame)
+		return f, Decode(data, f.Message)
+	case FrameConfirm:
+		f.Confirm = new(ConfirmFrame)
+		return f, Decode(data, f.Confirm)
+	case FrameResume:
+		f.Resume = new(ResumeFrame)
+		return f, Decode(data, f.Resume)
+	case FramePing:
+		f.Ping = new(PingFrame)
+		return f, Decode(data, f.Ping)
+	case "":
+		return ClientFrame{}, &ValidationError{Field: "type", Problem: "is required"}
+	}
+	return ClientFrame{}, &ValidationError{Field: "type", Problem: "must be one of: message, confirm, resume, ping"}
+}
+
+// ServerFrame is one frame sent to a client. Seq increases per user across
+// all of the user's connections; token, ack and pong frames carry no seq
+// and are not replayed on resume. Exactly one body field matches Type.
+type ServerFrame struct {
+	Type           string        `json:"type" validate:"required,oneof=ack clarify proposal token tool_start tool_result answer error notification pong"`
+	Seq            int64         `json:"seq,omitempty" validate:"gte=0"`
+	ConversationID string        `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
+	TurnID         string        `json:"turn_id,omitempty" validate:"omitempty,purserid"`
+	At             time.Time     `json:"at"`
+	Ack            *AckBody      `json:"ack,omitempty"`
+	Clarify        *Clarify      `json:"clarify,omitempty"`
+	Proposal       *Proposal     `json:"proposal,omitempty"`
+	Token          *TokenBody    `json:"token,omitempty"`
+	Tool           *ToolProgress `json:"tool,omitempty"`
+	Answer         *Answer       `json:"answer,omitempty"`
+	Error          *ErrorBody    `json:"error,omitempty"`
+	Notification   *Notification `json:"notification,omitempty"`
+}
+
+// AckBody confirms that a client frame was accepted and queued.
+type AckBody struct {
+	ID string `json:"id" validate:"required,purserid"`
+}
+
+// TokenBody is a piece of an answer being streamed.
+type TokenBody struct {
+	Text  string `json:"text" validate:"max=4000"`
+	Index int    `json:"index" validate:"gte=0"`
+}
+
+// ErrorBody is a short error for a client. It never carries internals.
+type ErrorBody struct {
+	Code    string `json:"code" validate:"required,max=64"`
+	Message string `json:"message" validate:"required,max=1000"`
+	// ID names the client frame the error is about, when there is one.
+	ID string `json:"id,omitempty" validate:"omitempty,purserid"`
+}
+
+// Error codes sent to clients.
+const (
+	ErrCodeBadFrame    = "bad_frame"
+	ErrCodeRateLimited = "rate_limited"
+	ErrCodeUnavailable = "unavailable"
+	ErrCodeForbidden   = "forbidden"
+)

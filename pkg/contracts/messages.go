@@ -1,0 +1,195 @@
+package contracts
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Type names carried in the Purser-Type header.
+const (
+	TypeUserTurn     = "user_turn"
+	TypeToolRequest  = "tool_request"
+	TypeToolResult   = "tool_result"
+	TypeClarify      = "clarify"
+	TypeProposal     = "proposal"
+	TypeToolProgress = "tool_progress"
+	TypeAnswer       = "answer"
+	TypeTurnError    = "turn_error"
+	TypeNotification = "notification"
+)
+
+// Roles a principal can hold.
+const (
+	RoleOwner  = "owner"
+	RoleMember = "member"
+	RoleViewer = "viewer"
+)
+
+// UserTurn is one thing a person said or decided: either text or a confirm.
+type UserTurn struct {
+	TurnID         string    `json:"turn_id" validate:"required,purserid"`
+	TenantID       string    `json:"tenant_id" validate:"required,purserid"`
+	UserID         string    `json:"user_id" validate:"required,purserid"`
+	Roles          []string  `json:"roles" validate:"required,min=1,max=3,dive,oneof=owner member viewer"`
+	ConversationID string    `json:"conversation_id" validate:"required,purserid"`
+	Text           string    `json:"text,omitempty" validate:"required_without=Confirm,excluded_with=Confirm,max=4000"`
+	Confirm        *Confirm  `json:"confirm,omitempty"`
+	Timezone       string    `json:"timezone" validate:"required,tz"`
+	SentAt         time.Time `json:"sent_at" validate:"required"`
+}
+
+// Confirm is a person's decision on a stored proposal. It names only the
+// proposal: a client can never send a tool to run. Args is required for
+// "edit" and refused otherwise; it is validated against the proposal's own
+// tool schema by the orchestrator.
+type Confirm struct {
+	ProposalID string          `json:"proposal_id" validate:"required,purserid"`
+	Decision   string          `json:"decision" validate:"required,oneof=approve reject edit"`
+	Args       json.RawMessage `json:"args,omitempty"`
+}
+
+// ToolRequest asks a toolrunner to run one tool. Tenant, user and roles come
+// from the signed turn, never from Args. ProposalID is set for a mutation and
+// names the approved proposal whose canonical args must equal Args.
+type ToolRequest struct {
+	CallID         string          `json:"call_id" validate:"required,purserid"`
+	TurnID         string          `json:"turn_id" validate:"required,purserid"`
+	TenantID       string          `json:"tenant_id" validate:"required,purserid"`
+	UserID         string          `json:"user_id" validate:"required,purserid"`
+	Roles          []string        `json:"roles" validate:"required,min=1,max=3,dive,oneof=owner member viewer"`
+	ConversationID string          `json:"conversation_id" validate:"required,purserid"`
+	Tool           string          `json:"tool" validate:"required,purserid"`
+	Args           json.RawMessage `json:"args" validate:"required"`
+	ProposalID     string          `json:"proposal_id,omitempty" validate:"omitempty,purserid"`
+	Timezone       string          `json:"timezone,omitempty" validate:"omitempty,tz"`
+	Deadline       time.Time       `json:"deadline" validate:"required"`
+}
+
+// ToolResult is the envelope every tool answers with. Data is the tool's
+// output as JSON, already capped; Meta.Truncated says when it was cut.
+type ToolResult struct {
+	CallID  string          `json:"call_id" validate:"required,purserid"`
+	TurnID  string          `json:"turn_id,omitempty" validate:"omitempty,purserid"`
+	Tool    string          `json:"tool" validate:"required,purserid"`
+	OK      bool            `json:"ok"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	Total   *int64          `json:"total,omitempty"`
+	Warning string          `json:"warning,omitempty" validate:"max=1000"`
+	Error   *ToolError      `json:"error,omitempty" validate:"required_if=OK false"`
+	Meta    ToolMeta        `json:"meta"`
+}
+
+// ToolError codes.
+const (
+	CodeInvalidArgs     = "invalid_args"
+	CodeForbidden       = "forbidden"
+	CodeNotFound        = "not_found"
+	CodeRateLimited     = "rate_limited"
+	CodeTimeout         = "timeout"
+	CodeNotConfirmed    = "not_confirmed"
+	CodeInternal        = "internal"
+	CodeUnknownTool     = "unknown_tool"
+	CodeBadInput        = "bad_input"
+	CodeProposalInvalid = "proposal_invalid"
+	CodeModel           = "model_error"
+	CodeLimit           = "limit_reached"
+)
+
+// ToolError is a short machine code and a message a person can read.
+type ToolError struct {
+	Code       string `json:"code" validate:"required,max=64"`
+	Message    string `json:"message" validate:"required,max=1000"`
+	RetryAfter int    `json:"retry_after_s,omitempty" validate:"gte=0"`
+}
+
+// ToolMeta describes how a call ran.
+type ToolMeta struct {
+	DurationMS int64 `json:"duration_ms" validate:"gte=0"`
+	Bytes      int64 `json:"bytes" validate:"gte=0"`
+	Truncated  bool  `json:"truncated"`
+}
+
+// Clarify asks the person a question; nothing runs.
+type Clarify struct {
+	TurnID   string `json:"turn_id" validate:"required,purserid"`
+	Question string `json:"question" validate:"required,max=2000"`
+}
+
+// Proposal is a change waiting for the person's yes. Args are the canonical
+// arguments the server stored; Summary is built by the server from them.
+type Proposal struct {
+	ProposalID string          `json:"proposal_id" validate:"required,purserid"`
+	TurnID     string          `json:"turn_id" validate:"required,purserid"`
+	Tool       string          `json:"tool" validate:"required,purserid"`
+	Args       json.RawMessage `json:"args" validate:"required"`
+	Summary    string          `json:"summary" validate:"required,max=2000"`
+	ExpiresAt  time.Time       `json:"expires_at" validate:"required"`
+}
+
+// ToolProgress reports a tool call starting or finishing.
+type ToolProgress struct {
+	CallID string `json:"call_id" validate:"required,purserid"`
+	Tool   string `json:"tool" validate:"required,purserid"`
+	Status string `json:"status" validate:"required,oneof=started succeeded failed"`
+}
+
+// Answer ends a turn with text for the person. The legacy fields carry what
+// the original chat function returned for expense changes and listings.
+type Answer struct {
+	TurnID    string        `json:"turn_id" validate:"required,purserid"`
+	Content   string        `json:"content" validate:"required,max=20000"`
+	Citations []Citation    `json:"citations,omitempty" validate:"max=50,dive"`
+	Added     *ExpenseView  `json:"added,omitempty"`
+	Updated   *ExpenseView  `json:"updated,omitempty"`
+	Deleted   *ExpenseView  `json:"deleted,omitempty"`
+	Listed    []ExpenseView `json:"listed,omitempty" validate:"max=500,dive"`
+	Balance   *Balance      `json:"balance,omitempty"`
+}
+
+// Citation points at the tool output an answer relies on.
+type Citation struct {
+	CallID string `json:"call_id" validate:"required,purserid"`
+	Tool   string `json:"tool" validate:"required,purserid"`
+}
+
+// TurnError ends a turn that could not finish, with a short reason.
+type TurnError struct {
+	TurnID  string `json:"turn_id" validate:"required,purserid"`
+	Code    string `json:"code" validate:"required,max=64"`
+	Message string `json:"message" validate:"required,max=1000"`
+}
+
+// Notification is an inbox entry, such as a finished import.
+type Notification struct {
+	ID        string          `json:"id" validate:"required,purserid"`
+	Kind      string          `json:"kind" validate:"required,oneof=import_completed import_failed info"`
+	Title     string          `json:"title" validate:"required,max=200"`
+	Body      string          `json:"body" validate:"max=4000"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	CreatedAt time.Time       `json:"created_at" validate:"required"`
+	Read      bool            `json:"read,omitempty"`
+}
+
+// Money is an amount in integer minor units of an ISO 4217 currency.
+type Money struct {
+	Minor    int64  `json:"minor"`
+	Currency string `json:"currency" validate:"required,currency"`
+}
+
+// ExpenseView is an expense as clients see it.
+type ExpenseView struct {
+	ID       int64  `json:"id" validate:"gte=1"`
+	Item     string `json:"item" validate:"required,max=200"`
+	Amount   Money  `json:"amount"`
+	Date     string `json:"date" validate:"required,date"`
+	Category string `json:"category,omitempty" validate:"max=64"`
+}
+
+// Balance is the total spent in a range.
+type Balance struct {
+	Range string  `json:"range" validate:"required,daterange"`
+	From  string  `json:"from" validate:"required,date"`
+	To    string  `json:"to" validate:"required,date"`
+	Total []Money `json:"total" validate:"dive"`
+	Count int     `json:"count" validate:"gte=0"`
+}

@@ -1,0 +1,84 @@
+package contracts
+
+// Tool names.
+const (
+	ToolAddExpense            = "add_expense"
+	ToolUpdateExpense         = "update_expense"
+	ToolDeleteExpense         = "delete_expense"
+	ToolListExpenses          = "list_expenses"
+	ToolGetBalance            = "get_balance"
+	ToolSearchGmail           = "search_gmail"
+	ToolFetchEmailAttachments = "fetch_email_attachments"
+	ToolGetRecentImports      = "get_recent_imports"
+	ToolGetTransactions       = "get_transactions"
+	// ToolAskClarification is the built-in tool a model calls to ask a
+	// question under the native tool-calling protocol. It never runs.
+	ToolAskClarification = "ask_clarification"
+)
+
+// AddExpenseArgs adds one expense.
+type AddExpenseArgs struct {
+	Item     string  `json:"item" validate:"required,max=200" jsonschema_description:"What was bought or paid for, e.g. 'electricity bill'."`
+	Amount   string  `json:"amount" validate:"required,decimal" jsonschema_description:"Amount as a decimal string in major units, e.g. '12.50'."`
+	Currency *string `json:"currency,omitempty" validate:"omitempty,currency" jsonschema_description:"ISO 4217 currency code, e.g. 'GBP'; the user's default when null."`
+	Date     *string `json:"date,omitempty" validate:"omitempty,date" jsonschema_description:"Date of the expense, YYYY-MM-DD in the user's time zone; today when null."`
+	Category *string `json:"category,omitempty" validate:"omitempty,max=64" jsonschema_description:"Category such as 'groceries' or 'utilities'; null when not given."`
+}
+
+// UpdateExpenseArgs changes fields of one expense; null fields stay as they are.
+type UpdateExpenseArgs struct {
+	ID       int64   `json:"id" validate:"required,gte=1" jsonschema_description:"The expense number as shown to the user."`
+	Item     *string `json:"item,omitempty" validate:"omitempty,min=1,max=200" jsonschema_description:"New description, or null to keep it."`
+	Amount   *string `json:"amount,omitempty" validate:"omitempty,decimal" jsonschema_description:"New amount as a decimal string, or null to keep it."`
+	Date     *string `json:"date,omitempty" validate:"omitempty,date" jsonschema_description:"New date YYYY-MM-DD, or null to keep it."`
+	Category *string `json:"category,omitempty" validate:"omitempty,max=64" jsonschema_description:"New category, or null to keep it."`
+}
+
+// DeleteExpenseArgs deletes one expense.
+type DeleteExpenseArgs struct {
+	ID int64 `json:"id" validate:"required,gte=1" jsonschema_description:"The expense number as shown to the user."`
+}
+
+// ListExpensesArgs lists expenses.
+type ListExpensesArgs struct {
+	Range    *string `json:"range,omitempty" validate:"omitempty,daterange" jsonschema_description:"Date range: today, yesterday, this_week, last_week, this_month, last_month, last_N_days, YYYY-MM or YYYY-MM-DD..YYYY-MM-DD; this_month when null."`
+	Category *string `json:"category,omitempty" validate:"omitempty,max=64" jsonschema_description:"Only this category; all when null."`
+}
+
+// GetBalanceArgs totals expenses in a range.
+type GetBalanceArgs struct {
+	Range *string `json:"range,omitempty" validate:"omitempty,daterange" jsonschema_description:"Date range in the same grammar as list_expenses; this_month when null."`
+}
+
+// SearchGmailArgs searches the user's mail.
+type SearchGmailArgs struct {
+	Query string `json:"query" validate:"required,max=500" jsonschema_description:"Words to look for in sender, subject and attachment names, e.g. 'visa statement'."`
+	Days  *int   `json:"days,omitempty" validate:"omitempty,gte=1,lte=3650" jsonschema_description:"How many days back to search; 90 when null."`
+	Limit *int   `json:"limit,omitempty" validate:"omitempty,gte=1,lte=50" jsonschema_description:"Most messages to return; 5 when null."`
+}
+
+// FetchEmailAttachmentsArgs downloads a message's statements and queues their import.
+type FetchEmailAttachmentsArgs struct {
+	MessageID string `json:"message_id" validate:"required,purserid" jsonschema_description:"The id of a message returned by search_gmail."`
+}
+
+// GetRecentImportsArgs summarises the latest statement imports.
+type GetRecentImportsArgs struct {
+	Days  *int `json:"days,omitempty" validate:"omitempty,gte=1,lte=3650" jsonschema_description:"How many days back; 30 when null."`
+	Limit *int `json:"limit,omitempty" validate:"omitempty,gte=1,lte=50" jsonschema_description:"Most imports to return; 5 when null."`
+}
+
+// GetTransactionsArgs lists imported bank transactions.
+type GetTransactionsArgs struct {
+	FromDate     *string `json:"from_date,omitempty" validate:"omitempty,date" jsonschema_description:"First date YYYY-MM-DD, or null."`
+	ToDate       *string `json:"to_date,omitempty" validate:"omitempty,date" jsonschema_description:"Last date YYYY-MM-DD, or null."`
+	Vendor       *string `json:"vendor,omitempty" validate:"omitempty,max=100" jsonschema_description:"Part of the vendor or description, or null."`
+	Category     *string `json:"category,omitempty" validate:"omitempty,max=64" jsonschema_description:"Only this category, or null."`
+	ReviewStatus *string `json:"review_status,omitempty" validate:"omitempty,oneof=ok needs_review" jsonschema:"enum=ok,enum=needs_review" jsonschema_description:"'needs_review' for transactions to check, 'ok' for the rest; all when null."`
+	Limit        *int    `json:"limit,omitempty" validate:"omitempty,gte=1,lte=500" jsonschema_description:"Most transactions to return; 50 when null."`
+}
+
+// AskClarificationArgs is the built-in clarify tool's argument.
+type AskClarificationArgs struct {
+	Question string `json:"question" validate:"required,max=2000" jsonschema_description:"One short question for the user."`
+}

@@ -1,0 +1,97 @@
+package contracts
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-playground/validator/v10"
+)
+
+// idPattern is the shape of every id that may become a NATS subject token.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// rangePattern is the date range grammar shared by every tool.
+var rangePattern = regexp.MustCompile(`^(today|yesterday|this_week|last_week|this_month|last_month|last_[1-9][0-9]{0,2}_days|[0-9]{4}-(0[1-9]|1[0-2])|[0-9]{4}-[0-9]{2}-[0-9]{2}\.\.[0-9]{4}-[0-9]{2}-[0-9]{2})$`)
+
+// decimalPattern is a money amount as the model and clients write it.
+var decimalPattern = regexp.MustCompile(`^[0-9]{1,12}(\.[0-9]{1,2})?$`)
+
+// currencyPattern is an ISO 4217 alphabetic code.
+var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+
+// ValidID reports whether s can be used as an id and a subject token.
+func ValidID(s string) bool { return idPattern.MatchString(s) }
+
+// ValidRange reports whether s follows the shared date range grammar. It
+// checks the shape only; a range such as 2026-02-30..2026-03-01 is refused by
+// the code that resolves ranges to dates.
+func ValidRange(s string) bool {
+	if !rangePattern.MatchString(s) {
+		return false
+	}
+	if from, to, ok := strings.Cut(s, ".."); ok {
+		f, err1 := time.Parse(time.DateOnly, from)
+		t, err2 := time.Parse(time.DateOnly, to)
+		return err1 == nil && err2 == nil && !t.Before(f)
+	}
+	return true
+}
+
+func newValidator() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			return ""
+		}
+		if name == "" {
+			return f.Name
+		}
+		return name
+	})
+	must := func(tag string, fn validator.Func) {
+		if err := v.RegisterValidation(tag, fn); err != nil {
+			// Registration only fails for an empty tag or nil func: a programming error.
+			panic(err)
+		}
+	}
+	must("purserid", func(fl validator.FieldLevel) bool { return ValidID(fl.Field().String()) })
+	must("daterange", func(fl validator.FieldLevel) bool { return ValidRange(fl.Field().String()) })
+	must("date", func(fl validator.FieldLevel) bool {
+		_, err := time.Parse(time.DateOnly, fl.Field().String())
+		return err == nil
+	})
+	must("decimal", func(fl validator.FieldLevel) bool { return decimalPattern.MatchString(fl.Field().String()) })
+	must("currency", func(fl validator.FieldLevel) bool { return currencyPattern.MatchString(fl.Field().String()) })
+	must("tz", func(fl validator.FieldLevel) bool {
+		s := fl.Field().String()
+		if s == "" || s == "Local" {
+			return false
+		}
+		_, err := time.LoadLocation(s)
+		return err == nil
+	})
+	v.RegisterStructValidation(func(sl validator.StructLevel) {
+		var decision string
+		var args json.RawMessage
+		switch c := sl.Current().Interface().(type) {
+		case Confirm:
+			decision, args = c.Decision, c.Args
+		case ConfirmFrame:
+			decision, args = c.Decision, c.Args
+		}
+		hasArgs := len(args) > 0 && string(args) != "null"
+		switch {
+		case decision == "edit" && !hasArgs:
+			sl.ReportError(args, "args", "Args", "edit_args", "")
+		case decision != "edit" && hasArgs:
+			sl.ReportError(args, "args", "Args", "args_only_edit", "")
+		}
+	}, Confirm{}, ConfirmFrame{})
+	return v
+}
+
+var validate = newValidator()
