@@ -1,0 +1,84 @@
+package contracts
+
+import "time"
+
+// Tool outputs: the Data of a ToolResult, one type per tool. The model
+// reads them as data, never as instructions.
+
+// ExpenseChanged is the output of add_expense, update_expense and
+// delete_expense: the expense as it now is (or was, when deleted).
+type ExpenseChanged struct {
+	Expense ExpenseView `json:"expense"`
+}
+
+// ExpenseList is the output of list_expenses.
+type ExpenseList struct {
+	Range    string        `json:"range"`
+	From     string        `json:"from"`
+	To       string        `json:"to"`
+	Category string        `json:"category,omitempty"`
+	Expenses []ExpenseView `json:"expenses"`
+	Totals   []Money       `json:"totals"`
+}
+
+// MailSummary is one message found by search_gmail.
+type MailSummary struct {
+	ID          string    `json:"id"`
+	From        string    `json:"from"`
+	Subject     string    `json:"subject"`
+	Date        time.Time `json:"date"`
+	Attachments []string  `json:"attachments"`
+	Score       float64   `json:"score"`
+}
+
+// MailSearch is the output of search_gmail.
+type MailSearch struct {
+	Messages []MailSummary `json:"messages"`
+}
+
+// QueuedDocument is one attachment fetch_email_attachments stored.
+type QueuedDocument struct {
+	Filename string `json:"filename"`
+	// Status is queued (import started) or duplicate (the same file was
+	// imported before; nothing new is added).
+	Status string `json:"status"`
+}
+
+// AttachmentsFetched is the output of fetch_email_attachments.
+type AttachmentsFetched struct {
+	MessageID string           `json:"message_id"`
+	Subject   string           `json:"subject"`
+	Documents []QueuedDocument `json:"documents"`
+}
+
+// ImportSummary is one statement import.
+type ImportSummary struct {
+	Filename  string    `json:"filename"`
+	Status    string    `json:"status"` // queued | imported | failed
+	Imported  int       `json:"imported"`
+	Detail    string    `json:"detail,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// RecentImports is the output of get_recent_imports.
+type RecentImports struct {
+	Imports []ImportSummary `json:"imports"`
+}
+
+// TransactionView is one imported bank transaction.
+type TransactionView struct {
+	Date         string `json:"date"`
+	Description  string `json:"description"`
+	Vendor       string `json:"vendor,omitempty"`
+	Amount       Money  `json:"amount"`
+	Category     string `json:"category,omitempty"`
+	ReviewStatus string `json:"review_status"`
+}
+
+// TransactionList is the output of get_transactions. Totals add up every
+// matching transaction, also those beyond the limit.
+type TransactionList struct {
+	Transactions []TransactionView `json:"transactions"`
+	Totals       []Money           `json:"totals"`
+	Count        int               `json:"count"`
+}
