@@ -1,0 +1,90 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// AuditEntry records one tool call: who, what (arguments with secrets
+// already redacted by the caller), the outcome and how long it took.
+type AuditEntry struct {
+	TenantID   string
+	ID         string
+	UserID     string
+	Tool       string
+	CallID     string
+	Outcome    string
+	Args       json.RawMessage
+	DurationMS int64
+	CreatedAt  time.Time
+}
+
+// ToolCall is the stored result of a finished tool call, so a redelivered
+// request is answered without running again.
+type ToolCall struct {
+	CallID    string
+	TenantID  string
+	Tool      string
+	Result    json.RawMessage
+	CreatedAt time.Time
+}
+
+// AppendAudit stores e; the same id again is a no-op.
+func (s *Store) AppendAudit(ctx context.Context, e AuditEntry) error {
+	_, err := s.exec(ctx, `INSERT INTO audit_log (tenant_id, id, user_id, tool, call_id, outcome, args, duration_ms, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`,
+		e.TenantID, e.ID, e.UserID, e.Tool, e.CallID, e.Outcome, jsonArg(e.Args), e.DurationMS, s.d.ts(s.orNow(e.CreatedAt)))
+	if err != nil {
+		return fmt.Errorf("append audit: %w", err)
+	}
+	return nil
+}
+
+// ListAudit returns the tenant's audit entries, newest first.
+func (s *Store) ListAudit(ctx context.Context, tenantID string, limit int) ([]AuditEntry, error) {
+	q, args := limitClause(`SELECT id, user_id, tool, call_id, outcome, args, duration_ms, created_at FROM audit_log
+		WHERE tenant_id = ? ORDER BY created_at DESC, id DESC`, limit, []any{tenantID})
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list audit: %w", err)
+	}
+	defer rows.Close()
+	var out []AuditEntry
+	for rows.Next() {
+		e := AuditEntry{TenantID: tenantID}
+		if err := rows.Scan(&e.ID, &e.UserID, &e.Tool, &e.CallID, &e.Outcome, jsonCol{&e.Args}, &e.DurationMS, timeCol{&e.CreatedAt}); err != nil {
+			return nil, fmt.Errorf("list audit: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// GetToolCall returns the stored result of the tenant's call, or ErrNotFound.
+func (s *Store) GetToolCall(ctx context.Context, tenantID, callID string) (ToolCall, error) {
+	c := ToolCall{TenantID: tenantID, CallID: callID}
+	err := s.queryRow(ctx, `SELECT tool, result, created_at FROM tool_calls WHERE tenant_id = ? AND call_id = ?`, tenantID, callID).
+		Scan(&c.Tool, jsonCol{&c.Result}, timeCol{&c.CreatedAt})
+	if err != nil {
+		return ToolCall{}, fmt.Errorf("get tool call: %w", notFound(err))
+	}
+	return c, nil
+}
+
+// PutToolCall stores c's result unless the call id is already done; it
+// returns what is stored and whether this call stored it.
+func (s *Store) PutToolCall(ctx context.Context, c ToolCall) (ToolCall, bool, error) {
+	c.CreatedAt = s.orNow(c.CreatedAt)
+	n, err := s.exec(ctx, `INSERT INTO tool_calls (tenant_id, call_id, tool, result, created_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (tenant_id, call_id) DO NOTHING`, c.TenantID, c.CallID, c.Tool, jsonArg(c.Result), s.d.ts(c.CreatedAt))
+	if err != nil {
+		return ToolCall{}, false, fmt.Errorf("put tool call: %w", err)
+	}
+	if n == 1 {
+		return c, true, nil
+	}
+	stored, err := s.GetToolCall(ctx, c.TenantID, c.CallID)
+	return stored, false, err
+}

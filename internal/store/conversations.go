@@ -1,0 +1,160 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Conversation is the orchestrator's durable state for one conversation.
+// Version is the optimistic-concurrency token: 0 means "not stored yet".
+type Conversation struct {
+	TenantID       string
+	ConversationID string
+	UserID         string
+	Version        int64
+	State          json.RawMessage
+	UpdatedAt      time.Time
+}
+
+// OutboxMessage is a message written in the same transaction as the state
+// change that produced it, published afterwards by the outbox relay. ID is
+// the message's Nats-Msg-Id; writing the same ID twice keeps the first.
+type OutboxMessage struct {
+	ID          string
+	Subject     string
+	Headers     map[string]string
+	Payload     []byte
+	CreatedAt   time.Time
+	PublishedAt *time.Time
+}
+
+// LoadConversation returns the stored conversation, or ErrNotFound.
+func (s *Store) LoadConversation(ctx context.Context, tenantID, conversationID string) (Conversation, error) {
+	c := Conversation{TenantID: tenantID, ConversationID: conversationID}
+	err := s.queryRow(ctx, `SELECT user_id, version, state, updated_at FROM conversations
+		WHERE tenant_id = ? AND conversation_id = ?`, tenantID, conversationID).
+		Scan(&c.UserID, &c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt})
+	if err != nil {
+		return Conversation{}, fmt.Errorf("load conversation: %w", notFound(err))
+	}
+	return c, nil
+}
+
+// SaveConversation writes c if its stored version is still expectedVersion
+// (0: it must not exist yet) and appends out to the outbox, in one
+// transaction. It returns the new version; a lost race returns ErrConflict
+// and writes nothing.
+func (s *Store) SaveConversation(ctx context.Context, c Conversation, expectedVersion int64, out []OutboxMessage) (int64, error) {
+	next := expectedVersion + 1
+	at := s.orNow(c.UpdatedAt)
+	err := s.InTx(ctx, func(tx *Store) error {
+		if expectedVersion == 0 {
+			n, err := tx.exec(ctx, `INSERT INTO conversations (tenant_id, conversation_id, user_id, version, state, updated_at)
+				VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (tenant_id, conversation_id) DO NOTHING`,
+				c.TenantID, c.ConversationID, c.UserID, jsonArg(c.State), tx.d.ts(at))
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return ErrConflict
+			}
+		} else {
+			n, err := tx.exec(ctx, `UPDATE conversations SET user_id = ?, version = ?, state = ?, updated_at = ?
+				WHERE tenant_id = ? AND conversation_id = ? AND version = ?`,
+				c.UserID, next, jsonArg(c.State), tx.d.ts(at), c.TenantID, c.ConversationID, expectedVersion)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return ErrConflict
+			}
+		}
+		return tx.AppendOutbox(ctx, out)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("save conversation %s: %w", c.ConversationID, err)
+	}
+	return next, nil
+}
+
+// AppendOutbox stores messages to publish. A message whose ID is already in
+// the outbox is left as it is, so a replayed transition cannot queue a
+// message twice.
+func (s *Store) AppendOutbox(ctx context.Context, out []OutboxMessage) error {
+	if len(out) == 0 {
+		return nil
+	}
+	return s.InTx(ctx, func(tx *Store) error {
+		for _, m := range out {
+			if m.ID == "" || m.Subject == "" {
+				return errors.New("append outbox: message without id or subject")
+			}
+			var headers json.RawMessage
+			if len(m.Headers) > 0 {
+				b, err := json.Marshal(m.Headers)
+				if err != nil {
+					return fmt.Errorf("append outbox: %w", err)
+				}
+				headers = b
+			}
+			if _, err := tx.exec(ctx, `INSERT INTO outbox (id, subject, headers, payload, created_at)
+				VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+				m.ID, m.Subject, jsonArg(headers), blobArg(m.Payload), tx.d.ts(tx.orNow(m.CreatedAt))); err != nil {
+				return fmt.Errorf("append outbox: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// PendingOutbox returns up to limit unpublished messages, oldest first.
+func (s *Store) PendingOutbox(ctx context.Context, limit int) ([]OutboxMessage, error) {
+	q, args := limitClause(`SELECT id, subject, headers, payload, created_at FROM outbox
+		WHERE published_at IS NULL ORDER BY seq`, limit, nil)
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("pending outbox: %w", err)
+	}
+	defer rows.Close()
+	var out []OutboxMessage
+	for rows.Next() {
+		var m OutboxMessage
+		var headers json.RawMessage
+		if err := rows.Scan(&m.ID, &m.Subject, jsonCol{&headers}, &m.Payload, timeCol{&m.CreatedAt}); err != nil {
+			return nil, fmt.Errorf("pending outbox: %w", err)
+		}
+		if len(headers) > 0 {
+			if err := json.Unmarshal(headers, &m.Headers); err != nil {
+				return nil, fmt.Errorf("pending outbox %s: headers: %w", m.ID, err)
+			}
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// MarkPublished records that the messages were published. Marking an
+// already published message again keeps its first time.
+func (s *Store) MarkPublished(ctx context.Context, ids []string, at time.Time) error {
+	return s.InTx(ctx, func(tx *Store) error {
+		for _, id := range ids {
+			if _, err := tx.exec(ctx, `UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL`,
+				tx.d.ts(tx.orNow(at)), id); err != nil {
+				return fmt.Errorf("mark published: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// PruneOutbox deletes messages published before cutoff and returns how many.
+func (s *Store) PruneOutbox(ctx context.Context, cutoff time.Time) (int64, error) {
+	n, err := s.exec(ctx, `DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < ?`, s.d.ts(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("prune outbox: %w", err)
+	}
+	return n, nil
+}

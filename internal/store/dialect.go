@@ -1,0 +1,239 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	dialectSQLite   = "sqlite"
+	dialectPostgres = "postgres"
+)
+
+// dialect holds the few real differences between the engines. Queries are
+// written once, with '?' placeholders; column types (BLOB/BYTEA, TEXT
+// timestamps/TIMESTAMPTZ, autoincrement) live in the per-engine migrations.
+type dialect struct {
+	name       string
+	dollarArgs bool // Postgres: rebind ? to $1, $2, ...
+	textTime   bool // SQLite: times as fixed-width RFC 3339 text, so they sort
+}
+
+var (
+	sqliteDialect   = dialect{name: dialectSQLite, textTime: true}
+	postgresDialect = dialect{name: dialectPostgres, dollarArgs: true}
+)
+
+// rebind rewrites '?' placeholders for the engine. Queries in this package
+// never contain a literal '?'.
+func (d dialect) rebind(q string) string {
+	if !d.dollarArgs {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+// textTimeLayout is fixed width, so text comparison is time order.
+const textTimeLayout = "2006-01-02T15:04:05.000000Z"
+
+// normTime is what the store keeps of t: UTC, microseconds (Postgres's
+// precision, applied to SQLite too so both engines round-trip alike).
+func normTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// ts is the query argument for an instant.
+func (d dialect) ts(t time.Time) any {
+	t = normTime(t)
+	if d.textTime {
+		return t.Format(textTimeLayout)
+	}
+	return t
+}
+
+// optTS is the query argument for an optional instant (NULL when nil).
+func (d dialect) optTS(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return d.ts(*t)
+}
+
+// timeCol scans an instant stored by ts.
+type timeCol struct{ t *time.Time }
+
+func (c timeCol) Scan(v any) error {
+	t, ok, err := parseTimeValue(v)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("scan time: NULL")
+	}
+	*c.t = t
+	return nil
+}
+
+// optTimeCol scans an optional instant; NULL becomes nil.
+type optTimeCol struct{ t **time.Time }
+
+func (c optTimeCol) Scan(v any) error {
+	t, ok, err := parseTimeValue(v)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		*c.t = nil
+		return nil
+	}
+	*c.t = &t
+	return nil
+}
+
+func parseTimeValue(v any) (time.Time, bool, error) {
+	switch x := v.(type) {
+	case nil:
+		return time.Time{}, false, nil
+	case time.Time:
+		return normTime(x), true, nil
+	case string:
+		return parseTimeText(x)
+	case []byte:
+		return parseTimeText(string(x))
+	default:
+		return time.Time{}, false, fmt.Errorf("scan time: unexpected %T", v)
+	}
+}
+
+func parseTimeText(s string) (time.Time, bool, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999-07:00", "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return normTime(t), true, nil
+		}
+	}
+	return time.Time{}, false, fmt.Errorf("scan time: bad value %q", s)
+}
+
+// jsonArg is the query argument for opaque JSON: NULL when empty, else text
+// (kept byte for byte on both engines).
+func jsonArg(m json.RawMessage) any {
+	if len(m) == 0 {
+		return nil
+	}
+	return string(m)
+}
+
+// jsonCol scans JSON text; NULL becomes nil.
+type jsonCol struct{ m *json.RawMessage }
+
+func (c jsonCol) Scan(v any) error {
+	switch x := v.(type) {
+	case nil:
+		*c.m = nil
+	case string:
+		*c.m = json.RawMessage(x)
+	case []byte:
+		*c.m = append(json.RawMessage(nil), x...)
+	default:
+		return fmt.Errorf("scan json: unexpected %T", v)
+	}
+	return nil
+}
+
+// blobArg never passes a nil slice: pgx would send it as NULL.
+func blobArg(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// querier is what *sql.DB and *sql.Tx have in common.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	res, err := s.q.ExecContext(ctx, s.d.rebind(q), args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return s.q.QueryContext(ctx, s.d.rebind(q), args...)
+}
+
+func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return s.q.QueryRowContext(ctx, s.d.rebind(q), args...)
+}
+
+// notFound maps sql.ErrNoRows to ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// where collects AND-ed conditions and their arguments.
+type where struct {
+	conds []string
+	args  []any
+}
+
+func (w *where) add(cond string, args ...any) {
+	w.conds = append(w.conds, cond)
+	w.args = append(w.args, args...)
+}
+
+func (w *where) sql() string { return " WHERE " + strings.Join(w.conds, " AND ") }
+
+// limitClause appends a LIMIT when limit > 0.
+func limitClause(q string, limit int, args []any) (string, []any) {
+	if limit <= 0 {
+		return q, args
+	}
+	return q + " LIMIT ?", append(args, limit)
+}
+
+// likeEscape escapes s for LIKE ... ESCAPE '\'.
+func likeEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s)
+}
+
+// counter increments and returns a per-(tenant, user, name) counter inside
+// the current transaction. Concurrent callers serialise on the counter row
+// (Postgres row lock, SQLite write lock), so values are never handed out
+// twice; values burned by a rolled-back transaction are reused, and values
+// are never reused after commit.
+func (s *Store) counter(ctx context.Context, tenantID, userID, name string) (int64, error) {
+	var v int64
+	err := s.queryRow(ctx, `INSERT INTO counters (tenant_id, user_id, name, value) VALUES (?, ?, ?, 1)
+		ON CONFLICT (tenant_id, user_id, name) DO UPDATE SET value = counters.value + 1
+		RETURNING value`, tenantID, userID, name).Scan(&v)
+	if err != nil {
+		return 0, fmt.Errorf("next %s number: %w", name, err)
+	}
+	return v, nil
+}

@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Document statuses.
+const (
+	DocumentQueued   = "queued"
+	DocumentImported = "imported"
+	DocumentFailed   = "failed"
+)
+
+// Document is a stored attachment and the state of its import.
+type Document struct {
+	TenantID        string
+	ID              string
+	UserID          string
+	SHA256          string
+	Filename        string
+	MediaType       string
+	SourceMessageID string
+	Size            int64
+	Content         []byte
+	Status          string
+	Detail          string
+	Imported        int
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}
+
+const documentCols = `id, user_id, sha256, filename, media_type, source_message_id, size, content, status, detail, imported, created_at, updated_at`
+
+func scanDocument(tenantID string, sc interface{ Scan(...any) error }) (Document, error) {
+	d := Document{TenantID: tenantID}
+	err := sc.Scan(&d.ID, &d.UserID, &d.SHA256, &d.Filename, &d.MediaType, &d.SourceMessageID, &d.Size, &d.Content,
+		&d.Status, &d.Detail, &d.Imported, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt})
+	return d, err
+}
+
+// PutDocument stores d unless the user already has a document with the same
+// SHA256 (or the tenant one with the same id); then it returns that one
+// with created false.
+func (s *Store) PutDocument(ctx context.Context, d Document) (Document, bool, error) {
+	d.CreatedAt = s.orNow(d.CreatedAt)
+	d.UpdatedAt = d.CreatedAt
+	if d.Status == "" {
+		d.Status = DocumentQueued
+	}
+	var created bool
+	err := s.InTx(ctx, func(tx *Store) error {
+		n, err := tx.exec(ctx, `INSERT INTO documents (tenant_id, `+documentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT DO NOTHING`, d.TenantID, d.ID, d.UserID, d.SHA256, d.Filename, d.MediaType, d.SourceMessageID,
+			d.Size, blobArg(d.Content), d.Status, d.Detail, d.Imported, tx.d.ts(d.CreatedAt), tx.d.ts(d.UpdatedAt))
+		if err != nil {
+			return err
+		}
+		if created = n == 1; created {
+			return nil
+		}
+		d, err = scanDocument(d.TenantID, tx.queryRow(ctx, `SELECT `+documentCols+` FROM documents
+			WHERE tenant_id = ? AND ((user_id = ? AND sha256 = ?) OR id = ?)`, d.TenantID, d.UserID, d.SHA256, d.ID))
+		return err
+	})
+	if err != nil {
+		return Document{}, false, fmt.Errorf("put document: %w", err)
+	}
+	return d, created, nil
+}
+
+// GetDocument returns the tenant's document, or ErrNotFound.
+func (s *Store) GetDocument(ctx context.Context, tenantID, id string) (Document, error) {
+	d, err := scanDocument(tenantID, s.queryRow(ctx, `SELECT `+documentCols+` FROM documents WHERE tenant_id = ? AND id = ?`, tenantID, id))
+	if err != nil {
+		return Document{}, fmt.Errorf("get document: %w", notFound(err))
+	}
+	return d, nil
+}
+
+// UpdateDocumentStatus records the outcome of an import.
+func (s *Store) UpdateDocumentStatus(ctx context.Context, tenantID, id, status, detail string, imported int, at time.Time) error {
+	n, err := s.exec(ctx, `UPDATE documents SET status = ?, detail = ?, imported = ?, updated_at = ? WHERE tenant_id = ? AND id = ?`,
+		status, detail, imported, s.d.ts(s.orNow(at)), tenantID, id)
+	if err != nil {
+		return fmt.Errorf("update document: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("update document: %w", ErrNotFound)
+	}
+	return nil
+}
+
+// RecentDocuments returns the user's latest documents, newest first,
+// without their content.
+func (s *Store) RecentDocuments(ctx context.Context, tenantID, userID string, limit int) ([]Document, error) {
+	cols := strings.Replace(documentCols, "content", "NULL", 1)
+	q, args := limitClause(`SELECT `+cols+` FROM documents WHERE tenant_id = ? AND user_id = ? ORDER BY created_at DESC, id DESC`,
+		limit, []any{tenantID, userID})
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("recent documents: %w", err)
+	}
+	defer rows.Close()
+	var out []Document
+	for rows.Next() {
+		d, err := scanDocument(tenantID, rows)
+		if err != nil {
+			return nil, fmt.Errorf("recent documents: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+func toLower(s string) string { return strings.ToLower(s) }

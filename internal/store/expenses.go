@@ -1,0 +1,142 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Expense is one expense. ID is numbered per tenant from 1, so the ids a
+// person sees are small and never reveal another tenant's activity.
+type Expense struct {
+	TenantID    string
+	UserID      string
+	ID          int64
+	Item        string
+	AmountMinor int64
+	Currency    string
+	Date        string // YYYY-MM-DD
+	Category    string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// ExpenseFilter selects a tenant's expenses. Empty fields do not filter;
+// From and To are inclusive dates.
+type ExpenseFilter struct {
+	TenantID string
+	UserID   string
+	From, To string
+	Category string
+	Limit    int
+}
+
+const expenseCols = `id, user_id, item, amount_minor, currency, date, category, created_at, updated_at`
+
+func scanExpense(tenantID string, sc interface{ Scan(...any) error }) (Expense, error) {
+	e := Expense{TenantID: tenantID}
+	err := sc.Scan(&e.ID, &e.UserID, &e.Item, &e.AmountMinor, &e.Currency, &e.Date, &e.Category,
+		timeCol{&e.CreatedAt}, timeCol{&e.UpdatedAt})
+	return e, err
+}
+
+// AddExpense stores e under the tenant's next expense id and returns it.
+func (s *Store) AddExpense(ctx context.Context, e Expense) (Expense, error) {
+	e.CreatedAt = s.orNow(e.CreatedAt)
+	if e.UpdatedAt.IsZero() {
+		e.UpdatedAt = e.CreatedAt
+	}
+	e.UpdatedAt = normTime(e.UpdatedAt)
+	err := s.InTx(ctx, func(tx *Store) error {
+		id, err := tx.counter(ctx, e.TenantID, "", "expense")
+		if err != nil {
+			return err
+		}
+		e.ID = id
+		_, err = tx.exec(ctx, `INSERT INTO expenses (tenant_id, `+expenseCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			e.TenantID, e.ID, e.UserID, e.Item, e.AmountMinor, e.Currency, e.Date, e.Category,
+			tx.d.ts(e.CreatedAt), tx.d.ts(e.UpdatedAt))
+		return err
+	})
+	if err != nil {
+		return Expense{}, fmt.Errorf("add expense: %w", err)
+	}
+	return e, nil
+}
+
+// GetExpense returns the tenant's expense id, or ErrNotFound.
+func (s *Store) GetExpense(ctx context.Context, tenantID string, id int64) (Expense, error) {
+	e, err := scanExpense(tenantID, s.queryRow(ctx, `SELECT `+expenseCols+` FROM expenses WHERE tenant_id = ? AND id = ?`, tenantID, id))
+	if err != nil {
+		return Expense{}, fmt.Errorf("get expense: %w", notFound(err))
+	}
+	return e, nil
+}
+
+// UpdateExpense replaces the item, amount, currency, date and category of
+// the tenant's expense e.ID and returns the stored row.
+func (s *Store) UpdateExpense(ctx context.Context, e Expense) (Expense, error) {
+	var out Expense
+	err := s.InTx(ctx, func(tx *Store) error {
+		n, err := tx.exec(ctx, `UPDATE expenses SET item = ?, amount_minor = ?, currency = ?, date = ?, category = ?, updated_at = ?
+			WHERE tenant_id = ? AND id = ?`, e.Item, e.AmountMinor, e.Currency, e.Date, e.Category,
+			tx.d.ts(tx.orNow(e.UpdatedAt)), e.TenantID, e.ID)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrNotFound
+		}
+		out, err = tx.GetExpense(ctx, e.TenantID, e.ID)
+		return err
+	})
+	if err != nil {
+		return Expense{}, fmt.Errorf("update expense: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteExpense deletes the tenant's expense id, or returns ErrNotFound.
+func (s *Store) DeleteExpense(ctx context.Context, tenantID string, id int64) error {
+	n, err := s.exec(ctx, `DELETE FROM expenses WHERE tenant_id = ? AND id = ?`, tenantID, id)
+	if err != nil {
+		return fmt.Errorf("delete expense: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("delete expense: %w", ErrNotFound)
+	}
+	return nil
+}
+
+// ListExpenses returns the tenant's expenses matching f, by date then id.
+func (s *Store) ListExpenses(ctx context.Context, f ExpenseFilter) ([]Expense, error) {
+	w := &where{}
+	w.add("tenant_id = ?", f.TenantID)
+	if f.UserID != "" {
+		w.add("user_id = ?", f.UserID)
+	}
+	if f.From != "" {
+		w.add("date >= ?", f.From)
+	}
+	if f.To != "" {
+		w.add("date <= ?", f.To)
+	}
+	if f.Category != "" {
+		w.add("category = ?", f.Category)
+	}
+	q, args := limitClause(`SELECT `+expenseCols+` FROM expenses`+w.sql()+` ORDER BY date, id`, f.Limit, w.args)
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list expenses: %w", err)
+	}
+	defer rows.Close()
+	var out []Expense
+	for rows.Next() {
+		e, err := scanExpense(f.TenantID, rows)
+		if err != nil {
+			return nil, fmt.Errorf("list expenses: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,148 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Notification is an entry of a user's inbox.
+type Notification struct {
+	TenantID  string
+	UserID    string
+	ID        string
+	Kind      string
+	Title     string
+	Body      string
+	Data      json.RawMessage
+	CreatedAt time.Time
+	ReadAt    *time.Time
+}
+
+// Frame is a client frame as delivered, kept so a client that reconnects
+// can resume after the last seq it saw.
+type Frame struct {
+	Seq       int64
+	EventID   string
+	Payload   []byte
+	CreatedAt time.Time
+}
+
+// AddNotification stores n; the same id again is a no-op (created false).
+func (s *Store) AddNotification(ctx context.Context, n Notification) (bool, error) {
+	c, err := s.exec(ctx, `INSERT INTO notifications (tenant_id, id, user_id, kind, title, body, data, created_at, read_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`,
+		n.TenantID, n.ID, n.UserID, n.Kind, n.Title, n.Body, jsonArg(n.Data), s.d.ts(s.orNow(n.CreatedAt)), s.d.optTS(n.ReadAt))
+	if err != nil {
+		return false, fmt.Errorf("add notification: %w", err)
+	}
+	return c == 1, nil
+}
+
+// ListNotifications returns the user's notifications, newest first.
+func (s *Store) ListNotifications(ctx context.Context, tenantID, userID string, unreadOnly bool, limit int) ([]Notification, error) {
+	q := `SELECT id, kind, title, body, data, created_at, read_at FROM notifications WHERE tenant_id = ? AND user_id = ?`
+	if unreadOnly {
+		q += ` AND read_at IS NULL`
+	}
+	q, args := limitClause(q+` ORDER BY created_at DESC, id DESC`, limit, []any{tenantID, userID})
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list notifications: %w", err)
+	}
+	defer rows.Close()
+	var out []Notification
+	for rows.Next() {
+		n := Notification{TenantID: tenantID, UserID: userID}
+		if err := rows.Scan(&n.ID, &n.Kind, &n.Title, &n.Body, jsonCol{&n.Data}, timeCol{&n.CreatedAt}, optTimeCol{&n.ReadAt}); err != nil {
+			return nil, fmt.Errorf("list notifications: %w", err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// MarkNotificationRead marks the user's notification read (once; the first
+// time is kept). ErrNotFound if the user has no such notification.
+func (s *Store) MarkNotificationRead(ctx context.Context, tenantID, userID, id string, at time.Time) error {
+	return s.InTx(ctx, func(tx *Store) error {
+		var exists int
+		err := tx.queryRow(ctx, `SELECT COUNT(*) FROM notifications WHERE tenant_id = ? AND user_id = ? AND id = ?`,
+			tenantID, userID, id).Scan(&exists)
+		if err != nil {
+			return fmt.Errorf("mark read: %w", err)
+		}
+		if exists == 0 {
+			return fmt.Errorf("mark read: %w", ErrNotFound)
+		}
+		_, err = tx.exec(ctx, `UPDATE notifications SET read_at = ? WHERE tenant_id = ? AND user_id = ? AND id = ? AND read_at IS NULL`,
+			tx.d.ts(tx.orNow(at)), tenantID, userID, id)
+		return err
+	})
+}
+
+var errFrameExists = errors.New("frame exists")
+
+// AppendFrame gives the frame of eventID the user's next seq and stores it.
+// The same eventID again returns the seq it was first given (created
+// false), so a redelivered event is republished under its first seq.
+func (s *Store) AppendFrame(ctx context.Context, tenantID, userID, eventID string, payload []byte, at time.Time) (int64, bool, error) {
+	var seq int64
+	err := s.InTx(ctx, func(tx *Store) error {
+		var err error
+		if seq, err = tx.counter(ctx, tenantID, userID, "frame"); err != nil {
+			return err
+		}
+		var ev any
+		if eventID != "" {
+			ev = eventID
+		}
+		n, err := tx.exec(ctx, `INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT DO NOTHING`, tenantID, userID, seq, ev, blobArg(payload), tx.d.ts(tx.orNow(at)))
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return errFrameExists // roll the counter back
+		}
+		return nil
+	})
+	if errors.Is(err, errFrameExists) {
+		err = s.queryRow(ctx, `SELECT seq FROM frames WHERE tenant_id = ? AND user_id = ? AND event_id = ?`,
+			tenantID, userID, eventID).Scan(&seq)
+		if err != nil {
+			return 0, false, fmt.Errorf("append frame: %w", err)
+		}
+		return seq, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("append frame: %w", err)
+	}
+	return seq, true, nil
+}
+
+// FramesAfter returns up to limit of the user's frames with seq > afterSeq, in order.
+func (s *Store) FramesAfter(ctx context.Context, tenantID, userID string, afterSeq int64, limit int) ([]Frame, error) {
+	q, args := limitClause(`SELECT seq, event_id, payload, created_at FROM frames
+		WHERE tenant_id = ? AND user_id = ? AND seq > ? ORDER BY seq`, limit, []any{tenantID, userID, afterSeq})
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("frames after %d: %w", afterSeq, err)
+	}
+	defer rows.Close()
+	var out []Frame
+	for rows.Next() {
+		var f Frame
+		var ev *string
+		if err := rows.Scan(&f.Seq, &ev, &f.Payload, timeCol{&f.CreatedAt}); err != nil {
+			return nil, fmt.Errorf("frames after %d: %w", afterSeq, err)
+		}
+		if ev != nil {
+			f.EventID = *ev
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,228 @@
+// Package store is purser's system of record: conversations and their
+// outbox, proposals, expenses, imported transactions and documents,
+// notifications and the client delivery log, the audit log and tool-call
+// results.
+//
+// One implementation over database/sql serves two engines: SQLite
+// (modernc.org/sqlite, the embedded default of "purser up") and Postgres
+// (pgx, for replicated deployments). Every method that reads or changes a
+// row is scoped by tenant: given tenant A it never reads or changes a row of
+// tenant B. Times are stored in UTC with microsecond precision; dates are
+// YYYY-MM-DD text; money is integer minor units plus an ISO 4217 currency.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
+)
+
+// ErrNotFound is returned (wrapped) when the row asked for does not exist for
+// the given tenant. A row of another tenant is reported the same way, so
+// callers cannot learn that it exists.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned (wrapped) when a compare-and-set fails: an
+// optimistic-concurrency version mismatch, a status that is no longer the
+// expected one, or an id reused with different content.
+var ErrConflict = errors.New("conflict")
+
+// Store is a handle on the system of record. A Store returned by Open is
+// safe for concurrent use; the *Store passed to an InTx callback is bound to
+// one transaction and must be used from one goroutine, inside the callback
+// only.
+type Store struct {
+	db   *sql.DB
+	q    querier // db, or the transaction of an InTx callback
+	tx   bool
+	d    dialect
+	now  func() time.Time
+	path string // SQLite file
+}
+
+// Option configures Open.
+type Option func(*Store)
+
+// WithClock sets the clock used only when a caller leaves a timestamp zero
+// (CreatedAt, UpdatedAt). The default is time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(s *Store) { s.now = now }
+}
+
+// Open opens the store named by dsn and applies pending migrations.
+//
+// dsn is "sqlite:<path>" (or a bare path ending in .db), or a
+// "postgres://..." / "postgresql://..." URL. A SQLite path may carry extra
+// driver query parameters after '?'; "sqlite::memory:" gives a private
+// in-memory database on a single connection. On Postgres, replicas that
+// start at once serialise their migrations on an advisory lock. Errors never
+// contain the DSN's password. The caller closes the Store.
+func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
+	s, err := open(ctx, dsn, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := migrate(ctx, s.db, s.d, s.path); err != nil {
+		s.db.Close()
+		return nil, redact(err, dsn)
+	}
+	return s, nil
+}
+
+// Migrate applies pending migrations to the database named by dsn (see Open)
+// and closes it again. It is what "purser migrate" runs; Open does the same
+// on its own, so calling Migrate first is never required.
+func Migrate(ctx context.Context, dsn string) error {
+	s, err := Open(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	return s.Close()
+}
+
+func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
+	driver, source, d, err := parseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open(driver, source)
+	if err != nil {
+		return nil, redact(fmt.Errorf("open %s store: %w", d.name, err), dsn)
+	}
+	if d.name == dialectSQLite && strings.Contains(source, ":memory:") {
+		// Every connection to :memory: is a different database.
+		db.SetMaxOpenConns(1)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, redact(fmt.Errorf("connect to %s store: %w", d.name, err), dsn)
+	}
+	s := &Store{db: db, q: db, d: d, now: time.Now}
+	if d.name == dialectSQLite {
+		s.path, _, _ = strings.Cut(source, "?")
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s, nil
+}
+
+// sqliteParams are the driver parameters every SQLite connection gets: a
+// busy timeout instead of immediate SQLITE_BUSY, WAL so readers never block
+// the writer, foreign keys on, and BEGIN IMMEDIATE so a write transaction
+// takes the write lock up front instead of failing on upgrade.
+var sqliteParams = []string{
+	"_pragma=busy_timeout(5000)",
+	"_pragma=journal_mode(WAL)",
+	"_pragma=foreign_keys(1)",
+	"_txlock=immediate",
+}
+
+func parseDSN(dsn string) (driver, source string, d dialect, err error) {
+	switch {
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		return "pgx", dsn, postgresDialect, nil
+	case strings.HasPrefix(dsn, "sqlite:"), strings.HasSuffix(dsn, ".db"):
+		path := strings.TrimPrefix(dsn, "sqlite:")
+		path, extra, _ := strings.Cut(path, "?")
+		if path == "" {
+			return "", "", dialect{}, errors.New("open store: empty sqlite path")
+		}
+		params := sqliteParams
+		if extra != "" {
+			params = append(params[:len(params):len(params)], extra)
+		}
+		return "sqlite", path + "?" + strings.Join(params, "&"), sqliteDialect, nil
+	default:
+		return "", "", dialect{}, errors.New(`open store: unsupported dsn: want "sqlite:<path>", a path ending in .db, or "postgres://..."`)
+	}
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping %s store: %w", s.d.name, err)
+	}
+	return nil
+}
+
+// Close closes the database. Closing the *Store of an InTx callback is a
+// no-op: the transaction ends when the callback returns.
+func (s *Store) Close() error {
+	if s.tx {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// Dialect names the engine: "sqlite" or "postgres".
+func (s *Store) Dialect() string { return s.d.name }
+
+// InTx runs fn in one database transaction and commits if fn returns nil;
+// otherwise it rolls back and returns fn's error unchanged (errors.Is works).
+// The *Store given to fn has every method of Store, all bound to the
+// transaction; it must not be used outside fn or from other goroutines.
+// Called on a transaction-bound Store, InTx joins that transaction. On
+// SQLite the transaction holds the database's write lock from its start.
+func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
+	if s.tx {
+		return fn(s)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	child := &Store{db: s.db, q: tx, tx: true, d: s.d, now: s.now}
+	if err := fn(child); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// orNow returns t in UTC, or the store's clock when t is zero.
+func (s *Store) orNow(t time.Time) time.Time {
+	if t.IsZero() {
+		t = s.now()
+	}
+	return normTime(t)
+}
+
+// redact keeps a DSN's password out of an error's text; errors.Is and
+// errors.As still see the original.
+func redact(err error, dsn string) error {
+	u, perr := url.Parse(dsn)
+	if perr != nil || u.User == nil {
+		return err
+	}
+	pw, ok := u.User.Password()
+	if !ok || pw == "" {
+		return err
+	}
+	return &redactedError{err: err, secrets: []string{pw, url.QueryEscape(pw), url.PathEscape(pw)}}
+}
+
+type redactedError struct {
+	err     error
+	secrets []string
+}
+
+func (e *redactedError) Error() string {
+	msg := e.err.Error()
+	for _, s := range e.secrets {
+		msg = strings.ReplaceAll(msg, s, "xxxxx")
+	}
+	return msg
+}
+
+func (e *redactedError) Unwrap() error { return e.err }

@@ -1,0 +1,549 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/purser-ai/purser/internal/store"
+)
+
+// Run runs the conformance suite against stores made by open, each test on
+// a fresh, empty database.
+func Run(t *testing.T, open func(t *testing.T) *store.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, st *store.Store)
+	}{
+		{"ConversationVersions", testConversationVersions},
+		{"ConversationRaceOneWins", testConversationRace},
+		{"OutboxOnceAndInOrder", testOutbox},
+		{"ProposalLifecycle", testProposals},
+		{"ProposalApproveRace", testProposalRace},
+		{"ExpensesScopedToTenant", testExpenses},
+		{"ExpenseIDsUnderConcurrency", testExpenseIDs},
+		{"TransactionsDedupeAndFilter", testTransactions},
+		{"DocumentsDedupeBySHA", testDocuments},
+		{"NotificationsInbox", testNotifications},
+		{"FramesSeqAndResume", testFrames},
+		{"FramesConcurrentSameEvent", testFramesRace},
+		{"AuditAndToolCalls", testAuditToolCalls},
+		{"InTxRollsBack", testInTx},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, open(t))
+		})
+	}
+}
+
+var (
+	ctx = context.Background()
+	t0  = time.Date(2026, 11, 22, 9, 30, 15, 123456000, time.UTC)
+)
+
+// must turns a (value, error) result into the value, failing the test on error:
+// must(st.GetExpense(ctx, "t", 1))(t).
+func must[T any](v T, err error) func(*testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+func check(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func wantErr(t *testing.T, err, target error) {
+	t.Helper()
+	if !errors.Is(err, target) {
+		t.Fatalf("error = %v, want %v", err, target)
+	}
+}
+
+func testConversationVersions(t *testing.T, st *store.Store) {
+	_, err := st.LoadConversation(ctx, "t1", "c1")
+	wantErr(t, err, store.ErrNotFound)
+
+	c := store.Conversation{TenantID: "t1", ConversationID: "c1", UserID: "u1", State: json.RawMessage(`{"n":1}`), UpdatedAt: t0}
+	out := []store.OutboxMessage{{ID: "m1", Subject: "purser.agent.t1.c1", Headers: map[string]string{"Purser-Turn-Id": "x"}, Payload: []byte(`{}`), CreatedAt: t0}}
+	v := must(st.SaveConversation(ctx, c, 0, out))(t)
+	if v != 1 {
+		t.Fatalf("first version = %d, want 1", v)
+	}
+	// A second insert of the same conversation loses and writes nothing.
+	_, err = st.SaveConversation(ctx, c, 0, []store.OutboxMessage{{ID: "m-lost", Subject: "s", Payload: []byte("x")}})
+	wantErr(t, err, store.ErrConflict)
+
+	got := must(st.LoadConversation(ctx, "t1", "c1"))(t)
+	want := store.Conversation{TenantID: "t1", ConversationID: "c1", UserID: "u1", Version: 1, State: json.RawMessage(`{"n":1}`), UpdatedAt: t0}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("loaded conversation (-want +got):\n%s", diff)
+	}
+	got.State = json.RawMessage(`{"n":2}`)
+	v = must(st.SaveConversation(ctx, got, 1, nil))(t)
+	if v != 2 {
+		t.Fatalf("second version = %d, want 2", v)
+	}
+	// A stale writer (still at version 1) is refused.
+	_, err = st.SaveConversation(ctx, got, 1, []store.OutboxMessage{{ID: "m-stale", Subject: "s", Payload: []byte("x")}})
+	wantErr(t, err, store.ErrConflict)
+
+	pending := must(st.PendingOutbox(ctx, 10))(t)
+	if len(pending) != 1 || pending[0].ID != "m1" || pending[0].Headers["Purser-Turn-Id"] != "x" {
+		t.Fatalf("outbox holds %+v, want only m1 with its header: a lost save must not queue messages", pending)
+	}
+	// Another tenant's conversation with the same id is a different row.
+	_, err = st.LoadConversation(ctx, "t2", "c1")
+	wantErr(t, err, store.ErrNotFound)
+}
+
+func testConversationRace(t *testing.T, st *store.Store) {
+	c := store.Conversation{TenantID: "t1", ConversationID: "c1", UserID: "u1", State: json.RawMessage(`{}`)}
+	must(st.SaveConversation(ctx, c, 0, nil))(t)
+	c.Version = 1
+	const writers = 8
+	var wg sync.WaitGroup
+	errs := make([]error, writers)
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := c
+			c.State = json.RawMessage(fmt.Sprintf(`{"w":%d}`, i))
+			_, errs[i] = st.SaveConversation(ctx, c, 1, []store.OutboxMessage{{ID: fmt.Sprintf("m%d", i), Subject: "s", Payload: []byte("x")}})
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, store.ErrConflict):
+			t.Fatalf("unexpected error: %v", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d writers won the same version, want exactly 1", won)
+	}
+	if n := len(must(st.PendingOutbox(ctx, 100))(t)); n != 1 {
+		t.Fatalf("outbox holds %d messages, want 1 (only the winner's)", n)
+	}
+}
+
+func testOutbox(t *testing.T, st *store.Store) {
+	var msgs []store.OutboxMessage
+	for i := range 5 {
+		msgs = append(msgs, store.OutboxMessage{ID: fmt.Sprintf("m%d", i), Subject: "purser.notify.t.u", Payload: []byte{byte(i)}, CreatedAt: t0})
+	}
+	check(t, st.AppendOutbox(ctx, msgs))
+	check(t, st.AppendOutbox(ctx, msgs[:2])) // replay: no duplicates
+	pending := must(st.PendingOutbox(ctx, 3))(t)
+	var ids []string
+	for _, m := range pending {
+		ids = append(ids, m.ID)
+	}
+	if diff := cmp.Diff([]string{"m0", "m1", "m2"}, ids); diff != "" {
+		t.Fatalf("pending (-want +got):\n%s", diff)
+	}
+	check(t, st.MarkPublished(ctx, []string{"m0", "m1"}, t0))
+	check(t, st.MarkPublished(ctx, []string{"m0"}, t0.Add(time.Hour)))
+	pending = must(st.PendingOutbox(ctx, 10))(t)
+	if len(pending) != 3 || pending[0].ID != "m2" || pending[0].Payload[0] != 2 {
+		t.Fatalf("after publishing two, pending = %+v", pending)
+	}
+	n := must(st.PruneOutbox(ctx, t0.Add(time.Minute)))(t)
+	if n != 2 {
+		t.Fatalf("pruned %d, want the 2 published before the cutoff", n)
+	}
+}
+
+func proposal(tenant, id string) store.Proposal {
+	return store.Proposal{ID: id, TenantID: tenant, UserID: "u1", ConversationID: "c1", TurnID: "turn1", Tool: "add_expense",
+		Args: json.RawMessage(`{"amount":"200.00","item":"electricity bill"}`), Summary: "Add expense 'electricity bill' £200.00?",
+		Status: store.ProposalPending, Revision: 1, ExpiresAt: t0.Add(15 * time.Minute), CreatedAt: t0}
+}
+
+func testProposals(t *testing.T, st *store.Store) {
+	p := proposal("t1", "p1")
+	check(t, st.CreateProposal(ctx, p))
+	q := p
+	q.Args = json.RawMessage(`{"amount":"1.00","item":"other"}`)
+	wantErr(t, st.CreateProposal(ctx, q), store.ErrConflict)
+
+	got := must(st.GetProposal(ctx, "t1", "p1"))(t)
+	if diff := cmp.Diff(p, got); diff != "" {
+		t.Fatalf("stored proposal (-want +got):\n%s", diff)
+	}
+	_, err := st.GetProposal(ctx, "t2", "p1")
+	wantErr(t, err, store.ErrNotFound)
+	wantErr(t, st.TransitionProposal(ctx, "t2", "p1", "pending", "approved", t0), store.ErrNotFound)
+
+	check(t, st.TransitionProposal(ctx, "t1", "p1", "pending", "approved", t0.Add(time.Minute)))
+	wantErr(t, st.TransitionProposal(ctx, "t1", "p1", "pending", "approved", t0), store.ErrConflict)
+	check(t, st.TransitionProposal(ctx, "t1", "p1", "approved", "executed", t0.Add(2*time.Minute)))
+	wantErr(t, st.TransitionProposal(ctx, "t1", "p1", "approved", "executed", t0), store.ErrConflict)
+	got = must(st.GetProposal(ctx, "t1", "p1"))(t)
+	if got.Status != "executed" || got.DecidedAt == nil || !got.DecidedAt.Equal(t0.Add(2*time.Minute)) {
+		t.Fatalf("after execution: status %q decided %v", got.Status, got.DecidedAt)
+	}
+	bad := proposal("t1", "p2")
+	bad.Status = "maybe"
+	if err := st.CreateProposal(ctx, bad); err == nil {
+		t.Fatal("a proposal with an unknown status was stored")
+	}
+}
+
+func testProposalRace(t *testing.T, st *store.Store) {
+	check(t, st.CreateProposal(ctx, proposal("t1", "p1")))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := 0
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := st.TransitionProposal(ctx, "t1", "p1", "pending", "approved", t0)
+			if err != nil && !errors.Is(err, store.ErrConflict) {
+				t.Errorf("approve: %v", err)
+			}
+			if err == nil {
+				mu.Lock()
+				won++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if won != 1 {
+		t.Fatalf("%d concurrent approvals succeeded, want 1", won)
+	}
+}
+
+func expense(tenant, user, item string, minor int64, date string) store.Expense {
+	return store.Expense{TenantID: tenant, UserID: user, Item: item, AmountMinor: minor, Currency: "GBP", Date: date, Category: "bills", CreatedAt: t0}
+}
+
+func testExpenses(t *testing.T, st *store.Store) {
+	a1 := must(st.AddExpense(ctx, expense("ta", "u1", "electricity", 20000, "2026-11-01")))(t)
+	a2 := must(st.AddExpense(ctx, expense("ta", "u1", "coffee", 350, "2026-11-20")))(t)
+	b1 := must(st.AddExpense(ctx, expense("tb", "u9", "rent", 100000, "2026-11-02")))(t)
+	if a1.ID != 1 || a2.ID != 2 || b1.ID != 1 {
+		t.Fatalf("ids = %d, %d, %d; want per-tenant numbering 1, 2 and 1", a1.ID, a2.ID, b1.ID)
+	}
+	if !a1.UpdatedAt.Equal(t0) {
+		t.Fatalf("updated_at = %v, want created time", a1.UpdatedAt)
+	}
+	got := must(st.GetExpense(ctx, "ta", 1))(t)
+	if diff := cmp.Diff(a1, got); diff != "" {
+		t.Fatalf("round trip (-want +got):\n%s", diff)
+	}
+	// Tenant B's id 1 is not tenant A's id 1, whatever the caller asks for.
+	if got := must(st.GetExpense(ctx, "tb", 1))(t); got.Item != "rent" {
+		t.Fatalf("tenant b's expense 1 = %q", got.Item)
+	}
+	_, err := st.GetExpense(ctx, "tb", 2)
+	wantErr(t, err, store.ErrNotFound)
+	foreign := a2
+	foreign.TenantID = "tb"
+	_, err = st.UpdateExpense(ctx, foreign)
+	wantErr(t, err, store.ErrNotFound)
+	wantErr(t, st.DeleteExpense(ctx, "tb", 2), store.ErrNotFound)
+
+	a2.AmountMinor, a2.Item, a2.UpdatedAt = 400, "flat white", t0.Add(time.Hour)
+	up := must(st.UpdateExpense(ctx, a2))(t)
+	if up.AmountMinor != 400 || up.Item != "flat white" || !up.CreatedAt.Equal(t0) || !up.UpdatedAt.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("updated = %+v", up)
+	}
+	list := must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta", From: "2026-11-10", To: "2026-11-30"}))(t)
+	if len(list) != 1 || list[0].ID != 2 {
+		t.Fatalf("range list = %+v, want only #2", list)
+	}
+	if n := len(must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta"}))(t)); n != 2 {
+		t.Fatalf("tenant a lists %d, want 2", n)
+	}
+	if n := len(must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta", Limit: 1}))(t)); n != 1 {
+		t.Fatalf("limit 1 lists %d", n)
+	}
+	check(t, st.DeleteExpense(ctx, "ta", 1))
+	wantErr(t, st.DeleteExpense(ctx, "ta", 1), store.ErrNotFound)
+	// Ids are never reused after a delete.
+	if a3 := must(st.AddExpense(ctx, expense("ta", "u1", "tea", 200, "2026-11-21")))(t); a3.ID != 3 {
+		t.Fatalf("id after delete = %d, want 3", a3.ID)
+	}
+}
+
+func testExpenseIDs(t *testing.T, st *store.Store) {
+	const n = 20
+	var wg sync.WaitGroup
+	ids := make([]int64, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e, err := st.AddExpense(ctx, expense("ta", "u1", "x", 1, "2026-11-01"))
+			if err != nil {
+				t.Errorf("add: %v", err)
+				return
+			}
+			ids[i] = e.ID
+		}()
+	}
+	wg.Wait()
+	seen := map[int64]bool{}
+	for _, id := range ids {
+		if id < 1 || id > n || seen[id] {
+			t.Fatalf("ids %v: want each of 1..%d exactly once", ids, n)
+		}
+		seen[id] = true
+	}
+}
+
+func testTransactions(t *testing.T, st *store.Store) {
+	txs := []store.Transaction{
+		{TenantID: "t1", UserID: "u1", DocumentID: "d1", Date: "2026-09-01", AmountMinor: -1299, Currency: "GBP", Description: "TESCO STORES 1234", Vendor: "Tesco", Category: "groceries", FITID: "F1", DedupeKey: "F1", ReviewStatus: store.ReviewOK},
+		{TenantID: "t1", UserID: "u1", DocumentID: "d1", Date: "2026-09-03", AmountMinor: -4500, Currency: "GBP", Description: "100%_DISCOUNT SHOP", Vendor: "", Category: "shopping", DedupeKey: "h2", ReviewStatus: store.ReviewNeeds},
+		{TenantID: "t1", UserID: "u1", DocumentID: "d1", Date: "2026-10-01", AmountMinor: 250000, Currency: "GBP", Description: "SALARY", Vendor: "Acme", Category: "income", DedupeKey: "h3", ReviewStatus: store.ReviewOK},
+	}
+	if n := must(st.InsertTransactions(ctx, txs))(t); n != 3 {
+		t.Fatalf("inserted %d, want 3", n)
+	}
+	if n := must(st.InsertTransactions(ctx, txs[:2]))(t); n != 0 {
+		t.Fatalf("re-import inserted %d, want 0", n)
+	}
+	other := txs[0]
+	other.TenantID = "t2"
+	if n := must(st.InsertTransactions(ctx, []store.Transaction{other}))(t); n != 1 {
+		t.Fatalf("another tenant's identical transaction inserted %d, want 1", n)
+	}
+	if ok := must(st.HasTransaction(ctx, "t1", "u1", "F1"))(t); !ok {
+		t.Fatal("HasTransaction misses F1")
+	}
+	cases := []struct {
+		f    store.TransactionFilter
+		want []string
+	}{
+		{store.TransactionFilter{}, []string{"F1", "h2", "h3"}},
+		{store.TransactionFilter{Vendor: "tesco"}, []string{"F1"}},
+		{store.TransactionFilter{Vendor: "%"}, []string{"h2"}},
+		{store.TransactionFilter{Vendor: "_"}, []string{"h2"}},
+		{store.TransactionFilter{From: "2026-09-02", To: "2026-09-30"}, []string{"h2"}},
+		{store.TransactionFilter{Category: "income"}, []string{"h3"}},
+		{store.TransactionFilter{ReviewStatus: store.ReviewNeeds}, []string{"h2"}},
+		{store.TransactionFilter{Limit: 2}, []string{"F1", "h2"}},
+	}
+	for _, c := range cases {
+		c.f.TenantID, c.f.UserID = "t1", "u1"
+		var got []string
+		for _, tx := range must(st.ListTransactions(ctx, c.f))(t) {
+			got = append(got, tx.DedupeKey)
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("filter %+v (-want +got):\n%s", c.f, diff)
+		}
+	}
+	if n := len(must(st.ListTransactions(ctx, store.TransactionFilter{TenantID: "t1", UserID: "u2"}))(t)); n != 0 {
+		t.Fatalf("another user sees %d transactions", n)
+	}
+}
+
+func testDocuments(t *testing.T, st *store.Store) {
+	d := store.Document{TenantID: "t1", ID: "doc1", UserID: "u1", SHA256: "abc", Filename: "september.csv", MediaType: "text/csv",
+		SourceMessageID: "msg1", Size: 3, Content: []byte("a,b"), CreatedAt: t0}
+	got, created := must2(st.PutDocument(ctx, d))(t)
+	if !created || got.Status != store.DocumentQueued {
+		t.Fatalf("first put: created=%v status=%q", created, got.Status)
+	}
+	dup := d
+	dup.ID, dup.Filename = "doc2", "copy.csv"
+	got, created = must2(st.PutDocument(ctx, dup))(t)
+	if created || got.ID != "doc1" || string(got.Content) != "a,b" {
+		t.Fatalf("same sha256 again: created=%v id=%q; want the first document", created, got.ID)
+	}
+	// Another user may hold the same file.
+	mine := d
+	mine.ID, mine.UserID = "doc3", "u2"
+	if _, created = must2(st.PutDocument(ctx, mine))(t); !created {
+		t.Fatal("another user's copy was not stored")
+	}
+	check(t, st.UpdateDocumentStatus(ctx, "t1", "doc1", store.DocumentImported, "12 transactions", 12, t0.Add(time.Minute)))
+	wantErr(t, st.UpdateDocumentStatus(ctx, "t2", "doc1", store.DocumentFailed, "", 0, t0), store.ErrNotFound)
+	got = must(st.GetDocument(ctx, "t1", "doc1"))(t)
+	if got.Status != store.DocumentImported || got.Imported != 12 || !got.UpdatedAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("after import: %+v", got)
+	}
+	_, err := st.GetDocument(ctx, "t2", "doc1")
+	wantErr(t, err, store.ErrNotFound)
+	recent := must(st.RecentDocuments(ctx, "t1", "u1", 10))(t)
+	if len(recent) != 1 || recent[0].ID != "doc1" || recent[0].Content != nil {
+		t.Fatalf("recent = %+v, want doc1 without content", recent)
+	}
+}
+
+func must2[A any, B any](a A, b B, err error) func(*testing.T) (A, B) {
+	return func(t *testing.T) (A, B) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a, b
+	}
+}
+
+func testNotifications(t *testing.T, st *store.Store) {
+	n := store.Notification{TenantID: "t1", UserID: "u1", ID: "n1", Kind: "import_completed", Title: "Imported 12 transactions",
+		Body: "from september.csv", Data: json.RawMessage(`{"count":12}`), CreatedAt: t0}
+	if created := must(st.AddNotification(ctx, n))(t); !created {
+		t.Fatal("not created")
+	}
+	if created := must(st.AddNotification(ctx, n))(t); created {
+		t.Fatal("the same notification was stored twice")
+	}
+	n2 := n
+	n2.ID, n2.CreatedAt = "n2", t0.Add(time.Minute)
+	must(st.AddNotification(ctx, n2))(t)
+	list := must(st.ListNotifications(ctx, "t1", "u1", false, 10))(t)
+	if len(list) != 2 || list[0].ID != "n2" || string(list[1].Data) != `{"count":12}` {
+		t.Fatalf("inbox = %+v, want n2 then n1", list)
+	}
+	wantErr(t, st.MarkNotificationRead(ctx, "t1", "u2", "n1", t0), store.ErrNotFound)
+	wantErr(t, st.MarkNotificationRead(ctx, "t2", "u1", "n1", t0), store.ErrNotFound)
+	check(t, st.MarkNotificationRead(ctx, "t1", "u1", "n1", t0.Add(time.Hour)))
+	check(t, st.MarkNotificationRead(ctx, "t1", "u1", "n1", t0.Add(2*time.Hour)))
+	unread := must(st.ListNotifications(ctx, "t1", "u1", true, 10))(t)
+	if len(unread) != 1 || unread[0].ID != "n2" {
+		t.Fatalf("unread = %+v, want n2", unread)
+	}
+	all := must(st.ListNotifications(ctx, "t1", "u1", false, 10))(t)
+	if all[1].ReadAt == nil || !all[1].ReadAt.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("read_at = %v, want the first read time", all[1].ReadAt)
+	}
+}
+
+func testFrames(t *testing.T, st *store.Store) {
+	for i, ev := range []string{"e1", "e2", "e3"} {
+		seq, created := must2(st.AppendFrame(ctx, "t1", "u1", ev, []byte(ev), t0))(t)
+		if seq != int64(i+1) || !created {
+			t.Fatalf("%s: seq %d created %v", ev, seq, created)
+		}
+	}
+	seq, created := must2(st.AppendFrame(ctx, "t1", "u1", "e2", []byte("again"), t0))(t)
+	if seq != 2 || created {
+		t.Fatalf("redelivered e2: seq %d created %v, want its first seq 2", seq, created)
+	}
+	if seq, _ := must2(st.AppendFrame(ctx, "t1", "u2", "e1", []byte("x"), t0))(t); seq != 1 {
+		t.Fatalf("another user's first seq = %d", seq)
+	}
+	// The redelivery did not burn a seq.
+	if seq, _ := must2(st.AppendFrame(ctx, "t1", "u1", "e4", []byte("e4"), t0))(t); seq != 4 {
+		t.Fatalf("next seq = %d, want 4", seq)
+	}
+	after := must(st.FramesAfter(ctx, "t1", "u1", 1, 10))(t)
+	var got []string
+	for _, f := range after {
+		got = append(got, fmt.Sprintf("%d:%s", f.Seq, f.Payload))
+	}
+	if diff := cmp.Diff([]string{"2:e2", "3:e3", "4:e4"}, got); diff != "" {
+		t.Fatalf("frames after 1 (-want +got):\n%s", diff)
+	}
+	if n := len(must(st.FramesAfter(ctx, "t1", "u1", 4, 10))(t)); n != 0 {
+		t.Fatalf("%d frames after the last", n)
+	}
+}
+
+func testFramesRace(t *testing.T, st *store.Store) {
+	var wg sync.WaitGroup
+	seqs := make([]int64, 6)
+	for i := range seqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ev := "same"
+			if i%2 == 1 {
+				ev = fmt.Sprintf("other-%d", i)
+			}
+			seq, _, err := st.AppendFrame(ctx, "t1", "u1", ev, []byte(ev), t0)
+			if err != nil {
+				t.Errorf("append: %v", err)
+			}
+			seqs[i] = seq
+		}()
+	}
+	wg.Wait()
+	if seqs[0] != seqs[2] || seqs[0] != seqs[4] {
+		t.Fatalf("one event got several seqs: %v", seqs)
+	}
+	frames := must(st.FramesAfter(ctx, "t1", "u1", 0, 100))(t)
+	if len(frames) != 4 || frames[3].Seq != 4 {
+		t.Fatalf("%d frames, last seq %d; want 4 frames numbered 1..4", len(frames), frames[len(frames)-1].Seq)
+	}
+}
+
+func testAuditToolCalls(t *testing.T, st *store.Store) {
+	e := store.AuditEntry{TenantID: "t1", ID: "call1", UserID: "u1", Tool: "add_expense", CallID: "call1", Outcome: "ok",
+		Args: json.RawMessage(`{"item":"x"}`), DurationMS: 12, CreatedAt: t0}
+	check(t, st.AppendAudit(ctx, e))
+	check(t, st.AppendAudit(ctx, e))
+	list := must(st.ListAudit(ctx, "t1", 10))(t)
+	if len(list) != 1 {
+		t.Fatalf("audit holds %d entries for one call", len(list))
+	}
+	if diff := cmp.Diff(e, list[0]); diff != "" {
+		t.Fatalf("audit (-want +got):\n%s", diff)
+	}
+	if n := len(must(st.ListAudit(ctx, "t2", 10))(t)); n != 0 {
+		t.Fatal("another tenant sees the audit log")
+	}
+
+	_, err := st.GetToolCall(ctx, "t1", "call1")
+	wantErr(t, err, store.ErrNotFound)
+	first := store.ToolCall{TenantID: "t1", CallID: "call1", Tool: "add_expense", Result: json.RawMessage(`{"ok":true}`), CreatedAt: t0}
+	got, created := must2(st.PutToolCall(ctx, first))(t)
+	if !created || string(got.Result) != `{"ok":true}` {
+		t.Fatalf("first put: %+v %v", got, created)
+	}
+	second := first
+	second.Result = json.RawMessage(`{"ok":false}`)
+	got, created = must2(st.PutToolCall(ctx, second))(t)
+	if created || string(got.Result) != `{"ok":true}` {
+		t.Fatalf("second put returned %s created=%v; want the first result kept", got.Result, created)
+	}
+	_, err = st.GetToolCall(ctx, "t2", "call1")
+	wantErr(t, err, store.ErrNotFound)
+}
+
+func testInTx(t *testing.T, st *store.Store) {
+	boom := errors.New("boom")
+	err := st.InTx(ctx, func(tx *store.Store) error {
+		if _, err := tx.AddExpense(ctx, expense("t1", "u1", "x", 1, "2026-11-01")); err != nil {
+			return err
+		}
+		check(t, tx.CreateProposal(ctx, proposal("t1", "p1")))
+		return boom
+	})
+	wantErr(t, err, boom)
+	if n := len(must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "t1"}))(t)); n != 0 {
+		t.Fatalf("rolled-back expense is visible (%d rows)", n)
+	}
+	_, err = st.GetProposal(ctx, "t1", "p1")
+	wantErr(t, err, store.ErrNotFound)
+	// The rolled-back id is free again: numbering has no gap.
+	if e := must(st.AddExpense(ctx, expense("t1", "u1", "y", 1, "2026-11-01")))(t); e.ID != 1 {
+		t.Fatalf("id after rollback = %d, want 1", e.ID)
+	}
+}
