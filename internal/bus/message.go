@@ -1,0 +1,92 @@
+package bus
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+)
+
+// Headers on every purser message (and the watermill metadata keys they
+// come from).
+const (
+	HeaderMsgID        = "Nats-Msg-Id"
+	HeaderType         = "Purser-Type"
+	HeaderTenant       = "Purser-Tenant"
+	HeaderUser         = "Purser-User"
+	HeaderConversation = "Purser-Conversation"
+	HeaderCorrelation  = "Purser-Correlation-Id"
+	HeaderTraceparent  = "traceparent"
+	HeaderCreatedAt    = "Purser-Created-At"
+	HeaderDLQReason    = "Purser-Dlq-Reason"
+	HeaderDLQSubject   = "Purser-Dlq-Subject"
+)
+
+// Metadata the Subscriber adds to received messages; never sent as headers.
+const (
+	MetaSubject      = "nats_subject"
+	MetaNumDelivered = "nats_num_delivered"
+	MetaStreamSeq    = "nats_stream_seq"
+	metaPrefix       = "nats_"
+	metaLastError    = "purser_last_error"
+)
+
+// Headers are the purser headers of one message.
+type Headers struct {
+	Type, Tenant, User, Conversation, Correlation, Traceparent string
+}
+
+// NewMessage builds a watermill message whose UUID is id: a stable id
+// derived from the input, which becomes Nats-Msg-Id so that JetStream drops
+// a republished copy.
+func NewMessage(id string, payload []byte, h Headers) *message.Message {
+	m := message.NewMessage(id, payload)
+	set := func(k, v string) {
+		if v != "" {
+			m.Metadata.Set(k, v)
+		}
+	}
+	set(HeaderType, h.Type)
+	set(HeaderTenant, h.Tenant)
+	set(HeaderUser, h.User)
+	set(HeaderConversation, h.Conversation)
+	set(HeaderCorrelation, h.Correlation)
+	if h.Traceparent == "" {
+		h.Traceparent = Traceparent(h.Correlation, id)
+	}
+	set(HeaderTraceparent, h.Traceparent)
+	return m
+}
+
+// Traceparent derives a W3C traceparent: the trace from the correlation id
+// (one trace per turn), the span from the message id.
+func Traceparent(correlation, id string) string {
+	if correlation == "" {
+		correlation = id
+	}
+	trace := sha256.Sum256([]byte(correlation))
+	span := sha256.Sum256([]byte(id))
+	return "00-" + hex.EncodeToString(trace[:16]) + "-" + hex.EncodeToString(span[:8]) + "-01"
+}
+
+// permanent marks an error that retrying cannot fix (bad input): the
+// message goes to the dead-letter queue at once.
+type permanent struct{ err error }
+
+func (p permanent) Error() string { return p.err.Error() }
+func (p permanent) Unwrap() error { return p.err }
+
+// Permanent marks err as permanent.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return permanent{err}
+}
+
+// IsPermanent reports whether err was marked with Permanent.
+func IsPermanent(err error) bool {
+	var p permanent
+	return errors.As(err, &p)
+}

@@ -1,0 +1,69 @@
+package bus
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// publishTimeout bounds waiting for a stream's ack.
+const publishTimeout = 10 * time.Second
+
+// Publisher publishes watermill messages to NATS. Subjects under a stream
+// go through JetStream and wait for the stream's ack, with the message
+// UUID as Nats-Msg-Id; purser.deliver.* goes out on core NATS. It does not
+// own the connection it was given.
+type Publisher struct {
+	nc *nats.Conn
+	js jetstream.JetStream
+}
+
+var _ message.Publisher = (*Publisher)(nil)
+
+// NewPublisher returns a publisher over nc and js.
+func NewPublisher(nc *nats.Conn, js jetstream.JetStream) *Publisher {
+	return &Publisher{nc: nc, js: js}
+}
+
+// Publish sends msgs to topic (a full subject) in order, stopping at the
+// first failure.
+func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
+	core := strings.HasPrefix(topic, "purser.deliver.")
+	for _, m := range msgs {
+		nm := toNATS(topic, m)
+		if core {
+			if err := p.nc.PublishMsg(nm); err != nil {
+				return fmt.Errorf("publish %s: %w", topic, err)
+			}
+			continue
+		}
+		nm.Header.Set(HeaderMsgID, m.UUID)
+		ctx, cancel := context.WithTimeout(m.Context(), publishTimeout)
+		_, err := p.js.PublishMsg(ctx, nm)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("publish %s: %w", topic, err)
+		}
+	}
+	return nil
+}
+
+// Close does nothing: the connection belongs to the caller.
+func (p *Publisher) Close() error { return nil }
+
+func toNATS(subject string, m *message.Message) *nats.Msg {
+	nm := nats.NewMsg(subject)
+	nm.Data = m.Payload
+	for k, v := range m.Metadata {
+		if strings.HasPrefix(k, metaPrefix) || k == metaLastError || k == HeaderMsgID {
+			continue
+		}
+		nm.Header.Set(k, v)
+	}
+	return nm
+}

@@ -1,0 +1,106 @@
+package bus
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// RouterMetrics are the bus's handler series; register once per registry.
+type RouterMetrics struct {
+	handled  *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+// NewRouterMetrics registers purser_bus_* series on reg.
+func NewRouterMetrics(reg prometheus.Registerer) *RouterMetrics {
+	m := &RouterMetrics{
+		handled: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "purser_bus_messages_handled_total",
+			Help: "Messages handled, by service, handler and outcome (ok, retry, dead_letter)."}, []string{"service", "handler", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "purser_bus_handler_seconds",
+			Help: "Handler duration including retries.", Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10)}, []string{"service", "handler"}),
+	}
+	reg.MustRegister(m.handled, m.duration)
+	return m
+}
+
+// NewRouter builds a watermill router for service with purser's
+// middleware, outermost first: correlation id, metrics, poison queue to
+// purser.dlq.<service> for permanent errors, last-error note (for the
+// subscriber's dead-letter reason), bounded retry of other errors, and
+// recoverer (a panic becomes an error; the service keeps serving). The
+// poison queue sits outside retry, or retry would never run.
+func NewRouter(service string, pub message.Publisher, log *slog.Logger, m *RouterMetrics) (*message.Router, error) {
+	logger := watermill.NewSlogLoggerWithLevelMapping(log, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
+	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: 20 * time.Second}, logger)
+	if err != nil {
+		return nil, err
+	}
+	dlq, err := DLQSubject(service)
+	if err != nil {
+		return nil, err
+	}
+	poison, err := middleware.PoisonQueueWithFilter(pub, dlq, IsPermanent)
+	if err != nil {
+		return nil, err
+	}
+	retry := middleware.Retry{
+		MaxRetries:      2,
+		InitialInterval: 100 * time.Millisecond,
+		MaxInterval:     time.Second,
+		Multiplier:      2,
+		ShouldRetry:     func(p middleware.RetryParams) bool { return !IsPermanent(p.Err) },
+	}
+	r.AddMiddleware(
+		middleware.CorrelationID,
+		m.middleware(service),
+		poison,
+		noteLastError,
+		retry.Middleware,
+		middleware.Recoverer,
+	)
+	return r, nil
+}
+
+func (m *RouterMetrics) middleware(service string) message.HandlerMiddleware {
+	return func(h message.HandlerFunc) message.HandlerFunc {
+		return func(msg *message.Message) ([]*message.Message, error) {
+			start := time.Now()
+			out, err := h(msg)
+			name := message.HandlerNameFromCtx(msg.Context())
+			m.duration.WithLabelValues(service, name).Observe(time.Since(start).Seconds())
+			outcome := "ok"
+			switch {
+			case err != nil && IsPermanent(err):
+				outcome = "dead_letter"
+			case err != nil:
+				outcome = "retry"
+			}
+			m.handled.WithLabelValues(service, name, outcome).Inc()
+			return out, err
+		}
+	}
+}
+
+// noteLastError keeps the final error's text on the message, so a message
+// dead-lettered after its last delivery says why.
+func noteLastError(h message.HandlerFunc) message.HandlerFunc {
+	return func(msg *message.Message) ([]*message.Message, error) {
+		out, err := h(msg)
+		if err != nil {
+			msg.Metadata.Set(metaLastError, truncate(err.Error(), 500))
+		}
+		return out, err
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,56 @@
+package bus
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidToken reports whether s may be used as one subject token.
+func ValidToken(s string) bool { return tokenPattern.MatchString(s) }
+
+func subject(prefix string, names []string, tokens ...string) (string, error) {
+	for i, t := range tokens {
+		if !ValidToken(t) {
+			return "", fmt.Errorf("%s: must be 1-64 letters, digits, '_' or '-'", names[i])
+		}
+	}
+	return prefix + "." + strings.Join(tokens, "."), nil
+}
+
+// TurnSubject is purser.turns.<tenant>.<conversation>.
+func TurnSubject(tenant, conversation string) (string, error) {
+	return subject("purser.turns", []string{"tenant", "conversation"}, tenant, conversation)
+}
+
+// AgentSubject is purser.agent.<tenant>.<user>.<conversation>.
+func AgentSubject(tenant, user, conversation string) (string, error) {
+	return subject("purser.agent", []string{"tenant", "user", "conversation"}, tenant, user, conversation)
+}
+
+// ToolRequestSubject is purser.tool.request.<tool>.
+func ToolRequestSubject(tool string) (string, error) {
+	return subject("purser.tool.request", []string{"tool"}, tool)
+}
+
+// ToolResultSubject is purser.tool.result.<tenant>.<conversation>.
+func ToolResultSubject(tenant, conversation string) (string, error) {
+	return subject("purser.tool.result", []string{"tenant", "conversation"}, tenant, conversation)
+}
+
+// NotifySubject is purser.notify.<tenant>.<user>.
+func NotifySubject(tenant, user string) (string, error) {
+	return subject("purser.notify", []string{"tenant", "user"}, tenant, user)
+}
+
+// DeliverSubject is purser.deliver.<tenant>.<user>, on core NATS.
+func DeliverSubject(tenant, user string) (string, error) {
+	return subject("purser.deliver", []string{"tenant", "user"}, tenant, user)
+}
+
+// DLQSubject is purser.dlq.<service>.
+func DLQSubject(service string) (string, error) {
+	return subject("purser.dlq", []string{"service"}, service)
+}

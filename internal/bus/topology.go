@@ -1,0 +1,156 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Stream names.
+const (
+	StreamTurns  = "TURNS"
+	StreamTools  = "TOOLS"
+	StreamAgent  = "AGENT"
+	StreamNotify = "NOTIFY"
+	StreamDLQ    = "DLQ"
+)
+
+// Consumer names (no dots: NATS forbids them).
+const (
+	ConsumerOrchestratorTurns       = "orchestrator-turns"
+	ConsumerOrchestratorToolResults = "orchestrator-tool-results"
+	ConsumerNotifierAgent           = "notifier-agent"
+	ConsumerNotifierNotify          = "notifier-notify"
+)
+
+// TurnPartitions is how many ordered lanes TURNS has. The stream maps each
+// conversation to one lane (a subject transform), and each lane's consumer
+// has one message in flight, so turns of one conversation are applied in
+// order by any number of orchestrator replicas while conversations in
+// different lanes run in parallel.
+const TurnPartitions = 8
+
+// Defaults for every consumer.
+const (
+	DefaultAckWait    = 30 * time.Second
+	DefaultMaxDeliver = 5
+)
+
+// DefaultBackOff spaces redeliveries after a nak.
+var DefaultBackOff = []time.Duration{time.Second, 5 * time.Second, 15 * time.Second, 30 * time.Second}
+
+// ConsumerDef is one durable consumer.
+type ConsumerDef struct {
+	Name          string
+	Stream        string
+	Filter        string
+	AckWait       time.Duration
+	MaxDeliver    int
+	MaxAckPending int
+}
+
+func (d ConsumerDef) config() jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:       d.Name,
+		Description:   "purser " + d.Name,
+		FilterSubject: d.Filter,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckWait:       d.AckWait,
+		MaxDeliver:    d.MaxDeliver,
+		MaxAckPending: d.MaxAckPending,
+	}
+}
+
+func consumer(name, stream, filter string, maxAckPending int) ConsumerDef {
+	return ConsumerDef{Name: name, Stream: stream, Filter: filter, AckWait: DefaultAckWait, MaxDeliver: DefaultMaxDeliver, MaxAckPending: maxAckPending}
+}
+
+// StreamConfigs are the five streams of DESIGN.md.
+func StreamConfigs() []jetstream.StreamConfig {
+	return []jetstream.StreamConfig{
+		{Name: StreamTurns, Subjects: []string{"purser.turns.*.*"}, Storage: jetstream.FileStorage, Retention: jetstream.WorkQueuePolicy,
+			Duplicates: 2 * time.Minute, MaxAge: 7 * 24 * time.Hour, Description: "UserTurns, one lane per conversation hash",
+			SubjectTransform: &jetstream.SubjectTransformConfig{Source: "purser.turns.*.*",
+				Destination: "purser.turns.{{partition(" + strconv.Itoa(TurnPartitions) + ",1,2)}}.{{wildcard(1)}}.{{wildcard(2)}}"}},
+		{Name: StreamTools, Subjects: []string{"purser.tool.request.*", "purser.tool.result.*.*"}, Storage: jetstream.FileStorage,
+			Retention: jetstream.LimitsPolicy, Duplicates: 2 * time.Minute, MaxAge: 7 * 24 * time.Hour, Description: "ToolRequests and ToolResults"},
+		{Name: StreamAgent, Subjects: []string{"purser.agent.*.*.*"}, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
+			Duplicates: 2 * time.Minute, MaxAge: 7 * 24 * time.Hour, Description: "Clarify, Proposal, ToolProgress, Answer, TurnError"},
+		{Name: StreamNotify, Subjects: []string{"purser.notify.*.*"}, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
+			Duplicates: 2 * time.Minute, MaxAge: 30 * 24 * time.Hour, Description: "Notifications"},
+		{Name: StreamDLQ, Subjects: []string{"purser.dlq.*"}, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
+			Duplicates: 2 * time.Minute, MaxAge: 14 * 24 * time.Hour, Description: "Messages that failed past their retries, reason in headers"},
+	}
+}
+
+// OrchestratorConsumers are the orchestrator's: one per TURNS lane, one
+// message in flight each, and the tool results.
+func OrchestratorConsumers() []ConsumerDef {
+	defs := make([]ConsumerDef, 0, TurnPartitions+1)
+	for p := range TurnPartitions {
+		defs = append(defs, consumer(TurnConsumerName(p), StreamTurns, "purser.turns."+strconv.Itoa(p)+".>", 1))
+	}
+	return append(defs, consumer(ConsumerOrchestratorToolResults, StreamTools, "purser.tool.result.>", 64))
+}
+
+// TurnConsumerName names the consumer of TURNS lane p.
+func TurnConsumerName(p int) string { return ConsumerOrchestratorTurns + "-" + strconv.Itoa(p) }
+
+// NotifierConsumers are the notifier's.
+func NotifierConsumers() []ConsumerDef {
+	return []ConsumerDef{
+		consumer(ConsumerNotifierAgent, StreamAgent, "purser.agent.>", 64),
+		consumer(ConsumerNotifierNotify, StreamNotify, "purser.notify.>", 64),
+	}
+}
+
+// ToolConsumer is the durable consumer of one tool's requests, so a heavy
+// tool can have replicas of its own.
+func ToolConsumer(tool string) ConsumerDef {
+	return consumer("toolrunner-"+tool, StreamTools, "purser.tool.request."+tool, 16)
+}
+
+// Provision creates or updates every stream and the given consumers. It is
+// idempotent and safe to run from several processes at once; nothing is
+// ever auto-provisioned elsewhere.
+func Provision(ctx context.Context, js jetstream.JetStream, consumers ...ConsumerDef) error {
+	for _, cfg := range StreamConfigs() {
+		if err := retryCreate(ctx, func() error {
+			_, err := js.CreateOrUpdateStream(ctx, cfg)
+			return err
+		}); err != nil {
+			return fmt.Errorf("stream %s: %w", cfg.Name, err)
+		}
+	}
+	for _, d := range consumers {
+		if err := retryCreate(ctx, func() error {
+			_, err := js.CreateOrUpdateConsumer(ctx, d.Stream, d.config())
+			return err
+		}); err != nil {
+			return fmt.Errorf("consumer %s: %w", d.Name, err)
+		}
+	}
+	return nil
+}
+
+// retryCreate retries the races of concurrent provisioning (two replicas
+// creating the same stream at once).
+func retryCreate(ctx context.Context, f func() error) error {
+	var err error
+	for attempt := range 5 {
+		if err = f(); err == nil || errors.Is(err, context.Canceled) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * 100 * time.Millisecond):
+		}
+	}
+	return err
+}

@@ -1,0 +1,60 @@
+// Package natsembed runs nats-server with JetStream inside the purser
+// process, for `purser up` and for tests. Services in the same process
+// connect in-process, without TCP; the TCP listener is for the NATS CLI.
+package natsembed
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// Options say where the server keeps JetStream data and where it listens.
+type Options struct {
+	StoreDir   string
+	Host       string // default 127.0.0.1
+	Port       int    // -1 picks a free port; 0 means no TCP listener
+	ServerName string
+}
+
+// Start runs the server and waits until it accepts connections. The caller
+// shuts it down with Shutdown and WaitForShutdown.
+func Start(opts Options) (*server.Server, error) {
+	if opts.StoreDir == "" {
+		return nil, errors.New("natsembed: StoreDir is required (the default would be the system temp dir)")
+	}
+	if opts.Host == "" {
+		opts.Host = "127.0.0.1"
+	}
+	so := &server.Options{
+		ServerName: opts.ServerName,
+		Host:       opts.Host,
+		Port:       opts.Port,
+		JetStream:  true,
+		StoreDir:   opts.StoreDir,
+		NoSigs:     true,
+		NoLog:      true,
+		MaxPayload: 8 << 20,
+	}
+	if opts.Port == 0 {
+		so.DontListen = true
+	}
+	s, err := server.NewServer(so)
+	if err != nil {
+		return nil, fmt.Errorf("nats-server: %w", err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(30 * time.Second) {
+		s.Shutdown()
+		return nil, fmt.Errorf("nats-server on %s:%d did not become ready (is the port taken?)", opts.Host, opts.Port)
+	}
+	return s, nil
+}
+
+// Connect opens an in-process client connection to s.
+func Connect(s *server.Server, name string) (*nats.Conn, error) {
+	return nats.Connect("", nats.InProcessServer(s), nats.Name(name), nats.MaxReconnects(-1))
+}
