@@ -1,0 +1,213 @@
+// Package config reads purser's settings from PURSER_* (and a few
+// conventional) environment variables, lets flags override them, and checks
+// them, naming the setting at fault.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// Config is every setting purser reads. See README's configuration table.
+type Config struct {
+	HTTPAddr       string
+	NATSListen     string
+	DataDir        string
+	NATSURL        string
+	DatabaseURL    string
+	Model          string
+	OpenAIKey      string
+	OpenAIBaseURL  string
+	ModelName      string
+	ModelProtocol  string
+	MailboxDir     string
+	JWTSecret      string
+	JWKSURL        string
+	JWTIssuer      string
+	JWTAudience    string
+	AllowedOrigins []string
+	LogLevel       string
+	LogFormat      string
+	Tools          []string
+}
+
+// FromEnv reads the environment through getenv (os.Getenv in main).
+func FromEnv(getenv func(string) string) Config {
+	get := func(key, def string) string {
+		if v := strings.TrimSpace(getenv(key)); v != "" {
+			return v
+		}
+		return def
+	}
+	return Config{
+		HTTPAddr:       get("PURSER_HTTP_ADDR", "127.0.0.1:8080"),
+		NATSListen:     get("PURSER_NATS_LISTEN", "127.0.0.1:4223"),
+		DataDir:        get("PURSER_DATA_DIR", "./data"),
+		NATSURL:        get("NATS_URL", ""),
+		DatabaseURL:    get("DATABASE_URL", ""),
+		Model:          get("PURSER_MODEL", "offline"),
+		OpenAIKey:      get("OPENAI_API_KEY", ""),
+		OpenAIBaseURL:  get("OPENAI_BASE_URL", ""),
+		ModelName:      get("PURSER_MODEL_NAME", "gpt-4o-mini"),
+		ModelProtocol:  get("PURSER_MODEL_PROTOCOL", "tools"),
+		MailboxDir:     get("PURSER_MAILBOX_DIR", ""),
+		JWTSecret:      get("PURSER_JWT_SECRET", ""),
+		JWKSURL:        get("PURSER_JWKS_URL", ""),
+		JWTIssuer:      get("PURSER_JWT_ISSUER", "purser"),
+		JWTAudience:    get("PURSER_JWT_AUDIENCE", "purser"),
+		AllowedOrigins: list(get("PURSER_ALLOWED_ORIGINS", "")),
+		LogLevel:       get("PURSER_LOG_LEVEL", "info"),
+		LogFormat:      get("PURSER_LOG_FORMAT", "text"),
+		Tools:          list(get("PURSER_TOOLS", "")),
+	}
+}
+
+func list(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Flags registers a flag per setting, defaulting to the current values, so
+// a flag overrides the environment. Secrets have no flag: flags show up in
+// process listings.
+func (c *Config) Flags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "HTTP listen address (PURSER_HTTP_ADDR)")
+	fs.StringVar(&c.NATSListen, "nats-listen", c.NATSListen, "embedded NATS listen address for 'up' (PURSER_NATS_LISTEN)")
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "data folder for 'up' (PURSER_DATA_DIR)")
+	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "external NATS for single services (NATS_URL)")
+	fs.StringVar(&c.Model, "model", c.Model, "offline or openai (PURSER_MODEL)")
+	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", c.OpenAIBaseURL, "OpenAI-compatible endpoint (OPENAI_BASE_URL)")
+	fs.StringVar(&c.ModelName, "model-name", c.ModelName, "model name (PURSER_MODEL_NAME)")
+	fs.StringVar(&c.ModelProtocol, "model-protocol", c.ModelProtocol, "tools or json (PURSER_MODEL_PROTOCOL)")
+	fs.StringVar(&c.MailboxDir, "mailbox-dir", c.MailboxDir, "local mailbox of .eml files (PURSER_MAILBOX_DIR)")
+	fs.StringVar(&c.JWKSURL, "jwks-url", c.JWKSURL, "JWKS URL for RS256 tokens (PURSER_JWKS_URL)")
+	fs.StringVar(&c.JWTIssuer, "jwt-issuer", c.JWTIssuer, "expected token issuer (PURSER_JWT_ISSUER)")
+	fs.StringVar(&c.JWTAudience, "jwt-audience", c.JWTAudience, "expected token audience (PURSER_JWT_AUDIENCE)")
+	fs.StringSliceVar(&c.AllowedOrigins, "allowed-origins", c.AllowedOrigins, "browser origins allowed to connect (PURSER_ALLOWED_ORIGINS)")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (PURSER_LOG_LEVEL)")
+	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json (PURSER_LOG_FORMAT)")
+	fs.StringSliceVar(&c.Tools, "tools", c.Tools, "tools this toolrunner serves, all when empty (PURSER_TOOLS)")
+}
+
+// Mode says what is being started; each needs different settings.
+type Mode string
+
+// Modes.
+const (
+	ModeUp           Mode = "up"
+	ModeIngress      Mode = "ingress"
+	ModeOrchestrator Mode = "orchestrator"
+	ModeToolrunner   Mode = "toolrunner"
+	ModeNotifier     Mode = "notifier"
+)
+
+// Check validates the settings mode needs. Every problem is reported, each
+// naming its setting; no secret value is ever echoed.
+func (c Config) Check(mode Mode) error {
+	var errs []error
+	bad := func(name, problem string) { errs = append(errs, fmt.Errorf("%s: %s", name, problem)) }
+
+	if _, _, err := net.SplitHostPort(c.HTTPAddr); err != nil {
+		bad("PURSER_HTTP_ADDR", "must be host:port, such as 127.0.0.1:8080")
+	}
+	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.LogLevel) {
+		bad("PURSER_LOG_LEVEL", "must be debug, info, warn or error")
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		bad("PURSER_LOG_FORMAT", "must be text or json")
+	}
+	if mode == ModeUp {
+		host, port, err := net.SplitHostPort(c.NATSListen)
+		if p, perr := strconv.Atoi(port); err != nil || perr != nil || p < 0 || p > 65535 || host == "" {
+			bad("PURSER_NATS_LISTEN", "must be host:port, such as 127.0.0.1:4223")
+		}
+		if strings.TrimSpace(c.DataDir) == "" {
+			bad("PURSER_DATA_DIR", "must name a folder")
+		}
+	} else {
+		if c.NATSURL == "" {
+			bad("NATS_URL", "is required to run a single service (for example nats://nats:4222)")
+		} else if u, err := url.Parse(c.NATSURL); err != nil || (u.Scheme != "nats" && u.Scheme != "tls") {
+			bad("NATS_URL", "must be a nats:// or tls:// URL")
+		}
+		if mode != ModeIngress {
+			if c.DatabaseURL == "" {
+				bad("DATABASE_URL", "is required to run a single service (a postgres:// URL)")
+			} else if !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") && !strings.HasPrefix(c.DatabaseURL, "sqlite:") {
+				bad("DATABASE_URL", "must be a postgres:// URL (or sqlite:<path> for one process)")
+			}
+		}
+	}
+	if mode == ModeUp || mode == ModeIngress {
+		if c.JWKSURL != "" && c.JWTSecret != "" {
+			bad("PURSER_JWKS_URL", "set either PURSER_JWT_SECRET or PURSER_JWKS_URL, not both")
+		}
+		if c.JWKSURL != "" {
+			if u, err := url.Parse(c.JWKSURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				bad("PURSER_JWKS_URL", "must be an http(s) URL")
+			}
+		}
+		if mode == ModeIngress && c.JWKSURL == "" && c.JWTSecret == "" {
+			bad("PURSER_JWT_SECRET", "is required (or PURSER_JWKS_URL) to run the ingress")
+		}
+		if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
+			bad("PURSER_JWT_SECRET", "must be at least 32 characters")
+		}
+		if c.JWTIssuer == "" {
+			bad("PURSER_JWT_ISSUER", "must not be empty")
+		}
+		if c.JWTAudience == "" {
+			bad("PURSER_JWT_AUDIENCE", "must not be empty")
+		}
+	}
+	if mode == ModeUp || mode == ModeOrchestrator {
+		switch c.Model {
+		case "offline":
+		case "openai":
+			if c.OpenAIKey == "" && c.OpenAIBaseURL == "" {
+				bad("OPENAI_API_KEY", "is required with PURSER_MODEL=openai (or set OPENAI_BASE_URL for a local server)")
+			}
+			if c.OpenAIBaseURL != "" {
+				if u, err := url.Parse(c.OpenAIBaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+					bad("OPENAI_BASE_URL", "must be an http(s) URL")
+				}
+			}
+		default:
+			bad("PURSER_MODEL", "must be offline or openai")
+		}
+		if c.ModelProtocol != "tools" && c.ModelProtocol != "json" {
+			bad("PURSER_MODEL_PROTOCOL", "must be tools or json")
+		}
+	}
+	if mode == ModeUp || mode == ModeToolrunner {
+		for _, t := range c.Tools {
+			if spec, ok := contracts.LookupTool(t); !ok || spec.Name == contracts.ToolAskClarification {
+				bad("PURSER_TOOLS", fmt.Sprintf("unknown tool %q", t))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// MailboxPath is the local mailbox folder: the setting, or <data>/mailbox.
+func (c Config) MailboxPath() string {
+	if c.MailboxDir != "" {
+		return c.MailboxDir
+	}
+	return filepath.Join(c.DataDir, "mailbox")
+}
