@@ -1,0 +1,149 @@
+// Package ingress is purser's front door: it authenticates clients, takes
+// their websocket frames and HTTP requests, turns them into UserTurns on the
+// TURNS stream, and relays each user's client frames from
+// purser.deliver.<tenant>.<user> to that user's open sockets.
+package ingress
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
+
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// Verifier checks a bearer token.
+type Verifier interface {
+	Verify(ctx context.Context, token string) (auth.Principal, error)
+}
+
+// Config tunes the ingress. Zero values take the defaults noted.
+type Config struct {
+	// AllowedOrigins are host patterns (as in coder/websocket) a browser
+	// page may connect from; the server's own host is always allowed.
+	AllowedOrigins []string
+	// MaxFrameBytes is the largest client frame; a larger one closes the
+	// socket with 1009. Default 64 KiB.
+	MaxFrameBytes int64
+	// SendQueue is how many frames may wait for one slow socket before it
+	// is closed (the client resumes from its last seq). Default 256.
+	SendQueue int
+	// IdleTimeout closes a socket that sent nothing, not even a ping,
+	// for this long. Default 5 minutes.
+	IdleTimeout time.Duration
+	// PingInterval is how often the server pings. Default 30 s.
+	PingInterval time.Duration
+	// RatePerSecond and Burst limit the turns one user can send. Defaults 2 and 10.
+	RatePerSecond float64
+	Burst         int
+	// DefaultTimezone is used when a frame names none. Default UTC.
+	DefaultTimezone string
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxFrameBytes == 0 {
+		c.MaxFrameBytes = 64 << 10
+	}
+	if c.SendQueue == 0 {
+		c.SendQueue = 256
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = 5 * time.Minute
+	}
+	if c.PingInterval == 0 {
+		c.PingInterval = 30 * time.Second
+	}
+	if c.RatePerSecond == 0 {
+		c.RatePerSecond = 2
+	}
+	if c.Burst == 0 {
+		c.Burst = 10
+	}
+	if c.DefaultTimezone == "" {
+		c.DefaultTimezone = "UTC"
+	}
+	return c
+}
+
+// Ingress serves /v1/ws and relays deliveries. Create it with New; it owns
+// no connection it was given.
+type Ingress struct {
+	cfg      Config
+	verifier Verifier
+	pub      message.Publisher
+	hub      *hub
+	log      *slog.Logger
+	metrics  *metrics
+	now      func() time.Time
+}
+
+// New builds an ingress. nc is used to subscribe to deliver subjects; pub
+// publishes UserTurns to JetStream.
+func New(cfg Config, verifier Verifier, nc *nats.Conn, pub message.Publisher, m *Metrics, log *slog.Logger, now func() time.Time) *Ingress {
+	cfg = cfg.withDefaults()
+	in := &Ingress{cfg: cfg, verifier: verifier, pub: pub, log: log, metrics: m.m, now: now}
+	in.hub = newHub(nc, cfg, log, m.m)
+	return in
+}
+
+// Routes registers the client-facing endpoints on mux.
+func (in *Ingress) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("/v1/ws", in.serveWS)
+}
+
+// Close disconnects every socket and drops the deliver subscriptions.
+func (in *Ingress) Close() { in.hub.closeAll() }
+
+// turnID derives a stable turn id from who sent what: a client that resends
+// a frame with the same id produces the same turn, which JetStream's
+// duplicate window and the orchestrator's applied-turn record both drop.
+func turnID(tenant, user, conversation, clientID string) string {
+	sum := sha256.Sum256([]byte(tenant + "\x00" + user + "\x00" + conversation + "\x00" + clientID))
+	return "t" + hex.EncodeToString(sum[:16])
+}
+
+// publishTurn validates and publishes one turn.
+func (in *Ingress) publishTurn(ctx context.Context, t contracts.UserTurn) error {
+	if err := contracts.Validate(&t); err != nil {
+		return err
+	}
+	subject, err := bus.TurnSubject(t.TenantID, t.ConversationID)
+	if err != nil {
+		return err
+	}
+	payload, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("encode turn: %w", err)
+	}
+	msg := bus.NewMessage(t.TurnID, payload, bus.Headers{
+		Type:         contracts.TypeUserTurn,
+		Tenant:       t.TenantID,
+		User:         t.UserID,
+		Conversation: t.ConversationID,
+		Correlation:  t.TurnID,
+	})
+	msg.SetContext(ctx)
+	if err := in.pub.Publish(subject, msg); err != nil {
+		return fmt.Errorf("publish turn: %w", err)
+	}
+	in.metrics.turns.Inc()
+	return nil
+}
+
+func rolesOf(p auth.Principal) []string {
+	out := make([]string, len(p.Roles))
+	for i, r := range p.Roles {
+		out[i] = string(r)
+	}
+	return out
+}

@@ -1,0 +1,191 @@
+// Package notifier turns agent events and notifications into client frames:
+// it gives each frame a per-user increasing seq, stores it so a reconnecting
+// client can catch up, keeps the notification inbox, and publishes frames on
+// purser.deliver.<tenant>.<user> for the ingress to relay.
+package notifier
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// Store is what the notifier keeps.
+type Store interface {
+	AppendFrame(ctx context.Context, tenantID, userID, eventID string, payload []byte, at time.Time) (seq int64, created bool, err error)
+	FramesAfter(ctx context.Context, tenantID, userID string, afterSeq int64, limit int) ([]store.Frame, error)
+	AddNotification(ctx context.Context, n store.Notification) (created bool, err error)
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Notifier handles AGENT and NOTIFY messages. Handlers are idempotent: the
+// same event (by message id) keeps the seq it was first given and is
+// republished with it.
+type Notifier struct {
+	store   Store
+	pub     message.Publisher
+	log     *slog.Logger
+	now     func() time.Time
+	frames  *prometheus.CounterVec
+	lag     prometheus.Histogram
+}
+
+// New builds a notifier publishing client frames with pub (core NATS).
+func New(st Store, pub message.Publisher, reg prometheus.Registerer, log *slog.Logger, now func() time.Time) *Notifier {
+	n := &Notifier{
+		store: st, pub: pub, log: log, now: now,
+		frames: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "purser_notifier_frames_total", Help: "Client frames published, by type."}, []string{"type"}),
+		lag: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "purser_notifier_delivery_lag_seconds", Help: "Time from an event's creation to its frame's publication.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 4, 9)}),
+	}
+	reg.MustRegister(n.frames, n.lag)
+	return n
+}
+
+// Register adds the notifier's handlers to a router.
+func (n *Notifier) Register(r *message.Router, sub message.Subscriber) {
+	r.AddConsumerHandler(bus.ConsumerNotifierAgent, bus.ConsumerNotifierAgent, sub, n.HandleAgent)
+	r.AddConsumerHandler(bus.ConsumerNotifierNotify, bus.ConsumerNotifierNotify, sub, n.HandleNotify)
+}
+
+// HandleAgent turns one AGENT event into a client frame.
+func (n *Notifier) HandleAgent(msg *message.Message) error {
+	// purser.agent.<tenant>.<user>.<conversation>
+	tokens, err := subjectTokens(msg, "purser.agent.", 3)
+	if err != nil {
+		return err
+	}
+	tenant, user, conv := tokens[0], tokens[1], tokens[2]
+	frame := contracts.ServerFrame{ConversationID: conv, At: n.now().UTC()}
+	typ := msg.Metadata.Get(bus.HeaderType)
+	switch typ {
+	case contracts.TypeClarify:
+		frame.Type, frame.Clarify = contracts.FrameClarify, new(contracts.Clarify)
+		err = decode(msg, frame.Clarify)
+		frame.TurnID = frame.Clarify.TurnID
+	case contracts.TypeProposal:
+		frame.Type, frame.Proposal = contracts.FrameProposal, new(contracts.Proposal)
+		err = decode(msg, frame.Proposal)
+		frame.TurnID = frame.Proposal.TurnID
+	case contracts.TypeToolProgress:
+		frame.Tool = new(contracts.ToolProgress)
+		err = decode(msg, frame.Tool)
+		frame.Type = contracts.FrameToolStart
+		if frame.Tool.Status != "started" {
+			frame.Type = contracts.FrameToolResult
+		}
+		frame.TurnID = msg.Metadata.Get(bus.HeaderCorrelation)
+	case contracts.TypeAnswer:
+		frame.Type, frame.Answer = contracts.FrameAnswer, new(contracts.Answer)
+		err = decode(msg, frame.Answer)
+		frame.TurnID = frame.Answer.TurnID
+	case contracts.TypeTurnError:
+		te := new(contracts.TurnError)
+		err = decode(msg, te)
+		frame.Type, frame.TurnID = contracts.FrameError, te.TurnID
+		frame.Error = &contracts.ErrorBody{Code: te.Code, Message: te.Message}
+	default:
+		return bus.Permanent(fmt.Errorf("agent event of unknown type %q", typ))
+	}
+	if err != nil {
+		return err
+	}
+	return n.deliver(msg, tenant, user, frame)
+}
+
+// HandleNotify stores one notification in the inbox and delivers it.
+func (n *Notifier) HandleNotify(msg *message.Message) error {
+	tokens, err := subjectTokens(msg, "purser.notify.", 2)
+	if err != nil {
+		return err
+	}
+	tenant, user := tokens[0], tokens[1]
+	var note contracts.Notification
+	if err := decode(msg, &note); err != nil {
+		return err
+	}
+	if _, err := n.store.AddNotification(msg.Context(), store.Notification{
+		TenantID: tenant, UserID: user, ID: note.ID, Kind: note.Kind, Title: note.Title, Body: note.Body,
+		Data: note.Data, CreatedAt: note.CreatedAt,
+	}); err != nil {
+		return fmt.Errorf("store notification: %w", err)
+	}
+	frame := contracts.ServerFrame{Type: contracts.FrameNotification, At: n.now().UTC(), Notification: &note}
+	return n.deliver(msg, tenant, user, frame)
+}
+
+// deliver stores the frame under the user's next seq (or finds the seq it
+// already has) and publishes it.
+func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame contracts.ServerFrame) error {
+	ctx := msg.Context()
+	stored, err := json.Marshal(frame)
+	if err != nil {
+		return bus.Permanent(fmt.Errorf("encode frame: %w", err))
+	}
+	seq, _, err := n.store.AppendFrame(ctx, tenant, user, msg.UUID, stored, frame.At)
+	if err != nil {
+		return fmt.Errorf("append frame: %w", err)
+	}
+	frame.Seq = seq
+	if err := n.publish(tenant, user, frame); err != nil {
+		return err
+	}
+	if at, err := time.Parse(time.RFC3339Nano, msg.Metadata.Get(bus.HeaderCreatedAt)); err == nil {
+		n.lag.Observe(n.now().Sub(at).Seconds())
+	}
+	return nil
+}
+
+func (n *Notifier) publish(tenant, user string, frame contracts.ServerFrame) error {
+	subject, err := bus.DeliverSubject(tenant, user)
+	if err != nil {
+		return bus.Permanent(err)
+	}
+	payload, err := json.Marshal(frame)
+	if err != nil {
+		return bus.Permanent(fmt.Errorf("encode frame: %w", err))
+	}
+	out := message.NewMessage(fmt.Sprintf("%s-%s-%d", tenant, user, frame.Seq), payload)
+	if err := n.pub.Publish(subject, out); err != nil {
+		return fmt.Errorf("publish frame: %w", err)
+	}
+	n.frames.WithLabelValues(frame.Type).Inc()
+	return nil
+}
+
+// subjectTokens returns the want validated tokens after prefix in the
+// message's subject.
+func subjectTokens(msg *message.Message, prefix string, want int) ([]string, error) {
+	subject := msg.Metadata.Get(bus.MetaSubject)
+	rest, ok := strings.CutPrefix(subject, prefix)
+	tokens := strings.Split(rest, ".")
+	if !ok || len(tokens) != want {
+		return nil, bus.Permanent(fmt.Errorf("unexpected subject %q", subject))
+	}
+	for _, t := range tokens {
+		if !bus.ValidToken(t) {
+			return nil, bus.Permanent(fmt.Errorf("bad token in subject %q", subject))
+		}
+	}
+	return tokens, nil
+}
+
+// decode is contracts.Decode with bad input marked permanent: a message
+// that cannot be read will never become readable by retrying.
+func decode(msg *message.Message, v any) error {
+	if err := contracts.Decode(msg.Payload, v); err != nil {
+		return bus.Permanent(fmt.Errorf("decode %s: %w", msg.Metadata.Get(bus.HeaderType), err))
+	}
+	return nil
+}
