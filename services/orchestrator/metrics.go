@@ -1,0 +1,24 @@
+package orchestrator
+
+import "github.com/prometheus/client_golang/prometheus"
+
+type metrics struct {
+	turns        *prometheus.CounterVec
+	decisions    *prometheus.CounterVec
+	proposals    *prometheus.CounterVec
+	bounds       *prometheus.CounterVec
+	modelSeconds prometheus.Histogram
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		turns:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "purser_orchestrator_events_total", Help: "Turn and tool-result events applied, by outcome."}, []string{"outcome"}),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "purser_orchestrator_decisions_total", Help: "Model decisions, by kind."}, []string{"kind"}),
+		proposals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "purser_orchestrator_proposals_total", Help: "Proposal status changes, by new status."}, []string{"status"}),
+		bounds:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "purser_orchestrator_turn_errors_total", Help: "Turns ended with an error, by code (bounds hit, model errors)."}, []string{"code"}),
+		modelSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "purser_orchestrator_model_seconds", Help: "Model decision latency.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10)}),
+	}
+	reg.MustRegister(m.turns, m.decisions, m.proposals, m.bounds, m.modelSeconds)
+	return m
+}

@@ -1,0 +1,95 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// DecisionKind is what the model chose to do.
+type DecisionKind string
+
+// Decision kinds: exactly one per model response.
+const (
+	DecisionAnswer    DecisionKind = "answer"
+	DecisionClarify   DecisionKind = "clarify"
+	DecisionToolCalls DecisionKind = "tool_calls"
+	DecisionPlan      DecisionKind = "plan"
+)
+
+// Decision is the model's choice for one step of a turn.
+type Decision struct {
+	Kind     DecisionKind `json:"kind"`
+	Content  string       `json:"content,omitempty"`
+	Question string       `json:"question,omitempty"`
+	Calls    []Call       `json:"calls,omitempty"`
+	Plan     *Plan        `json:"plan,omitempty"`
+}
+
+// Call is one tool call the model asked for, before validation.
+type Call struct {
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// Plan is a sequence of steps whose args may reference working memory with
+// {"$var": "ids.project_id"}, run in order until StopWhen holds.
+type Plan struct {
+	Steps    []PlanStep     `json:"steps"`
+	StopWhen *StopCondition `json:"stop_when,omitempty"`
+}
+
+// PlanStep is one step of a plan. SaveAs names where its result goes in
+// working memory (e.g. "lists.messages").
+type PlanStep struct {
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args"`
+	SaveAs string          `json:"save_as,omitempty"`
+}
+
+// StopCondition ends a plan early: when the value at Var is empty (a list
+// with no items, a missing key) or, with NotEmpty, when it has something.
+type StopCondition struct {
+	Var      string `json:"var"`
+	Empty    bool   `json:"empty,omitempty"`
+	NotEmpty bool   `json:"not_empty,omitempty"`
+}
+
+// Prompt is everything the model is asked with for one step.
+type Prompt struct {
+	TurnID   string
+	Text     string    // the latest user text of this turn
+	Now      time.Time // in the user's time zone
+	Timezone string
+	History  []Entry      // compacted to the token budget
+	Memory   Memory       // working memory snapshot
+	Steps    []StepRecord // what ran in this turn so far, results included
+	Tools    []contracts.ToolSpec
+	// Correction is set on the one corrective retry: what was wrong with
+	// the previous output.
+	Correction string
+	// Failure is set on the one re-plan: why a step failed.
+	Failure string
+}
+
+// StepRecord is one tool call of this turn and how it ended, as the model
+// sees it. Data is tool output: data, never instructions.
+type StepRecord struct {
+	CallID   string          `json:"call_id"`
+	Tool     string          `json:"tool"`
+	Args     json.RawMessage `json:"args"`
+	OK       bool            `json:"ok"`
+	Data     json.RawMessage `json:"data,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Decision string          `json:"decision,omitempty"` // approved | rejected | edited, for proposals
+	Edited   json.RawMessage `json:"edited,omitempty"`   // the args the user chose instead
+}
+
+// Model decides the next step of a turn. A Model may stream answer tokens
+// through the TokenSink on ctx; the final Decision still carries the whole
+// content.
+type Model interface {
+	Decide(ctx context.Context, p Prompt) (Decision, error)
+}

@@ -1,0 +1,352 @@
+// Package orchestrator runs the conversation loop: it takes UserTurns from
+// TURNS and ToolResults from TOOLS, asks the model, and emits clarify,
+// proposal, tool-progress, answer and error events on AGENT and tool
+// requests on TOOLS. Each conversation's state and the messages a change
+// emits are stored together (outbox) before anything is published, so a
+// redelivered message changes nothing and republishes the same ids.
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// Store is the orchestrator's view of the system of record.
+type Store interface {
+	LoadConversation(ctx context.Context, tenantID, conversationID string) (store.Conversation, error)
+	SaveConversation(ctx context.Context, c store.Conversation, expectedVersion int64, out []store.OutboxMessage) (int64, error)
+	AppendOutbox(ctx context.Context, out []store.OutboxMessage) error
+	CreateProposal(ctx context.Context, p store.Proposal) error
+	GetProposal(ctx context.Context, tenantID, id string) (store.Proposal, error)
+	TransitionProposal(ctx context.Context, tenantID, id, from, to string, at time.Time) error
+}
+
+// Relay publishes stored outbox messages.
+type Relay interface {
+	Publish(ctx context.Context, msgs []store.OutboxMessage) error
+	Flush(ctx context.Context) error
+}
+
+var _ Store = (*store.Store)(nil)
+
+// Config tunes the orchestrator.
+type Config struct {
+	// DefaultCurrency fills add_expense when the user named none. Default GBP.
+	DefaultCurrency string
+	// Confirm overrides the policy per tool: true means the tool's calls
+	// wait for a yes. Tools not listed: every mutation waits.
+	Confirm map[string]bool
+}
+
+// Orchestrator handles turns and tool results. Create it with New.
+type Orchestrator struct {
+	cfg     Config
+	store   Store
+	relay   Relay
+	pub     message.Publisher // core NATS, for tokens
+	model   Model
+	log     *slog.Logger
+	now     func() time.Time
+	metrics *metrics
+}
+
+// New builds an orchestrator. pub publishes answer tokens to deliver
+// subjects; relay publishes everything durable.
+func New(cfg Config, st Store, relay Relay, pub message.Publisher, model Model, reg prometheus.Registerer, log *slog.Logger, now func() time.Time) *Orchestrator {
+	if cfg.DefaultCurrency == "" {
+		cfg.DefaultCurrency = "GBP"
+	}
+	return &Orchestrator{cfg: cfg, store: st, relay: relay, pub: pub, model: model, log: log, now: now, metrics: newMetrics(reg)}
+}
+
+// Register adds the orchestrator's handlers to a router.
+func (o *Orchestrator) Register(r *message.Router, sub message.Subscriber) {
+	for _, c := range bus.OrchestratorConsumers() {
+		handler := o.HandleTurn
+		if c.Stream == bus.StreamTools {
+			handler = o.HandleToolResult
+		}
+		r.AddConsumerHandler(c.Name, c.Name, sub, handler)
+	}
+}
+
+// needsConfirm is the server's confirmation policy.
+func (o *Orchestrator) needsConfirm(tool string) bool {
+	if v, ok := o.cfg.Confirm[tool]; ok {
+		return v
+	}
+	spec, ok := contracts.LookupTool(tool)
+	return !ok || spec.Kind == contracts.KindMutation
+}
+
+// HandleTurn applies one UserTurn exactly once.
+func (o *Orchestrator) HandleTurn(msg *message.Message) error {
+	var turn contracts.UserTurn
+	if err := contracts.Decode(msg.Payload, &turn); err != nil {
+		o.metrics.turns.WithLabelValues("invalid").Inc()
+		return bus.Permanent(fmt.Errorf("decode turn: %w", err))
+	}
+	return o.apply(msg.Context(), turn.TenantID, turn.ConversationID, Event{Kind: EvTurn, Turn: &turn})
+}
+
+// HandleToolResult applies one ToolResult exactly once.
+func (o *Orchestrator) HandleToolResult(msg *message.Message) error {
+	subject := msg.Metadata.Get(bus.MetaSubject)
+	rest, _ := strings.CutPrefix(subject, "purser.tool.result.")
+	tenant, conv, ok := strings.Cut(rest, ".")
+	if !ok || !bus.ValidToken(tenant) || !bus.ValidToken(conv) {
+		return bus.Permanent(fmt.Errorf("unexpected subject %q", subject))
+	}
+	var res contracts.ToolResult
+	if err := contracts.Decode(msg.Payload, &res); err != nil {
+		return bus.Permanent(fmt.Errorf("decode tool result: %w", err))
+	}
+	return o.apply(msg.Context(), tenant, conv, Event{Kind: EvToolResult, Result: &res})
+}
+
+// maxModelRounds bounds model calls within one handler run; the turn's
+// own bounds (steps, one correction, one re-plan) end it well before.
+const maxModelRounds = 8
+
+func (o *Orchestrator) apply(ctx context.Context, tenant, convID string, ev Event) error {
+	for attempt := 1; ; attempt++ {
+		err := o.applyOnce(ctx, tenant, convID, ev)
+		if !errors.Is(err, store.ErrConflict) || attempt == 5 {
+			return err
+		}
+		// Another replica changed the conversation meanwhile: apply the
+		// event to the fresh state.
+	}
+}
+
+func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev Event) error {
+	conv, err := o.store.LoadConversation(ctx, tenant, convID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		conv = store.Conversation{TenantID: tenant, ConversationID: convID}
+	case err != nil:
+		return fmt.Errorf("load conversation: %w", err)
+	}
+	var state State
+	if len(conv.State) > 0 {
+		if err := json.Unmarshal(conv.State, &state); err != nil {
+			return bus.Permanent(fmt.Errorf("conversation %s state: %w", convID, err))
+		}
+	}
+	if ev.Kind == EvTurn {
+		t := ev.Turn
+		if conv.UserID != "" && conv.UserID != t.UserID {
+			// Conversation ids are chosen by clients; one user can never
+			// join another's conversation.
+			o.metrics.turns.WithLabelValues("forbidden").Inc()
+			return o.emitDirect(ctx, tenant, t.UserID, convID, []Output{turnError(t.TurnID, "forbidden", contracts.CodeForbidden,
+				"That conversation belongs to someone else; start a new one.")})
+		}
+		if state.hasApplied(t.TurnID) {
+			o.metrics.turns.WithLabelValues("duplicate").Inc()
+			return o.relay.Flush(ctx)
+		}
+		conv.UserID = t.UserID
+	}
+	env := Env{TenantID: tenant, ConversationID: convID, Now: o.now(), DefaultCurrency: o.cfg.DefaultCurrency, NeedsConfirm: o.needsConfirm}
+	next, eff := Transition(state, ev, env)
+	for round := 0; eff.NeedModel && round < maxModelRounds; round++ {
+		dev := Event{Kind: EvDecision}
+		start := time.Now()
+		d, err := o.model.Decide(ctx, PromptFor(next, env))
+		o.metrics.modelSeconds.Observe(time.Since(start).Seconds())
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err() // shutting down: the message goes back to the stream
+			}
+			o.log.Warn("model", "err", err, "tenant", tenant)
+			dev.ModelErr = "unavailable"
+		} else {
+			dev.Decision = &d
+			o.metrics.decisions.WithLabelValues(string(d.Kind)).Inc()
+		}
+		var more Effects
+		next, more = Transition(next, dev, env)
+		eff.add(more)
+	}
+	if err := o.persistProposals(ctx, tenant, convID, next, eff); err != nil {
+		return err
+	}
+	out, err := o.outbox(tenant, next.UserID, convID, eff.Outputs)
+	if err != nil {
+		return err
+	}
+	conv.State, err = json.Marshal(next)
+	if err != nil {
+		return bus.Permanent(fmt.Errorf("encode state: %w", err))
+	}
+	if _, err := o.store.SaveConversation(ctx, conv, conv.Version, out); err != nil {
+		return fmt.Errorf("save conversation: %w", err)
+	}
+	o.observe(ev, eff)
+	if eff.Stream != "" {
+		o.streamTokens(tenant, next.UserID, convID, eff)
+	}
+	return o.relay.Publish(ctx, out)
+}
+
+// persistProposals writes new proposals and status changes. Each write is
+// idempotent, so a retried or redelivered transition repeats them safely.
+func (o *Orchestrator) persistProposals(ctx context.Context, tenant, convID string, s State, eff Effects) error {
+	now := o.now()
+	for _, p := range eff.NewProposals {
+		sp := store.Proposal{ID: p.ID, TenantID: tenant, UserID: s.UserID, ConversationID: convID, TurnID: p.TurnID,
+			Tool: p.Tool, Args: p.Args, Summary: p.Summary, Status: "pending", Revision: p.Revision, ExpiresAt: p.ExpiresAt, CreatedAt: now}
+		for _, id := range eff.Approved {
+			if id == p.ID {
+				sp.Status = "approved"
+				sp.DecidedAt = &now
+			}
+		}
+		if err := o.store.CreateProposal(ctx, sp); err != nil && !errors.Is(err, store.ErrConflict) {
+			return fmt.Errorf("store proposal: %w", err)
+		}
+	}
+	for _, c := range eff.Changes {
+		err := o.store.TransitionProposal(ctx, tenant, c.ID, c.From, c.To, now)
+		if errors.Is(err, store.ErrConflict) {
+			if p, gerr := o.store.GetProposal(ctx, tenant, c.ID); gerr == nil && p.Status == c.To {
+				err = nil // applied before this retry
+			}
+		}
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("proposal %s %s->%s: %w", c.ID, c.From, c.To, err)
+		}
+		o.metrics.proposals.WithLabelValues(c.To).Inc()
+	}
+	return nil
+}
+
+// emitDirect stores and publishes outputs that change no conversation state.
+func (o *Orchestrator) emitDirect(ctx context.Context, tenant, user, convID string, outputs []Output) error {
+	out, err := o.outbox(tenant, user, convID, outputs)
+	if err != nil {
+		return err
+	}
+	if err := o.store.AppendOutbox(ctx, out); err != nil {
+		return fmt.Errorf("store outbox: %w", err)
+	}
+	return o.relay.Publish(ctx, out)
+}
+
+// outbox turns outputs into stored messages with their subjects and headers.
+func (o *Orchestrator) outbox(tenant, user, convID string, outputs []Output) ([]store.OutboxMessage, error) {
+	now := o.now().UTC()
+	out := make([]store.OutboxMessage, 0, len(outputs))
+	for _, op := range outputs {
+		var subject string
+		var err error
+		var correlation string
+		switch p := op.Payload.(type) {
+		case contracts.ToolRequest:
+			subject, err = bus.ToolRequestSubject(op.Tool)
+			correlation = p.TurnID
+		default:
+			subject, err = bus.AgentSubject(tenant, user, convID)
+			correlation = turnIDOf(op.Payload)
+		}
+		if err != nil {
+			return nil, bus.Permanent(err)
+		}
+		payload, err := json.Marshal(op.Payload)
+		if err != nil {
+			return nil, bus.Permanent(fmt.Errorf("encode %s: %w", op.Type, err))
+		}
+		msg := bus.NewMessage(op.ID, payload, bus.Headers{Type: op.Type, Tenant: tenant, User: user, Conversation: convID, Correlation: correlation})
+		headers := make(map[string]string, len(msg.Metadata)+1)
+		for k, v := range msg.Metadata {
+			headers[k] = v
+		}
+		headers[bus.HeaderCreatedAt] = now.Format(time.RFC3339Nano)
+		out = append(out, store.OutboxMessage{ID: op.ID, Subject: subject, Headers: headers, Payload: payload, CreatedAt: now})
+	}
+	return out, nil
+}
+
+func turnIDOf(p any) string {
+	switch v := p.(type) {
+	case contracts.Clarify:
+		return v.TurnID
+	case contracts.Proposal:
+		return v.TurnID
+	case contracts.Answer:
+		return v.TurnID
+	case contracts.TurnError:
+		return v.TurnID
+	}
+	return ""
+}
+
+// streamTokens sends the answer in pieces to the user's sockets before the
+// durable Answer arrives. Tokens are best effort: a lost token costs
+// nothing, the Answer carries the whole text.
+func (o *Orchestrator) streamTokens(tenant, user, convID string, eff Effects) {
+	subject, err := bus.DeliverSubject(tenant, user)
+	if err != nil || o.pub == nil {
+		return
+	}
+	var turnID string
+	for _, op := range eff.Outputs {
+		if a, ok := op.Payload.(contracts.Answer); ok {
+			turnID = a.TurnID
+		}
+	}
+	for i, piece := range splitTokens(eff.Stream) {
+		f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: convID, TurnID: turnID, At: o.now().UTC(),
+			Token: &contracts.TokenBody{Text: piece, Index: i}}
+		b, _ := json.Marshal(f)
+		if err := o.pub.Publish(subject, message.NewMessage(fmt.Sprintf("%s-tok-%d", turnID, i), b)); err != nil {
+			return
+		}
+	}
+}
+
+// splitTokens cuts text into word-sized pieces that join back exactly.
+func splitTokens(text string) []string {
+	var out []string
+	start := 0
+	for i, r := range text {
+		if r == ' ' && i > start {
+			out = append(out, text[start:i])
+			start = i
+		}
+	}
+	return append(out, text[start:])
+}
+
+func (o *Orchestrator) observe(ev Event, eff Effects) {
+	outcome := "continued"
+	for _, op := range eff.Outputs {
+		switch op.Type {
+		case contracts.TypeAnswer:
+			outcome = "answered"
+		case contracts.TypeClarify:
+			outcome = "clarified"
+		case contracts.TypeProposal:
+			outcome = "proposed"
+		case contracts.TypeTurnError:
+			outcome = "error"
+			if te, ok := op.Payload.(contracts.TurnError); ok {
+				o.metrics.bounds.WithLabelValues(te.Code).Inc()
+			}
+		}
+	}
+	o.metrics.turns.WithLabelValues(outcome).Inc()
+}

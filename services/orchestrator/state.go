@@ -1,0 +1,141 @@
+package orchestrator
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// Bounds of one turn.
+const (
+	MaxSteps        = 5                // tool steps per turn
+	TurnBudget      = 2 * time.Minute  // wall clock per turn
+	ProposalTTL     = 15 * time.Minute // how long a proposal waits for a yes
+	maxApplied      = 256              // applied event ids remembered
+	maxHistory      = 200              // stored history entries; the prompt compacts further
+	maxQueued       = 20               // turns waiting behind running tools
+	maxMemoryValues = 32
+)
+
+// State is one conversation as the orchestrator keeps it. It is plain data:
+// every change goes through Transition.
+type State struct {
+	UserID    string               `json:"user_id"`
+	Roles     []string             `json:"roles,omitempty"`
+	Timezone  string               `json:"timezone,omitempty"`
+	History   []Entry              `json:"history"`
+	Memory    Memory               `json:"memory,omitempty"`
+	Turn      *Turn                `json:"turn,omitempty"`
+	Proposals []PendingProposal    `json:"proposals,omitempty"`
+	Queue     []contracts.UserTurn `json:"queue,omitempty"`
+	Applied   []string             `json:"applied"`
+	Updated   time.Time            `json:"updated"`
+}
+
+// Memory is the working memory of a conversation: tool outputs kept under
+// keys such as "lists.expenses", "entities.message", "ids.message_id" and
+// "params.range", for later steps and plans to reference.
+type Memory map[string]json.RawMessage
+
+// Entry is one line of history.
+type Entry struct {
+	Role   string    `json:"role"` // user | assistant | tool
+	Text   string    `json:"text"`
+	TurnID string    `json:"turn_id"`
+	At     time.Time `json:"at"`
+}
+
+// Turn is the turn in progress.
+type Turn struct {
+	TurnID    string       `json:"turn_id"` // the input whose outputs this turn emits now
+	Text      string       `json:"text"`
+	StartedAt time.Time    `json:"started_at"`
+	Steps     []StepRecord `json:"steps,omitempty"`
+	Open      []OpenCall   `json:"open,omitempty"`
+	StepsUsed int          `json:"steps_used"`
+	Replanned bool         `json:"replanned,omitempty"`
+	Corrected bool         `json:"corrected,omitempty"`
+	// Correction and Failure are shown to the model on its next call.
+	Correction string     `json:"correction,omitempty"`
+	Failure    string     `json:"failure,omitempty"`
+	Plan       *PlanState `json:"plan,omitempty"`
+	Round      int        `json:"round"`
+}
+
+// OpenCall is a tool call in flight.
+type OpenCall struct {
+	CallID     string          `json:"call_id"`
+	Tool       string          `json:"tool"`
+	Args       json.RawMessage `json:"args"`
+	ProposalID string          `json:"proposal_id,omitempty"`
+	SaveAs     string          `json:"save_as,omitempty"`
+	Decision   string          `json:"decision,omitempty"` // approved | edited
+	Edited     json.RawMessage `json:"edited,omitempty"`
+}
+
+// PlanState is a plan being run.
+type PlanState struct {
+	Steps    []PlanStep     `json:"steps"`
+	Next     int            `json:"next"`
+	StopWhen *StopCondition `json:"stop_when,omitempty"`
+}
+
+// PendingProposal is a change waiting for the person's decision.
+type PendingProposal struct {
+	ID        string          `json:"id"`
+	TurnID    string          `json:"turn_id"`
+	Text      string          `json:"text"` // the request that led to it
+	Tool      string          `json:"tool"`
+	Args      json.RawMessage `json:"args"` // canonical
+	Summary   string          `json:"summary"`
+	Revision  int             `json:"revision"`
+	ExpiresAt time.Time       `json:"expires_at"`
+}
+
+func (s State) hasApplied(id string) bool { return slices.Contains(s.Applied, id) }
+
+// withApplied records that the event id was applied at now.
+func (s State) withApplied(id string, now time.Time) State {
+	s.Applied = append(slices.Clone(s.Applied), id)
+	if n := len(s.Applied); n > maxApplied {
+		s.Applied = s.Applied[n-maxApplied:]
+	}
+	s.Updated = now
+	return s
+}
+
+func (s State) withHistory(e ...Entry) State {
+	s.History = append(slices.Clone(s.History), e...)
+	if n := len(s.History); n > maxHistory {
+		s.History = s.History[n-maxHistory:]
+	}
+	return s
+}
+
+// clone copies everything a transition may change in place.
+func (s State) clone() State {
+	s.History = slices.Clone(s.History)
+	s.Proposals = slices.Clone(s.Proposals)
+	s.Queue = slices.Clone(s.Queue)
+	s.Applied = slices.Clone(s.Applied)
+	if s.Memory != nil {
+		m := make(Memory, len(s.Memory))
+		for k, v := range s.Memory {
+			m[k] = v
+		}
+		s.Memory = m
+	}
+	if s.Turn != nil {
+		t := *s.Turn
+		t.Steps = slices.Clone(t.Steps)
+		t.Open = slices.Clone(t.Open)
+		if t.Plan != nil {
+			p := *t.Plan
+			t.Plan = &p
+		}
+		s.Turn = &t
+	}
+	return s
+}

@@ -1,0 +1,413 @@
+package orchestrator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+func onToolResult(s State, r contracts.ToolResult, env Env) (State, Effects) {
+	t := s.Turn
+	if t == nil {
+		return s, Effects{} // a late or repeated result: nothing waits for it
+	}
+	i := slices.IndexFunc(t.Open, func(c OpenCall) bool { return c.CallID == r.CallID })
+	if i < 0 {
+		return s, Effects{}
+	}
+	c := t.Open[i]
+	t.Open = slices.Delete(t.Open, i, i+1)
+	rec := StepRecord{CallID: c.CallID, Tool: c.Tool, Args: c.Args, OK: r.OK, Data: r.Data, Decision: c.Decision, Edited: c.Edited}
+	if r.Error != nil {
+		rec.Error = r.Error.Message
+	}
+	t.Steps = append(t.Steps, rec)
+	ok := r.OK
+	failure := rec.Error
+	if ok {
+		s.Memory = remember(s.Memory, c, r.Data)
+	}
+	var eff Effects
+	if r.OK || r.Error == nil {
+		eff.Outputs = append(eff.Outputs, progress(c, "succeeded"))
+	} else {
+		eff.Outputs = append(eff.Outputs, progress(c, "failed"))
+	}
+	if len(t.Open) > 0 {
+		return s, eff // wait for the rest
+	}
+	if env.Now.Sub(t.StartedAt) > TurnBudget {
+		s, more := failTurn(s, env, contracts.CodeTimeout, "That took too long, so I stopped. Please try again.")
+		eff.add(more)
+		return s, eff
+	}
+	if !ok {
+		t.Plan = nil
+		return replan(s, env, eff, failure)
+	}
+	if t.Plan != nil {
+		return advancePlan(s, env, eff)
+	}
+	eff.NeedModel = true
+	return s, eff
+}
+
+func progress(c OpenCall, status string) Output {
+	return Output{ID: deriveID("e", c.CallID, status), To: ToAgent, Type: contracts.TypeToolProgress,
+		Payload: contracts.ToolProgress{CallID: c.CallID, Tool: c.Tool, Status: status}}
+}
+
+// replan gives the model one more go after a failed step, with the reason;
+// a second failure ends the turn.
+func replan(s State, env Env, eff Effects, reason string) (State, Effects) {
+	t := s.Turn
+	if t.Replanned {
+		s, more := failTurn(s, env, contracts.CodeLimit, "I couldn't finish that: "+reason)
+		eff.add(more)
+		return s, eff
+	}
+	t.Replanned = true
+	t.Failure = reason
+	eff.NeedModel = true
+	return s, eff
+}
+
+func onDecision(s State, ev Event, env Env) (State, Effects) {
+	t := s.Turn
+	if t == nil {
+		return s, Effects{}
+	}
+	t.Round++
+	// The model has seen the correction or failure reason by now.
+	t.Correction, t.Failure = "", ""
+	if ev.ModelErr != "" {
+		return failTurn(s, env, contracts.CodeModel, "The assistant is unavailable right now; please try again in a moment.")
+	}
+	d := *ev.Decision
+	switch d.Kind {
+	case DecisionAnswer:
+		content := strings.TrimSpace(d.Content)
+		if content == "" {
+			if len(t.Steps) == 0 {
+				return invalidOutput(s, env, "the answer was empty")
+			}
+			content = fallbackAnswer(t.Text, t.Steps)
+		}
+		return finishAnswer(s, env, content)
+	case DecisionClarify:
+		q := strings.TrimSpace(d.Question)
+		if q == "" {
+			return invalidOutput(s, env, "the clarifying question was empty")
+		}
+		out := Output{ID: deriveID("e", t.TurnID, "clarify", strconv.Itoa(t.Round)), To: ToAgent, Type: contracts.TypeClarify,
+			Payload: contracts.Clarify{TurnID: t.TurnID, Question: q}}
+		s = s.withHistory(Entry{Role: "assistant", Text: q, TurnID: t.TurnID, At: env.Now})
+		return endTurn(s), Effects{Outputs: []Output{out}}
+	case DecisionToolCalls:
+		return onCalls(s, env, d.Calls)
+	case DecisionPlan:
+		if d.Plan == nil || len(d.Plan.Steps) == 0 {
+			return invalidOutput(s, env, "the plan had no steps")
+		}
+		for _, st := range d.Plan.Steps {
+			if spec, ok := contracts.LookupTool(st.Tool); !ok || spec.Name == contracts.ToolAskClarification {
+				return invalidOutput(s, env, fmt.Sprintf("unknown tool %q in the plan", st.Tool))
+			}
+		}
+		if t.StepsUsed+len(d.Plan.Steps) > MaxSteps {
+			return failTurn(s, env, contracts.CodeLimit, fmt.Sprintf("That needs more than %d steps; please ask for less at once.", MaxSteps))
+		}
+		t.Plan = &PlanState{Steps: d.Plan.Steps, StopWhen: d.Plan.StopWhen}
+		return advancePlan(s, env, Effects{})
+	}
+	return invalidOutput(s, env, fmt.Sprintf("unknown decision %q", d.Kind))
+}
+
+// invalidOutput gives the model exactly one corrective retry.
+func invalidOutput(s State, env Env, what string) (State, Effects) {
+	t := s.Turn
+	if t.Corrected {
+		return failTurn(s, env, contracts.CodeModel, "I couldn't work out how to do that. Could you rephrase it?")
+	}
+	t.Corrected = true
+	t.Correction = "Your last reply was invalid: " + what + ". Reply again following the rules."
+	return s, Effects{NeedModel: true}
+}
+
+func onCalls(s State, env Env, calls []Call) (State, Effects) {
+	t := s.Turn
+	if len(calls) == 0 {
+		return invalidOutput(s, env, "no tool calls")
+	}
+	// The built-in clarify tool is a question, not a call.
+	if len(calls) == 1 && calls[0].Tool == contracts.ToolAskClarification {
+		var a contracts.AskClarificationArgs
+		if err := contracts.Decode(calls[0].Args, &a); err != nil {
+			return invalidOutput(s, env, "ask_clarification: "+err.Error())
+		}
+		return onDecision(s, Event{Kind: EvDecision, Decision: &Decision{Kind: DecisionClarify, Question: a.Question}}, env)
+	}
+	canon := make([]json.RawMessage, len(calls))
+	for i, c := range calls {
+		if c.Tool == contracts.ToolAskClarification {
+			return invalidOutput(s, env, "ask_clarification must be the only call")
+		}
+		args, err := canonicalArgs(c.Tool, c.Args, s, env)
+		if err != nil {
+			return invalidOutput(s, env, fmt.Sprintf("%s: %v", c.Tool, err))
+		}
+		canon[i] = args
+	}
+	if t.StepsUsed+len(calls) > MaxSteps {
+		return failTurn(s, env, contracts.CodeLimit, fmt.Sprintf("That needs more than %d steps; please ask for less at once.", MaxSteps))
+	}
+	var eff Effects
+	var proposals []PendingProposal
+	for i, c := range calls {
+		if env.NeedsConfirm(c.Tool) {
+			if !canWrite(s.Roles) {
+				return replan(s, env, eff, "you have read-only access, so nothing can be changed")
+			}
+			p := PendingProposal{
+				ID: deriveID("p", t.TurnID, strconv.Itoa(t.Round), strconv.Itoa(i)), TurnID: t.TurnID, Text: t.Text,
+				Tool: c.Tool, Args: canon[i], Summary: summarize(c.Tool, canon[i], s, env), Revision: 1,
+				ExpiresAt: env.Now.Add(ProposalTTL),
+			}
+			proposals = append(proposals, p)
+			continue
+		}
+		s, eff = dispatch(s, env, eff, OpenCall{Tool: c.Tool, Args: canon[i]}, i)
+	}
+	if len(proposals) > 0 {
+		// New proposals replace ones still waiting from before: the person
+		// moved on, and one yes must not run a stale change.
+		for _, old := range s.Proposals {
+			eff.Changes = append(eff.Changes, ProposalChange{ID: old.ID, From: "pending", To: "expired"})
+		}
+		s.Proposals = proposals
+		eff.NewProposals = append(eff.NewProposals, proposals...)
+		for _, p := range proposals {
+			eff.Outputs = append(eff.Outputs, Output{ID: deriveID("e", p.ID, "proposal"), To: ToAgent, Type: contracts.TypeProposal,
+				Payload: contracts.Proposal{ProposalID: p.ID, TurnID: p.TurnID, Tool: p.Tool, Args: p.Args, Summary: p.Summary, ExpiresAt: p.ExpiresAt}})
+			s = s.withHistory(Entry{Role: "assistant", Text: "Proposed: " + p.Summary, TurnID: t.TurnID, At: env.Now})
+		}
+	}
+	if len(s.Turn.Open) == 0 {
+		s = endTurn(s) // paused on the proposals
+	}
+	return s, eff
+}
+
+func canWrite(roles []string) bool {
+	return slices.Contains(roles, contracts.RoleOwner) || slices.Contains(roles, contracts.RoleMember)
+}
+
+// advancePlan runs the next plan step, or hands back to the model when the
+// plan is done or its stop condition holds.
+func advancePlan(s State, env Env, eff Effects) (State, Effects) {
+	t := s.Turn
+	p := t.Plan
+	if p.Next >= len(p.Steps) || (p.Next > 0 && p.StopWhen != nil && p.StopWhen.holds(s.Memory)) {
+		t.Plan = nil
+		eff.NeedModel = true
+		return s, eff
+	}
+	step := p.Steps[p.Next]
+	p.Next++
+	args, err := bindVars(step.Args, s.Memory)
+	if err == nil {
+		args, err = canonicalArgs(step.Tool, args, s, env)
+	}
+	if err != nil {
+		t.Plan = nil
+		return replan(s, env, eff, fmt.Sprintf("step %d (%s): %v", p.Next, step.Tool, err))
+	}
+	if env.NeedsConfirm(step.Tool) {
+		// A mutation in a plan goes through the same gate.
+		t.Plan = nil
+		raw, _ := json.Marshal(args)
+		return onCallsKeep(s, env, eff, Call{Tool: step.Tool, Args: raw})
+	}
+	return dispatch(s, env, eff, OpenCall{Tool: step.Tool, Args: args, SaveAs: step.SaveAs}, 0)
+}
+
+func onCallsKeep(s State, env Env, eff Effects, c Call) (State, Effects) {
+	s, more := onCalls(s, env, []Call{c})
+	eff.add(more)
+	return s, eff
+}
+
+// holds reports whether the stop condition is met by memory.
+func (c StopCondition) holds(m Memory) bool {
+	v, err := lookupVar(m, c.Var)
+	empty := err != nil || isEmpty(v)
+	if c.NotEmpty {
+		return !empty
+	}
+	return empty
+}
+
+func isEmpty(v json.RawMessage) bool {
+	s := strings.TrimSpace(string(v))
+	return s == "" || s == "null" || s == "[]" || s == "{}" || s == `""` || s == "0"
+}
+
+var errNoVar = errors.New("missing value")
+
+// bindVars replaces every {"$var": "path"} in args with the value at path.
+func bindVars(args json.RawMessage, m Memory) (json.RawMessage, error) {
+	var tree any
+	if err := json.Unmarshal(args, &tree); err != nil {
+		return nil, fmt.Errorf("args are not JSON")
+	}
+	var walk func(v any) (any, error)
+	walk = func(v any) (any, error) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$var"].(string); ok && len(x) == 1 {
+				raw, err := lookupVar(m, ref)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", ref, err)
+				}
+				var out any
+				_ = json.Unmarshal(raw, &out)
+				return out, nil
+			}
+			for k, e := range x {
+				b, err := walk(e)
+				if err != nil {
+					return nil, err
+				}
+				x[k] = b
+			}
+		case []any:
+			for i, e := range x {
+				b, err := walk(e)
+				if err != nil {
+					return nil, err
+				}
+				x[i] = b
+			}
+		}
+		return v, nil
+	}
+	bound, err := walk(tree)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(bound)
+}
+
+// lookupVar resolves "ids.message_id" or "lists.messages.0.id": the longest
+// memory key that prefixes the path, then a walk into its JSON.
+func lookupVar(m Memory, path string) (json.RawMessage, error) {
+	parts := strings.Split(path, ".")
+	for n := len(parts); n > 0; n-- {
+		raw, ok := m[strings.Join(parts[:n], ".")]
+		if !ok {
+			continue
+		}
+		for _, p := range parts[n:] {
+			var next json.RawMessage
+			var obj map[string]json.RawMessage
+			var arr []json.RawMessage
+			switch {
+			case json.Unmarshal(raw, &obj) == nil:
+				next, ok = obj[p]
+			case json.Unmarshal(raw, &arr) == nil:
+				i, err := strconv.Atoi(p)
+				ok = err == nil && i >= 0 && i < len(arr)
+				if ok {
+					next = arr[i]
+				}
+			default:
+				ok = false
+			}
+			if !ok {
+				return nil, errNoVar
+			}
+			raw = next
+		}
+		return raw, nil
+	}
+	return nil, errNoVar
+}
+
+// remember files a tool's output in working memory.
+func remember(m Memory, c OpenCall, data json.RawMessage) Memory {
+	if m == nil {
+		m = Memory{}
+	}
+	set := func(k string, v json.RawMessage) {
+		if len(v) > 0 {
+			m[k] = v
+		}
+	}
+	field := func(name string) json.RawMessage {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(data, &obj) != nil {
+			return nil
+		}
+		return obj[name]
+	}
+	first := func(list json.RawMessage) json.RawMessage {
+		var arr []json.RawMessage
+		if json.Unmarshal(list, &arr) != nil || len(arr) == 0 {
+			return nil
+		}
+		return arr[0]
+	}
+	switch c.Tool {
+	case contracts.ToolSearchGmail:
+		msgs := field("messages")
+		set("lists.messages", msgs)
+		if top := first(msgs); top != nil {
+			set("entities.message", top)
+			var ms contracts.MailSummary
+			if json.Unmarshal(top, &ms) == nil {
+				id, _ := json.Marshal(ms.ID)
+				set("ids.message_id", id)
+			}
+		}
+	case contracts.ToolListExpenses:
+		set("lists.expenses", field("expenses"))
+		set("params.range", field("range"))
+	case contracts.ToolGetTransactions:
+		set("lists.transactions", field("transactions"))
+	case contracts.ToolGetRecentImports:
+		set("lists.imports", field("imports"))
+	case contracts.ToolAddExpense, contracts.ToolUpdateExpense, contracts.ToolDeleteExpense:
+		e := field("expense")
+		set("entities.expense", e)
+		var ev contracts.ExpenseView
+		if json.Unmarshal(e, &ev) == nil {
+			id, _ := json.Marshal(ev.ID)
+			set("ids.expense_id", id)
+		}
+	case contracts.ToolGetBalance:
+		set("entities.balance", data)
+		set("params.range", field("range"))
+	case contracts.ToolFetchEmailAttachments:
+		set("entities.import", data)
+	}
+	if c.SaveAs != "" {
+		set(c.SaveAs, data)
+	}
+	if len(m) > maxMemoryValues {
+		// Keep memory small: lists are the largest and the least reused.
+		for k := range m {
+			if len(m) <= maxMemoryValues {
+				break
+			}
+			if strings.HasPrefix(k, "lists.") {
+				delete(m, k)
+			}
+		}
+	}
+	return m
+}

@@ -1,0 +1,317 @@
+package orchestrator
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// EventKind names what happened to a conversation.
+type EventKind string
+
+// Event kinds.
+const (
+	EvTurn       EventKind = "turn"        // a UserTurn: text or confirm
+	EvToolResult EventKind = "tool_result" // a ToolResult for an open call
+	EvDecision   EventKind = "decision"    // the model decided (or failed)
+	EvTimeout    EventKind = "timeout"     // the turn's wall-clock budget ran out
+)
+
+// Event is one input to Transition.
+type Event struct {
+	Kind     EventKind
+	Turn     *contracts.UserTurn
+	Result   *contracts.ToolResult
+	Decision *Decision
+	// ModelErr says the model could not be asked (after its own retries).
+	ModelErr string
+}
+
+// Env is what a transition may know about the world besides the state.
+type Env struct {
+	TenantID        string
+	ConversationID  string
+	Now             time.Time
+	DefaultCurrency string
+	// NeedsConfirm is the server's policy: true for every tool whose calls
+	// wait for a yes. The model has no say in it.
+	NeedsConfirm func(tool string) bool
+}
+
+// Output kinds.
+const (
+	ToAgent = "agent" // an event for the client, on AGENT
+	ToTool  = "tool"  // a ToolRequest, on TOOLS
+)
+
+// Output is one message a transition emits. ID is derived from the state
+// and the input, so replaying the same input on the same state gives the
+// same ids.
+type Output struct {
+	ID      string
+	To      string
+	Type    string
+	Tool    string // for ToTool
+	Payload any
+}
+
+// ProposalChange is a status change of a stored proposal.
+type ProposalChange struct {
+	ID, From, To string
+}
+
+// Effects are what the handler must do after a transition.
+type Effects struct {
+	Outputs      []Output
+	NewProposals []PendingProposal // to store, status pending (or approved when Approved)
+	Approved     []string          // ids among NewProposals stored already approved (edits)
+	Changes      []ProposalChange
+	// NeedModel asks the handler to call the model with PromptFor and feed
+	// the decision back as an EvDecision.
+	NeedModel bool
+	// Stream is answer text the handler may stream as tokens first.
+	Stream string
+}
+
+func (e *Effects) add(o Effects) {
+	e.Outputs = append(e.Outputs, o.Outputs...)
+	e.NewProposals = append(e.NewProposals, o.NewProposals...)
+	e.Approved = append(e.Approved, o.Approved...)
+	e.Changes = append(e.Changes, o.Changes...)
+	e.NeedModel = o.NeedModel
+	if o.Stream != "" {
+		e.Stream = o.Stream
+	}
+}
+
+// Transition applies one event to a conversation. It is pure: no I/O, time
+// comes from env, ids are derived from the inputs. The caller stores the
+// new state with the outputs (outbox) before publishing anything.
+func Transition(s State, ev Event, env Env) (State, Effects) {
+	s = s.clone()
+	var eff Effects
+	switch ev.Kind {
+	case EvTurn:
+		s, eff = onTurn(s, *ev.Turn, env)
+	case EvToolResult:
+		s, eff = onToolResult(s, *ev.Result, env)
+	case EvDecision:
+		s, eff = onDecision(s, ev, env)
+	case EvTimeout:
+		if s.Turn != nil && env.Now.Sub(s.Turn.StartedAt) > TurnBudget {
+			s, eff = failTurn(s, env, contracts.CodeTimeout, "That took too long, so I stopped. Please try again.")
+		}
+	}
+	// A turn that waited behind running tools goes next.
+	for s.Turn == nil && len(s.Queue) > 0 && !eff.NeedModel {
+		next := s.Queue[0]
+		s.Queue = s.Queue[1:]
+		var more Effects
+		s, more = startTurn(s, next, env)
+		eff.add(more)
+	}
+	return s, eff
+}
+
+func onTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
+	if s.hasApplied(t.TurnID) {
+		return s, Effects{}
+	}
+	s.UserID, s.Roles, s.Timezone = t.UserID, slices.Clone(t.Roles), t.Timezone
+	var stale Effects
+	if s.Turn != nil && env.Now.Sub(s.Turn.StartedAt) > TurnBudget {
+		// The running turn outlived its budget (a tool never answered):
+		// end it so that it cannot hold this conversation forever.
+		s, stale = failTurn(s, env, contracts.CodeTimeout, "That took too long, so I stopped. Please try again.")
+	}
+	if s.Turn != nil {
+		// Tools are running: this turn waits and is applied after.
+		if len(s.Queue) >= maxQueued {
+			s = s.withApplied(t.TurnID, env.Now)
+			return s, Effects{Outputs: []Output{turnError(t.TurnID, "busy", contracts.CodeLimit, "I'm still working on your earlier messages; please wait a moment.")}}
+		}
+		s.Queue = append(s.Queue, t)
+		return s.withApplied(t.TurnID, env.Now), Effects{}
+	}
+	s = s.withApplied(t.TurnID, env.Now)
+	s, eff := startTurn(s, t, env)
+	stale.add(eff)
+	return s, stale
+}
+
+// startTurn begins an applied turn: a decision on a proposal, or text for
+// the model.
+func startTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
+	s, eff := expireProposals(s, env)
+	if t.Confirm != nil {
+		s, more := onConfirm(s, t, *t.Confirm, env)
+		eff.add(more)
+		return s, eff
+	}
+	// "yes" or "no" typed while a proposal waits is a decision on the
+	// newest one.
+	if d := yesNo(t.Text); d != "" && len(s.Proposals) > 0 {
+		p := s.Proposals[len(s.Proposals)-1]
+		s, more := onConfirm(s, t, contracts.Confirm{ProposalID: p.ID, Decision: d}, env)
+		eff.add(more)
+		return s, eff
+	}
+	s = s.withHistory(Entry{Role: "user", Text: t.Text, TurnID: t.TurnID, At: env.Now})
+	s.Turn = &Turn{TurnID: t.TurnID, Text: t.Text, StartedAt: env.Now}
+	eff.NeedModel = true
+	return s, eff
+}
+
+func yesNo(text string) string {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!")) {
+	case "yes", "y", "yes please", "yep", "ok", "okay", "sure", "go ahead", "do it", "confirm", "approve":
+		return "approve"
+	case "no", "n", "nope", "no thanks", "cancel", "don't", "stop", "reject":
+		return "reject"
+	}
+	return ""
+}
+
+// expireProposals drops proposals past their expiry.
+func expireProposals(s State, env Env) (State, Effects) {
+	var eff Effects
+	kept := s.Proposals[:0:0]
+	for _, p := range s.Proposals {
+		if env.Now.After(p.ExpiresAt) {
+			eff.Changes = append(eff.Changes, ProposalChange{ID: p.ID, From: "pending", To: "expired"})
+			continue
+		}
+		kept = append(kept, p)
+	}
+	s.Proposals = kept
+	return s, eff
+}
+
+func onConfirm(s State, t contracts.UserTurn, c contracts.Confirm, env Env) (State, Effects) {
+	i := slices.IndexFunc(s.Proposals, func(p PendingProposal) bool { return p.ID == c.ProposalID })
+	if i < 0 {
+		return s, Effects{Outputs: []Output{turnError(t.TurnID, "confirm", contracts.CodeProposalInvalid,
+			"That proposal is unknown, expired or already decided, so nothing was changed.")}}
+	}
+	p := s.Proposals[i]
+	s.Proposals = slices.Delete(slices.Clone(s.Proposals), i, i+1)
+	turn := &Turn{TurnID: t.TurnID, Text: p.Text, StartedAt: env.Now}
+	var eff Effects
+	switch c.Decision {
+	case "approve":
+		s = s.withHistory(Entry{Role: "user", Text: "Yes: " + p.Summary, TurnID: t.TurnID, At: env.Now})
+		eff.Changes = append(eff.Changes, ProposalChange{ID: p.ID, From: "pending", To: "approved"})
+		s.Turn = turn
+		s, eff = dispatch(s, env, eff, OpenCall{Tool: p.Tool, Args: p.Args, ProposalID: p.ID, Decision: "approved"}, 0)
+		return s, eff
+	case "reject":
+		s = s.withHistory(Entry{Role: "user", Text: "No: " + p.Summary, TurnID: t.TurnID, At: env.Now})
+		eff.Changes = append(eff.Changes, ProposalChange{ID: p.ID, From: "pending", To: "rejected"})
+		turn.Steps = []StepRecord{{Tool: p.Tool, Args: p.Args, Decision: "rejected"}}
+		s.Turn = turn
+		eff.NeedModel = true
+		return s, eff
+	}
+	// edit: the same tool, never another; new args validated against its schema.
+	args, err := canonicalArgs(p.Tool, c.Args, s, env)
+	if err != nil {
+		s.Proposals = append(s.Proposals, p) // still waiting
+		return s, Effects{Outputs: []Output{turnError(t.TurnID, "edit", contracts.CodeInvalidArgs, "Those changes are not valid ("+err.Error()+"); the proposal still waits.")}}
+	}
+	rev := p
+	rev.ID = deriveID("p", p.ID, "rev", fmt.Sprint(p.Revision+1))
+	rev.Revision = p.Revision + 1
+	rev.Args = args
+	rev.Summary = summarize(p.Tool, args, s, env)
+	rev.TurnID = t.TurnID
+	s = s.withHistory(Entry{Role: "user", Text: "Yes, with changes: " + rev.Summary, TurnID: t.TurnID, At: env.Now})
+	eff.Changes = append(eff.Changes, ProposalChange{ID: p.ID, From: "pending", To: "rejected"})
+	eff.NewProposals = append(eff.NewProposals, rev)
+	eff.Approved = append(eff.Approved, rev.ID)
+	s.Turn = turn
+	return dispatch(s, env, eff, OpenCall{Tool: p.Tool, Args: args, ProposalID: rev.ID, Decision: "edited", Edited: args}, 0)
+}
+
+// dispatch starts one tool call: a ToolRequest and a tool_start event.
+func dispatch(s State, env Env, eff Effects, c OpenCall, k int) (State, Effects) {
+	t := s.Turn
+	c.CallID = deriveID("c", t.TurnID, fmt.Sprint(t.Round), fmt.Sprint(t.StepsUsed), fmt.Sprint(k))
+	t.Open = append(t.Open, c)
+	t.StepsUsed++
+	req := contracts.ToolRequest{
+		CallID: c.CallID, TurnID: t.TurnID, TenantID: env.TenantID, UserID: s.UserID, Roles: s.Roles,
+		ConversationID: env.ConversationID, Tool: c.Tool, Args: c.Args, ProposalID: c.ProposalID,
+		Timezone: s.Timezone, Deadline: t.StartedAt.Add(TurnBudget),
+	}
+	eff.Outputs = append(eff.Outputs,
+		Output{ID: deriveID("e", c.CallID, "start"), To: ToAgent, Type: contracts.TypeToolProgress, Payload: contracts.ToolProgress{CallID: c.CallID, Tool: c.Tool, Status: "started"}},
+		Output{ID: c.CallID, To: ToTool, Type: contracts.TypeToolRequest, Tool: c.Tool, Payload: req},
+	)
+	return s, eff
+}
+
+// endTurn finishes the current turn.
+func endTurn(s State) State {
+	s.Turn = nil
+	return s
+}
+
+// failTurn ends the turn with a short TurnError.
+func failTurn(s State, env Env, code, msg string) (State, Effects) {
+	id := s.Turn.TurnID
+	out := turnError(id, fmt.Sprintf("fail-%d", s.Turn.Round), code, msg)
+	s = s.withHistory(Entry{Role: "assistant", Text: msg, TurnID: id, At: env.Now})
+	return endTurn(s), Effects{Outputs: []Output{out}}
+}
+
+func turnError(turnID, what, code, msg string) Output {
+	return Output{ID: deriveID("e", turnID, "error", what), To: ToAgent, Type: contracts.TypeTurnError,
+		Payload: contracts.TurnError{TurnID: turnID, Code: code, Message: msg}}
+}
+
+// deriveID makes a stable id from its parts: the same parts, the same id.
+func deriveID(prefix string, parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return prefix + hex.EncodeToString(sum[:15])
+}
+
+// canonicalArgs validates raw as tool's arguments and fills the server's
+// defaults, so that what the user approves is exactly what runs.
+func canonicalArgs(tool string, raw json.RawMessage, s State, env Env) (json.RawMessage, error) {
+	spec, ok := contracts.LookupTool(tool)
+	if !ok || tool == contracts.ToolAskClarification {
+		return nil, fmt.Errorf("unknown tool %q", tool)
+	}
+	v, err := spec.DecodeArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	if a, ok := v.(*contracts.AddExpenseArgs); ok {
+		if a.Currency == nil {
+			c := env.DefaultCurrency
+			a.Currency = &c
+		}
+		if a.Date == nil {
+			d := env.Now.In(userLoc(s)).Format(time.DateOnly)
+			a.Date = &d
+		}
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func userLoc(s State) *time.Location {
+	if loc, err := time.LoadLocation(s.Timezone); err == nil && s.Timezone != "" {
+		return loc
+	}
+	return time.UTC
+}
