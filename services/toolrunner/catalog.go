@@ -1,0 +1,37 @@
+package toolrunner
+
+import (
+	"time"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// Catalog is every tool this package implements, with its limits.
+func Catalog() []Tool {
+	const outputCap = 64 << 10
+	return []Tool{
+		{Name: contracts.ToolAddExpense, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: addExpense},
+		{Name: contracts.ToolUpdateExpense, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: updateExpense},
+		{Name: contracts.ToolDeleteExpense, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: deleteExpense},
+		{Name: contracts.ToolListExpenses, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: listExpenses},
+		{Name: contracts.ToolGetBalance, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: getBalance},
+		{Name: contracts.ToolGetTransactions, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: getTransactions},
+	}
+}
+
+// Select returns the tools of Catalog named in names, all when names is empty.
+func Select(names []string) []Tool {
+	all := Catalog()
+	if len(names) == 0 {
+		return all
+	}
+	var out []Tool
+	for _, t := range all {
+		for _, n := range names {
+			if t.Name == n {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,222 @@
+package toolrunner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+func expenseView(e store.Expense) contracts.ExpenseView {
+	return contracts.ExpenseView{ID: e.ID, Item: e.Item, Amount: contracts.Money{Minor: e.AmountMinor, Currency: e.Currency}, Date: e.Date, Category: e.Category}
+}
+
+// totals sums amounts per currency, in order of first appearance.
+func totals(amounts []contracts.Money) []contracts.Money {
+	out := []contracts.Money{}
+	for _, m := range amounts {
+		i := slices.IndexFunc(out, func(t contracts.Money) bool { return t.Currency == m.Currency })
+		if i < 0 {
+			out = append(out, m)
+			continue
+		}
+		out[i].Minor += m.Minor
+	}
+	return out
+}
+
+func today(c Call) string { return c.Now.In(c.Caller.Location).Format(time.DateOnly) }
+
+func notFound(id int64) error {
+	return fail(contracts.CodeNotFound, fmt.Sprintf("There is no expense #%d.", id))
+}
+
+func addExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
+	a := c.Args.(*contracts.AddExpenseArgs)
+	minor, err := contracts.ParseMinor(a.Amount)
+	if err != nil || minor == 0 {
+		return Output{}, fail(contracts.CodeInvalidArgs, "amount: must be more than zero")
+	}
+	e := store.Expense{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Item: strings.TrimSpace(a.Item), AmountMinor: minor,
+		Currency: "GBP", Date: today(c), CreatedAt: c.Now, UpdatedAt: c.Now}
+	if a.Currency != nil {
+		e.Currency = *a.Currency
+	}
+	if a.Date != nil {
+		e.Date = *a.Date
+	}
+	if a.Category != nil {
+		e.Category = strings.ToLower(strings.TrimSpace(*a.Category))
+	}
+	added, err := tx.AddExpense(ctx, e)
+	if err != nil {
+		return Output{}, err
+	}
+	return Output{Data: contracts.ExpenseChanged{Expense: expenseView(added)}}, nil
+}
+
+func updateExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
+	a := c.Args.(*contracts.UpdateExpenseArgs)
+	e, err := tx.GetExpense(ctx, c.Caller.TenantID, a.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Output{}, notFound(a.ID)
+	} else if err != nil {
+		return Output{}, err
+	}
+	if a.Item == nil && a.Amount == nil && a.Date == nil && a.Category == nil {
+		return Output{}, fail(contracts.CodeInvalidArgs, "Nothing to change: give a new item, amount, date or category.")
+	}
+	if a.Item != nil {
+		e.Item = strings.TrimSpace(*a.Item)
+	}
+	if a.Amount != nil {
+		minor, err := contracts.ParseMinor(*a.Amount)
+		if err != nil || minor == 0 {
+			return Output{}, fail(contracts.CodeInvalidArgs, "amount: must be more than zero")
+		}
+		e.AmountMinor = minor
+	}
+	if a.Date != nil {
+		e.Date = *a.Date
+	}
+	if a.Category != nil {
+		e.Category = strings.ToLower(strings.TrimSpace(*a.Category))
+	}
+	e.UpdatedAt = c.Now
+	updated, err := tx.UpdateExpense(ctx, e)
+	if errors.Is(err, store.ErrNotFound) {
+		return Output{}, notFound(a.ID)
+	} else if err != nil {
+		return Output{}, err
+	}
+	return Output{Data: contracts.ExpenseChanged{Expense: expenseView(updated)}}, nil
+}
+
+func deleteExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
+	a := c.Args.(*contracts.DeleteExpenseArgs)
+	e, err := tx.GetExpense(ctx, c.Caller.TenantID, a.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return Output{}, notFound(a.ID)
+	} else if err != nil {
+		return Output{}, err
+	}
+	if err := tx.DeleteExpense(ctx, c.Caller.TenantID, a.ID); errors.Is(err, store.ErrNotFound) {
+		return Output{}, notFound(a.ID)
+	} else if err != nil {
+		return Output{}, err
+	}
+	return Output{Data: contracts.ExpenseChanged{Expense: expenseView(e)}}, nil
+}
+
+// rangeOrDefault resolves an optional range, this_month when absent.
+func rangeOrDefault(r *string, c Call) (name, from, to string, err error) {
+	name = "this_month"
+	if r != nil {
+		name = *r
+	}
+	from, to, err = ResolveRange(name, c.Now, c.Caller.Location)
+	if err != nil {
+		return "", "", "", fail(contracts.CodeInvalidArgs, err.Error())
+	}
+	return name, from, to, nil
+}
+
+// maxRows bounds what one listing reads from the store.
+const maxRows = 5000
+
+func listExpenses(ctx context.Context, tx Tx, c Call) (Output, error) {
+	a := c.Args.(*contracts.ListExpensesArgs)
+	name, from, to, err := rangeOrDefault(a.Range, c)
+	if err != nil {
+		return Output{}, err
+	}
+	f := store.ExpenseFilter{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, From: from, To: to, Limit: maxRows}
+	if a.Category != nil {
+		f.Category = strings.ToLower(strings.TrimSpace(*a.Category))
+	}
+	rows, err := tx.ListExpenses(ctx, f)
+	if err != nil {
+		return Output{}, err
+	}
+	out := contracts.ExpenseList{Range: name, From: from, To: to, Category: f.Category, Expenses: []contracts.ExpenseView{}}
+	var amounts []contracts.Money
+	for _, e := range rows {
+		v := expenseView(e)
+		out.Expenses = append(out.Expenses, v)
+		amounts = append(amounts, v.Amount)
+	}
+	out.Totals = totals(amounts)
+	n := int64(len(rows))
+	return Output{Data: out, Total: &n}, nil
+}
+
+func getBalance(ctx context.Context, tx Tx, c Call) (Output, error) {
+	a := c.Args.(*contracts.GetBalanceArgs)
+	name, from, to, err := rangeOrDefault(a.Range, c)
+	if err != nil {
+		return Output{}, err
+	}
+	rows, err := tx.ListExpenses(ctx, store.ExpenseFilter{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, From: from, To: to, Limit: maxRows})
+	if err != nil {
+		return Output{}, err
+	}
+	var amounts []contracts.Money
+	for _, e := range rows {
+		amounts = append(amounts, contracts.Money{Minor: e.AmountMinor, Currency: e.Currency})
+	}
+	out := contracts.Balance{Range: name, From: from, To: to, Total: totals(amounts), Count: len(rows)}
+	var warning string
+	if len(rows) == maxRows {
+		warning = fmt.Sprintf("Only the first %d expenses were counted.", maxRows)
+	}
+	return Output{Data: out, Warning: warning}, nil
+}
+
+func getTransactions(ctx context.Context, tx Tx, c Call) (Output, error) {
+	a := c.Args.(*contracts.GetTransactionsArgs)
+	f := store.TransactionFilter{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Limit: maxRows}
+	if a.FromDate != nil {
+		f.From = *a.FromDate
+	}
+	if a.ToDate != nil {
+		f.To = *a.ToDate
+	}
+	if f.From != "" && f.To != "" && f.To < f.From {
+		return Output{}, fail(contracts.CodeInvalidArgs, "to_date: must not be before from_date")
+	}
+	if a.Vendor != nil {
+		f.Vendor = strings.TrimSpace(*a.Vendor)
+	}
+	if a.Category != nil {
+		f.Category = strings.ToLower(strings.TrimSpace(*a.Category))
+	}
+	if a.ReviewStatus != nil {
+		f.ReviewStatus = *a.ReviewStatus
+	}
+	limit := 50
+	if a.Limit != nil {
+		limit = *a.Limit
+	}
+	rows, err := tx.ListTransactions(ctx, f)
+	if err != nil {
+		return Output{}, err
+	}
+	out := contracts.TransactionList{Transactions: []contracts.TransactionView{}, Count: len(rows)}
+	var amounts []contracts.Money
+	for i, t := range rows {
+		v := contracts.TransactionView{Date: t.Date, Description: t.Description, Vendor: t.Vendor,
+			Amount: contracts.Money{Minor: t.AmountMinor, Currency: t.Currency}, Category: t.Category, ReviewStatus: t.ReviewStatus}
+		amounts = append(amounts, v.Amount)
+		if i < limit {
+			out.Transactions = append(out.Transactions, v)
+		}
+	}
+	out.Totals = totals(amounts)
+	n := int64(len(rows))
+	return Output{Data: out, Total: &n}, nil
+}

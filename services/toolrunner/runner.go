@@ -1,0 +1,326 @@
+package toolrunner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// Tx is what tools read and write. For a mutation it is bound to the
+// transaction that also marks the proposal executed.
+type Tx interface {
+	AddExpense(ctx context.Context, e store.Expense) (store.Expense, error)
+	GetExpense(ctx context.Context, tenantID string, id int64) (store.Expense, error)
+	UpdateExpense(ctx context.Context, e store.Expense) (store.Expense, error)
+	DeleteExpense(ctx context.Context, tenantID string, id int64) error
+	ListExpenses(ctx context.Context, f store.ExpenseFilter) ([]store.Expense, error)
+	ListTransactions(ctx context.Context, f store.TransactionFilter) ([]store.Transaction, error)
+}
+
+// TxStore is a transaction: the tools' view plus the bookkeeping that must
+// commit with a change.
+type TxStore interface {
+	Tx
+	TransitionProposal(ctx context.Context, tenantID, id, from, to string, at time.Time) error
+	PutToolCall(ctx context.Context, c store.ToolCall) (store.ToolCall, bool, error)
+}
+
+// Store is the runner's view of the system of record.
+type Store interface {
+	TxStore
+	GetToolCall(ctx context.Context, tenantID, callID string) (store.ToolCall, error)
+	GetProposal(ctx context.Context, tenantID, id string) (store.Proposal, error)
+	AppendAudit(ctx context.Context, e store.AuditEntry) error
+	InTx(ctx context.Context, fn func(tx TxStore) error) error
+}
+
+// Limiter admits or refuses one call of a user to a tool.
+type Limiter interface {
+	Allow(ctx context.Context, key string, perMinute int, now time.Time) (ok bool, retryAfter time.Duration, err error)
+}
+
+// Runner executes tool requests. Create it with New.
+type Runner struct {
+	tools   map[string]Tool
+	store   Store
+	limiter Limiter
+	pub     message.Publisher
+	log     *slog.Logger
+	now     func() time.Time
+	metrics *Metrics
+}
+
+// New builds a runner serving tools (all of Catalog() when empty).
+func New(tools []Tool, st Store, limiter Limiter, pub message.Publisher, m *Metrics, log *slog.Logger, now func() time.Time) *Runner {
+	r := &Runner{tools: map[string]Tool{}, store: st, limiter: limiter, pub: pub, log: log, now: now, metrics: m}
+	for _, t := range tools {
+		r.tools[t.Name] = t
+	}
+	return r
+}
+
+// Names lists the tools this runner serves, sorted.
+func (r *Runner) Names() []string {
+	names := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Register adds one handler per tool, each on its own durable consumer.
+func (r *Runner) Register(router *message.Router, sub message.Subscriber) {
+	for _, name := range r.Names() {
+		c := bus.ToolConsumer(name)
+		router.AddConsumerHandler(c.Name, c.Name, sub, r.Handle)
+	}
+}
+
+// Handle runs one ToolRequest and publishes its result. It returns an
+// error only when the result could not be made durable or published, so
+// the request is redelivered; every failure of the tool itself is a result.
+func (r *Runner) Handle(msg *message.Message) error {
+	var req contracts.ToolRequest
+	if err := contracts.Decode(msg.Payload, &req); err != nil {
+		return bus.Permanent(fmt.Errorf("decode tool request: %w", err))
+	}
+	ctx := msg.Context()
+	res, err := r.Run(ctx, req)
+	if err != nil {
+		return err
+	}
+	return r.publish(req, res)
+}
+
+// Run executes req exactly once per call id and returns its result.
+func (r *Runner) Run(ctx context.Context, req contracts.ToolRequest) (contracts.ToolResult, error) {
+	start := time.Now()
+	if done, err := r.store.GetToolCall(ctx, req.TenantID, req.CallID); err == nil {
+		var res contracts.ToolResult
+		if err := json.Unmarshal(done.Result, &res); err == nil {
+			r.metrics.calls.WithLabelValues(req.Tool, "replayed").Inc()
+			return res, nil
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return contracts.ToolResult{}, fmt.Errorf("load call %s: %w", req.CallID, err)
+	}
+	r.metrics.inFlight.Inc()
+	defer r.metrics.inFlight.Dec()
+
+	res, args, runErr := r.execute(ctx, req)
+	res.CallID, res.TurnID, res.Tool = req.CallID, req.TurnID, req.Tool
+	res.Meta.DurationMS = time.Since(start).Milliseconds()
+	if runErr != nil {
+		return contracts.ToolResult{}, runErr
+	}
+	outcome := "ok"
+	if !res.OK {
+		outcome = res.Error.Code
+	}
+	r.metrics.calls.WithLabelValues(req.Tool, outcome).Inc()
+	r.metrics.latency.WithLabelValues(req.Tool).Observe(time.Since(start).Seconds())
+	if err := r.audit(ctx, req, args, outcome, res.Meta.DurationMS); err != nil {
+		return contracts.ToolResult{}, err
+	}
+	return res, nil
+}
+
+// execute validates, authorises, limits and runs the call. A non-nil
+// error means the outcome is unknown (the store failed) and the request
+// must be retried; everything else is in the result.
+func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest) (contracts.ToolResult, any, error) {
+	now := r.now()
+	tool, ok := r.tools[req.Tool]
+	if !ok {
+		return errResult(contracts.CodeUnknownTool, "This tool is not available."), nil, nil
+	}
+	spec, _ := contracts.LookupTool(req.Tool)
+	args, err := spec.DecodeArgs(req.Args)
+	if err != nil {
+		return errResult(contracts.CodeInvalidArgs, err.Error()), nil, nil
+	}
+	if !now.Before(req.Deadline) {
+		return errResult(contracts.CodeTimeout, "The request expired before it could run."), args, nil
+	}
+	mutation := tool.Kind == contracts.KindMutation
+	if mutation && !slices.Contains(req.Roles, contracts.RoleOwner) && !slices.Contains(req.Roles, contracts.RoleMember) {
+		return errResult(contracts.CodeForbidden, "You have read-only access, so nothing was changed."), args, nil
+	}
+	if mutation {
+		if res, ok, err := r.checkProposal(ctx, req); err != nil || !ok {
+			return res, args, err
+		}
+	}
+	if tool.PerMinute > 0 {
+		key := strings.Join([]string{req.TenantID, req.UserID, req.Tool}, ".")
+		ok, retry, err := r.limiter.Allow(ctx, key, tool.PerMinute, now)
+		if err != nil {
+			return contracts.ToolResult{}, nil, fmt.Errorf("rate limit: %w", err)
+		}
+		if !ok {
+			r.metrics.rateLimited.WithLabelValues(req.Tool).Inc()
+			secs := int(retry.Round(time.Second) / time.Second)
+			if secs < 1 {
+				secs = 1
+			}
+			res := errResult(contracts.CodeRateLimited, fmt.Sprintf("Too many %s calls; try again in %d seconds.", req.Tool, secs))
+			res.Error.RetryAfter = secs
+			return res, args, nil
+		}
+	}
+	loc, err := time.LoadLocation(req.Timezone)
+	if err != nil || req.Timezone == "" {
+		loc = time.UTC
+	}
+	call := Call{ID: req.CallID, Caller: Caller{TenantID: req.TenantID, UserID: req.UserID, ConversationID: req.ConversationID, Roles: req.Roles, Location: loc}, Args: args, Now: now}
+	deadline := now.Add(tool.Deadline)
+	if req.Deadline.Before(deadline) {
+		deadline = req.Deadline
+	}
+	cctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+
+	if !mutation {
+		out, err := safeRun(cctx, tool, r.store, call)
+		res := r.envelope(tool, out, err, cctx)
+		return res, args, r.remember(ctx, r.store, req, res)
+	}
+	var res contracts.ToolResult
+	err = r.store.InTx(cctx, func(tx TxStore) error {
+		if err := tx.TransitionProposal(cctx, req.TenantID, req.ProposalID, "approved", "executed", now); err != nil {
+			return err
+		}
+		out, err := safeRun(cctx, tool, tx, call)
+		res = r.envelope(tool, out, err, cctx)
+		if !res.OK {
+			return errRollback
+		}
+		return r.remember(cctx, tx, req, res)
+	})
+	switch {
+	case errors.Is(err, errRollback):
+		// The tool refused (bad id, not found): nothing changed, the
+		// proposal stays approved, and the refusal is the result.
+		return res, args, r.remember(ctx, r.store, req, res)
+	case errors.Is(err, store.ErrConflict):
+		// Executed already, under another call id: never twice.
+		res = errResult(contracts.CodeProposalInvalid, "That change was already made.")
+		return res, args, r.remember(ctx, r.store, req, res)
+	case err != nil && cctx.Err() != nil && ctx.Err() == nil:
+		res = errResult(contracts.CodeTimeout, "The tool took too long; nothing was changed.")
+		return res, args, r.remember(ctx, r.store, req, res)
+	case err != nil:
+		return contracts.ToolResult{}, args, fmt.Errorf("run %s: %w", req.Tool, err)
+	}
+	return res, args, nil
+}
+
+var errRollback = errors.New("tool refused")
+
+// checkProposal lets a mutation run only for a proposal that is approved,
+// belongs to the caller and this conversation, names this tool, and whose
+// stored canonical args equal the request's.
+func (r *Runner) checkProposal(ctx context.Context, req contracts.ToolRequest) (contracts.ToolResult, bool, error) {
+	refuse := errResult(contracts.CodeNotConfirmed, "This change needs your approval first; nothing was changed.")
+	if req.ProposalID == "" {
+		return refuse, false, nil
+	}
+	p, err := r.store.GetProposal(ctx, req.TenantID, req.ProposalID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return refuse, false, nil
+	case err != nil:
+		return contracts.ToolResult{}, false, fmt.Errorf("load proposal: %w", err)
+	}
+	spec, _ := contracts.LookupTool(req.Tool)
+	want, err1 := spec.CanonicalArgs(p.Args)
+	got, err2 := spec.CanonicalArgs(req.Args)
+	if p.UserID != req.UserID || p.ConversationID != req.ConversationID || p.Tool != req.Tool || err1 != nil || err2 != nil || string(want) != string(got) {
+		return refuse, false, nil
+	}
+	switch p.Status {
+	case "approved":
+		return contracts.ToolResult{}, true, nil
+	case "executed":
+		return errResult(contracts.CodeProposalInvalid, "That change was already made."), false, nil
+	}
+	return refuse, false, nil
+}
+
+// safeRun runs the tool with panics contained.
+func safeRun(ctx context.Context, t Tool, tx Tx, c Call) (out Output, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tool %s panicked: %v\n%s", t.Name, p, debug.Stack())
+		}
+	}()
+	return t.Run(ctx, tx, c)
+}
+
+// envelope turns a tool's output or error into a result, capping data.
+func (r *Runner) envelope(t Tool, out Output, err error, ctx context.Context) contracts.ToolResult {
+	var te *ToolError
+	switch {
+	case errors.As(err, &te):
+		return errResult(te.Code, te.Message)
+	case err != nil && ctx.Err() != nil:
+		return errResult(contracts.CodeTimeout, "The tool took too long; nothing was changed.")
+	case err != nil:
+		r.log.Error("tool failed", "tool", t.Name, "err", err)
+		return errResult(contracts.CodeInternal, "The tool failed; please try again.")
+	}
+	data, err := json.Marshal(out.Data)
+	if err != nil {
+		return errResult(contracts.CodeInternal, "The tool produced an unreadable result.")
+	}
+	data, truncated := capJSON(data, t.OutputCap)
+	return contracts.ToolResult{OK: true, Data: data, Total: out.Total, Warning: out.Warning,
+		Meta: contracts.ToolMeta{Bytes: int64(len(data)), Truncated: truncated}}
+}
+
+func errResult(code, msg string) contracts.ToolResult {
+	return contracts.ToolResult{OK: false, Error: &contracts.ToolError{Code: code, Message: msg}}
+}
+
+// remember stores the result under the call id: a redelivery returns it.
+func (r *Runner) remember(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult) error {
+	res.CallID, res.TurnID, res.Tool = req.CallID, req.TurnID, req.Tool
+	b, err := json.Marshal(res)
+	if err != nil {
+		return bus.Permanent(err)
+	}
+	if _, _, err := tx.PutToolCall(ctx, store.ToolCall{CallID: req.CallID, TenantID: req.TenantID, Tool: req.Tool, Result: b, CreatedAt: r.now()}); err != nil {
+		return fmt.Errorf("store result: %w", err)
+	}
+	return nil
+}
+
+func (r *Runner) publish(req contracts.ToolRequest, res contracts.ToolResult) error {
+	subject, err := bus.ToolResultSubject(req.TenantID, req.ConversationID)
+	if err != nil {
+		return bus.Permanent(err)
+	}
+	payload, err := json.Marshal(res)
+	if err != nil {
+		return bus.Permanent(err)
+	}
+	msg := bus.NewMessage(req.CallID+"-result", payload, bus.Headers{Type: contracts.TypeToolResult, Tenant: req.TenantID, User: req.UserID,
+		Conversation: req.ConversationID, Correlation: req.TurnID})
+	if err := r.pub.Publish(subject, msg); err != nil {
+		return fmt.Errorf("publish result: %w", err)
+	}
+	return nil
+}
