@@ -1,0 +1,193 @@
+// Package app wires purser's services from configuration: one service
+// against an external NATS and Postgres (RunService), or all four in one
+// process over an embedded NATS and SQLite (Up). cmd/purser only parses
+// flags and calls in here.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/config"
+	"github.com/purser-ai/purser/internal/ops"
+	"github.com/purser-ai/purser/internal/outbox"
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/services/ingress"
+	"github.com/purser-ai/purser/services/notifier"
+	"github.com/purser-ai/purser/services/orchestrator"
+	"github.com/purser-ai/purser/services/toolrunner"
+)
+
+// shutdownGrace bounds how long in-flight work may take to finish at stop.
+const shutdownGrace = 20 * time.Second
+
+// deps is what every service is built from.
+type deps struct {
+	cfg config.Config
+	log *slog.Logger
+	reg *prometheus.Registry
+	// routerMetrics are shared by the routers of one process.
+	routerMetrics *bus.RouterMetrics
+	store         *store.Store // nil for the ingress alone
+	connect       func(name string) (*nats.Conn, error)
+	verifier      ingress.Verifier
+	now           func() time.Time
+}
+
+// component is one running service.
+type component struct {
+	name   string
+	routes func(mux *http.ServeMux)
+	run    func(ctx context.Context) error // returns when ctx ends and work is handed back
+}
+
+// build creates the service named by mode. Connections it opens are closed
+// when run returns.
+func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
+	nc, err := d.connect("purser-" + string(mode))
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS: %w", err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	log := d.log.With("service", string(mode))
+	pub := bus.NewPublisher(nc, js)
+	closeConn := func() { _ = nc.Drain() }
+
+	switch mode {
+	case config.ModeIngress:
+		in := ingress.New(ingress.Config{AllowedOrigins: d.cfg.AllowedOrigins}, d.verifier, nc, pub, ingress.NewMetrics(d.reg), log, d.now)
+		return &component{name: string(mode), routes: in.Routes, run: func(ctx context.Context) error {
+			<-ctx.Done()
+			in.Close()
+			closeConn()
+			return nil
+		}}, nil
+	case config.ModeOrchestrator:
+		relay := outbox.NewRelay(d.store, pub, log, d.now)
+		orch := orchestrator.New(orchestrator.Config{}, d.store, relay, pub, orchestrator.Offline{}, d.reg, log, d.now)
+		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.OrchestratorConsumers(), orch.Register, relay)
+	case config.ModeNotifier:
+		n := notifier.New(d.store, pub, d.reg, log, d.now)
+		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.NotifierConsumers(), n.Register, nil)
+	case config.ModeToolrunner:
+		tools := toolrunner.Select(d.cfg.Tools)
+		if len(tools) == 0 {
+			closeConn()
+			return nil, fmt.Errorf("PURSER_TOOLS: none of %v is a tool this toolrunner has", d.cfg.Tools)
+		}
+		limiter, err := toolrunner.NewKVLimiter(ctx, js)
+		if err != nil {
+			closeConn()
+			return nil, fmt.Errorf("rate limiter: %w", err)
+		}
+		runner := toolrunner.New(tools, toolrunner.FromStore(d.store), limiter, pub, toolrunner.NewMetrics(d.reg), log, d.now)
+		var consumers []bus.ConsumerDef
+		for _, name := range runner.Names() {
+			consumers = append(consumers, bus.ToolConsumer(name))
+		}
+		return routed(ctx, mode, d, nc, js, pub, log, closeConn, consumers, runner.Register, nil)
+	}
+	closeConn()
+	return nil, fmt.Errorf("unknown service %q", mode)
+}
+
+// routed builds a service that consumes through a watermill router.
+func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jetstream.JetStream, pub message.Publisher, log *slog.Logger,
+	closeConn func(), consumers []bus.ConsumerDef, register func(*message.Router, message.Subscriber), relay *outbox.Relay) (*component, error) {
+	if err := bus.Provision(ctx, js, consumers...); err != nil {
+		closeConn()
+		return nil, fmt.Errorf("provision streams: %w", err)
+	}
+	sub := bus.NewSubscriber(js, string(mode), consumers, log)
+	router, err := bus.NewRouter(string(mode), pub, log, d.routerMetrics)
+	if err != nil {
+		closeConn()
+		return nil, err
+	}
+	register(router, sub)
+	return &component{name: string(mode), run: func(ctx context.Context) error {
+		g, gctx := errgroup.WithContext(ctx)
+		g.Go(func() error { return router.Run(gctx) })
+		if relay != nil {
+			g.Go(func() error { return relay.Run(gctx, time.Second) })
+		}
+		err := g.Wait()
+		_ = sub.Close()
+		closeConn()
+		return err
+	}}, nil
+}
+
+// serve runs the components and one HTTP server until ctx ends, then shuts
+// down: the HTTP server stops taking requests, routers hand unfinished
+// messages back to their streams, connections drain.
+func serve(ctx context.Context, log *slog.Logger, ln net.Listener, reg *prometheus.Registry, checks []ops.Check, comps []*component) error {
+	mux := http.NewServeMux()
+	ops.Routes(mux, reg, checks...)
+	for _, c := range comps {
+		if c.routes != nil {
+			c.routes(mux)
+		}
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, c := range comps {
+		g.Go(func() error {
+			if err := c.run(gctx); err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("http: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(gctx), shutdownGrace)
+		defer cancel()
+		log.Info("shutting down")
+		return srv.Shutdown(sctx)
+	})
+	return g.Wait()
+}
+
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+func natsCheck(nc *nats.Conn) ops.Check {
+	return ops.Check{Name: "nats", Probe: func(ctx context.Context) error {
+		if !nc.IsConnected() {
+			return errors.New("not connected")
+		}
+		return nc.FlushWithContext(ctx)
+	}}
+}
+
+func verifierFor(cfg config.Config, secret []byte) (*auth.Verifier, error) {
+	return auth.NewVerifier(auth.Config{Secret: secret, JWKSURL: cfg.JWKSURL, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience})
+}

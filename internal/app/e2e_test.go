@@ -1,0 +1,259 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/nats-io/nats.go"
+
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/config"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// startUp runs Up in the background on free ports and a temporary data
+// folder, and returns how to reach it. The test's cleanup stops it and
+// checks that it shut down cleanly.
+func startUp(t *testing.T) Info {
+	t.Helper()
+	cfg := config.FromEnv(func(string) string { return "" })
+	cfg.DataDir = t.TempDir()
+	cfg.HTTPAddr = "127.0.0.1:0"
+	cfg.NATSListen = "127.0.0.1:0"
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan Info, 1)
+	done := make(chan error, 1)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	go func() { done <- Up(ctx, cfg, log, func(i Info) { ready <- i }) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Up returned %v at shutdown", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("Up did not stop within 30 s")
+		}
+	})
+	select {
+	case i := <-ready:
+		return i
+	case err := <-done:
+		t.Fatalf("Up failed: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("Up not ready within 60 s")
+	}
+	return Info{}
+}
+
+type wsClient struct {
+	t    *testing.T
+	conn *websocket.Conn
+}
+
+func dial(t *testing.T, i Info, token string) *wsClient {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, i.WebsocketURL(), &websocket.DialOptions{
+		HTTPHeader:   http.Header{"Authorization": []string{"Bearer " + token}},
+		Subprotocols: []string{auth.Subprotocol},
+	})
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { conn.CloseNow() })
+	return &wsClient{t: t, conn: conn}
+}
+
+func (c *wsClient) send(frame string) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.conn.Write(ctx, websocket.MessageText, []byte(frame)); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
+}
+
+// next reads frames until one of type typ arrives, skipping tokens and
+// pongs, and fails after 20 s.
+func (c *wsClient) next(typ string) contracts.ServerFrame {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for {
+		_, data, err := c.conn.Read(ctx)
+		if err != nil {
+			c.t.Fatalf("waiting for a %s frame: %v", typ, err)
+		}
+		var f contracts.ServerFrame
+		if err := json.Unmarshal(data, &f); err != nil {
+			c.t.Fatalf("server sent bad JSON %q: %v", data, err)
+		}
+		if f.Type == typ {
+			return f
+		}
+		if f.Type != contracts.FrameToken && f.Type != contracts.FrameAck {
+			c.t.Fatalf("got a %s frame %s while waiting for %s", f.Type, data, typ)
+		}
+	}
+}
+
+func TestWalkingPath(t *testing.T) {
+	info := startUp(t)
+
+	// Watch the bus from outside, as `nats sub 'purser.>'` would.
+	nc, err := nats.Connect(info.NATSURL)
+	if err != nil {
+		t.Fatalf("connect to embedded NATS over TCP: %v", err)
+	}
+	defer nc.Close()
+	seen := make(chan *nats.Msg, 64)
+	if _, err := nc.ChanSubscribe("purser.>", seen); err != nil {
+		t.Fatal(err)
+	}
+
+	c := dial(t, info, info.DemoToken)
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
+	ack := c.next(contracts.FrameAck)
+	if ack.Ack == nil || ack.Ack.ID != "m1" || ack.TurnID == "" {
+		t.Fatalf("ack = %+v, want one for m1 with a turn id", ack)
+	}
+	ans := c.next(contracts.FrameAnswer)
+	if ans.Seq < 1 || ans.TurnID != ack.TurnID || ans.ConversationID != "c1" || !strings.HasPrefix(ans.Answer.Content, "Hello!") {
+		t.Fatalf("answer = %+v", ans)
+	}
+
+	// The turn and the answer crossed the bus as readable JSON on the
+	// subjects of DESIGN.md, with the headers it lists.
+	subjects := map[string]*nats.Msg{}
+	deadline := time.After(10 * time.Second)
+	for subjects["purser.turns.demo.c1"] == nil || subjects["purser.agent.demo.demo.c1"] == nil || subjects["purser.deliver.demo.demo"] == nil {
+		select {
+		case m := <-seen:
+			subjects[m.Subject] = m
+		case <-deadline:
+			t.Fatalf("subjects seen: %v", keys(subjects))
+		}
+	}
+	var turn contracts.UserTurn
+	if err := contracts.Decode(subjects["purser.turns.demo.c1"].Data, &turn); err != nil || turn.Text != "hello" {
+		t.Errorf("turn on the bus = %+v, %v", turn, err)
+	}
+	agent := subjects["purser.agent.demo.demo.c1"]
+	for _, h := range []string{"Nats-Msg-Id", "Purser-Type", "Purser-Tenant", "Purser-Conversation", "Purser-Correlation-Id", "traceparent"} {
+		if agent.Header.Get(h) == "" {
+			t.Errorf("agent message lacks header %s: %v", h, agent.Header)
+		}
+	}
+	if agent.Header.Get("Purser-Correlation-Id") != ack.TurnID {
+		t.Errorf("correlation id = %q, want the turn id %q", agent.Header.Get("Purser-Correlation-Id"), ack.TurnID)
+	}
+
+	// The same message id again is the same turn: no second answer.
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
+	c.next(contracts.FrameAck)
+	c.send(`{"type":"message","id":"m2","conversation_id":"c1","text":"hi there"}`)
+	second := c.next(contracts.FrameAnswer)
+	if second.Seq != ans.Seq+1 {
+		t.Errorf("second answer seq = %d, want %d (the resent m1 must not have produced a frame)", second.Seq, ans.Seq+1)
+	}
+}
+
+func TestBadInputAtTheSocket(t *testing.T) {
+	info := startUp(t)
+	c := dial(t, info, info.DemoToken)
+	tests := []struct {
+		give string
+		want string
+	}{
+		{`{"type":"message",`, "malformed JSON"},
+		{`{"type":"message","id":"m1","conversation_id":"c1","text":"hi","tool":"delete_expense"}`, "tool: unknown field"},
+		{`{"type":"message","id":"m1","conversation_id":"a.b","text":"hi"}`, "conversation_id: must be 1-64"},
+		{`{"type":"message","id":"m*","conversation_id":"c1","text":"hi"}`, "id: must be 1-64"},
+		{`{"type":"message","id":"m1","conversation_id":"c1","text":42}`, "text: must be a string"},
+		{`{"type":"launch"}`, "type: must be one of"},
+	}
+	for _, tt := range tests {
+		c.send(tt.give)
+		f := c.next(contracts.FrameError)
+		if f.Error == nil || f.Error.Code != contracts.ErrCodeBadFrame || !strings.Contains(f.Error.Message, tt.want) {
+			t.Errorf("frame %s: error = %+v, want bad_frame containing %q", tt.give, f.Error, tt.want)
+		}
+	}
+	// The connection survived all of that and still works.
+	c.send(`{"type":"ping"}`)
+	c.next(contracts.FramePong)
+
+	// A frame over the size limit closes the socket with 1009.
+	c.send(`{"type":"message","id":"big","conversation_id":"c1","text":"` + strings.Repeat("x", 70<<10) + `"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for {
+		_, _, err := c.conn.Read(ctx)
+		if err == nil {
+			continue
+		}
+		if got := websocket.CloseStatus(err); got != websocket.StatusMessageTooBig {
+			t.Fatalf("close status = %v (%v), want 1009", got, err)
+		}
+		break
+	}
+}
+
+func TestAuthBeforeUpgrade(t *testing.T) {
+	info := startUp(t)
+	expired, err := auth.NewMinter(info.Secret, "purser", "purser", func() time.Time { return time.Now().Add(-2 * time.Hour) }).
+		Mint("demo", "demo", []auth.Role{auth.RoleOwner}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, header := range map[string]string{"no token": "", "expired": "Bearer " + expired, "garbage": "Bearer abc.def.ghi"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		h := http.Header{}
+		if header != "" {
+			h.Set("Authorization", header)
+		}
+		_, resp, err := websocket.Dial(ctx, info.WebsocketURL(), &websocket.DialOptions{HTTPHeader: h})
+		cancel()
+		if err == nil {
+			t.Errorf("%s: upgrade succeeded", name)
+			continue
+		}
+		if resp == nil || resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: response = %v, want 401", name, resp)
+		}
+	}
+	// The token in the URL is never read.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, resp, err := websocket.Dial(ctx, info.WebsocketURL()+"?token="+info.DemoToken, nil)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("token in the query: err %v, resp %v, want 401", err, resp)
+	}
+	// Browsers send the token as a subprotocol; the server picks purser.v1.
+	conn, _, err := websocket.Dial(ctx, info.WebsocketURL(), &websocket.DialOptions{Subprotocols: []string{auth.Subprotocol, "purser.bearer." + info.DemoToken}})
+	if err != nil {
+		t.Fatalf("subprotocol auth: %v", err)
+	}
+	defer conn.CloseNow()
+	if conn.Subprotocol() != auth.Subprotocol {
+		t.Errorf("selected subprotocol = %q, want %q", conn.Subprotocol(), auth.Subprotocol)
+	}
+}
+
+func keys[M ~map[string]V, V any](m M) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

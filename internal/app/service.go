@@ -1,0 +1,60 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/config"
+	"github.com/purser-ai/purser/internal/ops"
+	"github.com/purser-ai/purser/internal/store"
+)
+
+// RunService runs one service against NATS_URL (and DATABASE_URL, but for
+// the ingress) until ctx ends. This is how purser runs in deploy/k8s.
+func RunService(ctx context.Context, cfg config.Config, mode config.Mode, log *slog.Logger) error {
+	if err := cfg.Check(mode); err != nil {
+		return err
+	}
+	connect := func(name string) (*nats.Conn, error) {
+		return nats.Connect(cfg.NATSURL, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+	}
+	probe, err := connect("purser-" + string(mode) + "-probe")
+	if err != nil {
+		return fmt.Errorf("NATS_URL: %w", err)
+	}
+	defer probe.Close()
+	reg := newRegistry()
+	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), connect: connect, now: time.Now}
+	checks := []ops.Check{natsCheck(probe)}
+	if mode != config.ModeIngress {
+		st, err := store.Open(ctx, cfg.DatabaseURL)
+		if err != nil {
+			return fmt.Errorf("DATABASE_URL: %w", err)
+		}
+		defer st.Close()
+		d.store = st
+		checks = append(checks, ops.Check{Name: "store", Probe: st.Ping})
+	} else {
+		v, err := verifierFor(cfg, []byte(cfg.JWTSecret))
+		if err != nil {
+			return err
+		}
+		d.verifier = v
+	}
+	c, err := build(ctx, mode, d)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("PURSER_HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
+	}
+	log.Info("service started", "service", mode, "http", ln.Addr().String())
+	return serve(ctx, log, ln, reg, checks, []*component{c})
+}

@@ -1,0 +1,161 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/config"
+	"github.com/purser-ai/purser/internal/natsembed"
+	"github.com/purser-ai/purser/internal/ops"
+	"github.com/purser-ai/purser/internal/store"
+)
+
+// Demo tenant and user created by Up.
+const (
+	DemoTenant = "demo"
+	DemoUser   = "demo"
+)
+
+// Info says how to reach a running Up.
+type Info struct {
+	HTTPAddr  string // host:port actually listened on
+	NATSURL   string // the embedded server's client URL ("" if not listening)
+	DemoToken string // a short-lived token for the demo user
+	Secret    []byte // the JWT secret in use
+}
+
+// WebsocketURL is the client endpoint.
+func (i Info) WebsocketURL() string { return "ws://" + i.HTTPAddr + "/v1/ws" }
+
+// Up runs all four services in one process over an embedded NATS server
+// (JetStream in <data>/nats) and SQLite (<data>/purser.db) until ctx ends.
+// ready, when not nil, is called once everything is serving.
+func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Info)) error {
+	if err := cfg.Check(config.ModeUp); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("PURSER_DATA_DIR: %w", err)
+	}
+	var secret []byte
+	if cfg.JWKSURL == "" {
+		var err error
+		if secret, err = Secret(cfg); err != nil {
+			return err
+		}
+	}
+
+	host, portStr, _ := net.SplitHostPort(cfg.NATSListen)
+	port, _ := strconv.Atoi(portStr)
+	if port == 0 {
+		port = -1 // any free port
+	}
+	ns, err := natsembed.Start(natsembed.Options{StoreDir: filepath.Join(cfg.DataDir, "nats"), Host: host, Port: port, ServerName: "purser-up"})
+	if err != nil {
+		return fmt.Errorf("embedded NATS on %s: %w", cfg.NATSListen, err)
+	}
+	defer func() { ns.Shutdown(); ns.WaitForShutdown() }()
+
+	st, err := store.Open(ctx, DSN(cfg))
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	defer st.Close()
+
+	verifier, err := verifierFor(cfg, secret)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("PURSER_HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
+	}
+	defer ln.Close()
+
+	probe, err := natsembed.Connect(ns, "purser-probe")
+	if err != nil {
+		return fmt.Errorf("connect to embedded NATS: %w", err)
+	}
+	defer probe.Close()
+
+	reg := newRegistry()
+	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), store: st, verifier: verifier, now: time.Now,
+		connect: func(name string) (*nats.Conn, error) { return natsembed.Connect(ns, name) }}
+	var comps []*component
+	for _, mode := range []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress} {
+		c, err := build(ctx, mode, d)
+		if err != nil {
+			return fmt.Errorf("start %s: %w", mode, err)
+		}
+		comps = append(comps, c)
+	}
+	if err := seedDemo(ctx, st, time.Now()); err != nil {
+		return fmt.Errorf("demo data: %w", err)
+	}
+
+	info := Info{HTTPAddr: ln.Addr().String(), Secret: secret}
+	if ns.Addr() != nil {
+		info.NATSURL = ns.ClientURL()
+	}
+	if len(secret) > 0 {
+		minter := auth.NewMinter(secret, cfg.JWTIssuer, cfg.JWTAudience, time.Now)
+		if info.DemoToken, err = minter.Mint(DemoTenant, DemoUser, []auth.Role{auth.RoleOwner}, 12*time.Hour); err != nil {
+			return fmt.Errorf("demo token: %w", err)
+		}
+	}
+	if ready != nil {
+		ready(info)
+	}
+	log.Info("purser is up", "http", info.HTTPAddr, "nats", info.NATSURL, "data", cfg.DataDir)
+	checks := []ops.Check{natsCheck(probe), {Name: "store", Probe: st.Ping}}
+	return serve(ctx, log, ln, reg, checks, comps)
+}
+
+// Secret returns the HS256 signing secret: PURSER_JWT_SECRET, or the one
+// Up keeps in <data>/jwt-secret, created with mode 0600 on first use.
+func Secret(cfg config.Config) ([]byte, error) {
+	if cfg.JWTSecret != "" {
+		return []byte(cfg.JWTSecret), nil
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("PURSER_DATA_DIR: %w", err)
+	}
+	secret, err := auth.LoadOrCreateSecret(filepath.Join(cfg.DataDir, "jwt-secret"))
+	if err != nil {
+		return nil, fmt.Errorf("jwt secret: %w", err)
+	}
+	return secret, nil
+}
+
+// DSN is the store to open: DATABASE_URL, or SQLite in the data folder.
+func DSN(cfg config.Config) string {
+	if cfg.DatabaseURL != "" {
+		return cfg.DatabaseURL
+	}
+	return "sqlite:" + filepath.Join(cfg.DataDir, "purser.db")
+}
+
+// PrintInfo writes how to connect, for a person at a terminal.
+func PrintInfo(w io.Writer, i Info) {
+	fmt.Fprintf(w, "\npurser is up.\n\n")
+	fmt.Fprintf(w, "  websocket  %s\n", i.WebsocketURL())
+	fmt.Fprintf(w, "  chat       go run ./cmd/purser chat --url %s   (or: purser chat)\n", i.WebsocketURL())
+	if i.NATSURL != "" {
+		fmt.Fprintf(w, "  bus        nats --server %s sub 'purser.>'\n", i.NATSURL)
+	}
+	fmt.Fprintf(w, "  metrics    http://%s/metrics\n", i.HTTPAddr)
+	if i.DemoToken != "" {
+		fmt.Fprintf(w, "\ntoken for tenant %q, user %q (valid 12 h):\n\n%s\n\n", DemoTenant, DemoUser, i.DemoToken)
+	}
+}
