@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/purser-ai/purser/pkg/contracts"
@@ -88,8 +89,31 @@ type StepRecord struct {
 }
 
 // Model decides the next step of a turn. A Model may stream answer tokens
-// through the TokenSink on ctx; the final Decision still carries the whole
-// content.
+// through TokenSinkFrom(ctx); the final Decision still carries the whole
+// content. An error wrapping ErrInvalidOutput means the model answered
+// with something that is not a decision: the turn gets its one corrective
+// retry. Any other error means the model could not be asked.
 type Model interface {
 	Decide(ctx context.Context, p Prompt) (Decision, error)
+}
+
+// ErrInvalidOutput marks a model reply that is not a valid decision.
+var ErrInvalidOutput = errors.New("invalid model output")
+
+// TokenSink receives answer text as the model produces it.
+type TokenSink func(text string)
+
+type tokenSinkKey struct{}
+
+// WithTokenSink returns ctx carrying sink.
+func WithTokenSink(ctx context.Context, sink TokenSink) context.Context {
+	return context.WithValue(ctx, tokenSinkKey{}, sink)
+}
+
+// TokenSinkFrom returns the sink on ctx, or one that drops tokens.
+func TokenSinkFrom(ctx context.Context) TokenSink {
+	if s, ok := ctx.Value(tokenSinkKey{}).(TokenSink); ok && s != nil {
+		return s
+	}
+	return func(string) {}
 }

@@ -162,18 +162,22 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 	}
 	env := Env{TenantID: tenant, ConversationID: convID, Now: o.now(), DefaultCurrency: o.cfg.DefaultCurrency, NeedsConfirm: o.needsConfirm}
 	next, eff := Transition(state, ev, env)
+	streamed := false // the model streamed this turn's answer itself
 	for round := 0; eff.NeedModel && round < maxModelRounds; round++ {
 		dev := Event{Kind: EvDecision}
 		start := time.Now()
-		d, err := o.model.Decide(ctx, PromptFor(next, env))
+		d, err := o.model.Decide(o.tokenContext(ctx, tenant, next, convID, &streamed), PromptFor(next, env))
 		o.metrics.modelSeconds.Observe(time.Since(start).Seconds())
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err() // shutting down: the message goes back to the stream
-			}
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err() // shutting down: the message goes back to the stream
+		case errors.Is(err, ErrInvalidOutput):
+			o.log.Info("model output invalid", "err", err, "tenant", tenant)
+			dev.ModelInvalid = err.Error()
+		case err != nil:
 			o.log.Warn("model", "err", err, "tenant", tenant)
 			dev.ModelErr = "unavailable"
-		} else {
+		default:
 			dev.Decision = &d
 			o.metrics.decisions.WithLabelValues(string(d.Kind)).Inc()
 		}
@@ -196,7 +200,7 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 		return fmt.Errorf("save conversation: %w", err)
 	}
 	o.observe(ev, eff)
-	if eff.Stream != "" {
+	if eff.Stream != "" && !streamed {
 		o.streamTokens(tenant, next.UserID, convID, eff)
 	}
 	return o.relay.Publish(ctx, out)
@@ -316,6 +320,29 @@ func (o *Orchestrator) streamTokens(tenant, user, convID string, eff Effects) {
 			return
 		}
 	}
+}
+
+// tokenContext gives the model a sink that forwards answer tokens to the
+// user's sockets as they arrive (best effort, like streamTokens).
+func (o *Orchestrator) tokenContext(ctx context.Context, tenant string, s State, convID string, streamed *bool) context.Context {
+	subject, err := bus.DeliverSubject(tenant, s.UserID)
+	if err != nil || o.pub == nil || s.Turn == nil {
+		return ctx
+	}
+	turnID := s.Turn.TurnID
+	round := s.Turn.Round
+	index := 0
+	return WithTokenSink(ctx, func(text string) {
+		if text == "" {
+			return
+		}
+		*streamed = true
+		f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: convID, TurnID: turnID, At: o.now().UTC(),
+			Token: &contracts.TokenBody{Text: text, Index: index}}
+		b, _ := json.Marshal(f)
+		_ = o.pub.Publish(subject, message.NewMessage(fmt.Sprintf("%s-tok-%d-%d", turnID, round, index), b))
+		index++
+	})
 }
 
 // splitTokens cuts text into word-sized pieces that join back exactly.

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,6 +88,9 @@ func onDecision(s State, ev Event, env Env) (State, Effects) {
 	t.Correction, t.Failure = "", ""
 	if ev.ModelErr != "" {
 		return failTurn(s, env, contracts.CodeModel, "The assistant is unavailable right now; please try again in a moment.")
+	}
+	if ev.ModelInvalid != "" || ev.Decision == nil {
+		return invalidOutput(s, env, cmp.Or(ev.ModelInvalid, "no decision"))
 	}
 	d := *ev.Decision
 	switch d.Kind {

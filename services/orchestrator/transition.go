@@ -31,6 +31,10 @@ type Event struct {
 	Decision *Decision
 	// ModelErr says the model could not be asked (after its own retries).
 	ModelErr string
+	// ModelInvalid says the model answered with output that is not a
+	// decision (bad JSON, a cut-off stream, a refusal); it takes the one
+	// corrective retry like any other invalid output.
+	ModelInvalid string
 }
 
 // Env is what a transition may know about the world besides the state.
