@@ -1,0 +1,32 @@
+# purser — the two commands a newcomer needs are `make run` and `make test`.
+GO ?= go
+export GOTOOLCHAIN := local
+
+.PHONY: run test build vet bench fuzz tidy-check
+
+## run: all four services in one process on an embedded NATS and SQLite (./data)
+run:
+	$(GO) run ./cmd/purser up
+
+## test: vet plus every test with the race detector (store suite on SQLite and Postgres)
+test: vet
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+vet:
+	$(GO) vet ./...
+
+build:
+	$(GO) build -o bin/purser ./cmd/purser
+
+## bench: the benchmarks whose figures go into closing notes
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: each fuzz target for FUZZTIME (default 1m)
+FUZZTIME ?= 1m
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./pkg/contracts
+
+tidy-check:
+	$(GO) mod tidy
+	git diff --exit-code go.mod go.sum
