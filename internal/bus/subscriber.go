@@ -151,12 +151,11 @@ func (s *Subscriber) deliver(ctx context.Context, def ConsumerDef, jm jetstream.
 func (s *Subscriber) nak(def ConsumerDef, jm jetstream.Msg, wm *message.Message) {
 	md, err := jm.Metadata()
 	if err != nil || int(md.NumDelivered) < def.MaxDeliver {
-		delay := DefaultBackOff[0]
+		delivered := 1
 		if err == nil {
-			i := min(int(md.NumDelivered)-1, len(DefaultBackOff)-1)
-			delay = DefaultBackOff[max(i, 0)]
+			delivered = int(md.NumDelivered)
 		}
-		_ = jm.NakWithDelay(delay)
+		_ = jm.NakWithDelay(def.backOff(delivered))
 		return
 	}
 	reason := "max deliveries reached"
@@ -165,7 +164,7 @@ func (s *Subscriber) nak(def ConsumerDef, jm jetstream.Msg, wm *message.Message)
 	}
 	if err := s.deadLetter(jm, reason); err != nil {
 		s.log.Error("dead letter", "consumer", def.Name, "err", err)
-		_ = jm.NakWithDelay(DefaultBackOff[len(DefaultBackOff)-1])
+		_ = jm.NakWithDelay(def.backOff(def.MaxDeliver))
 		return
 	}
 	_ = jm.Term()

@@ -51,6 +51,17 @@ type ConsumerDef struct {
 	AckWait       time.Duration
 	MaxDeliver    int
 	MaxAckPending int
+	// BackOff spaces redeliveries after a failed attempt; DefaultBackOff
+	// when empty.
+	BackOff []time.Duration
+}
+
+func (d ConsumerDef) backOff(delivered int) time.Duration {
+	b := d.BackOff
+	if len(b) == 0 {
+		b = DefaultBackOff
+	}
+	return b[max(0, min(delivered-1, len(b)-1))]
 }
 
 func (d ConsumerDef) config() jetstream.ConsumerConfig {
