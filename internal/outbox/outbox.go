@@ -60,8 +60,13 @@ func (r *Relay) Publish(ctx context.Context, msgs []store.OutboxMessage) error {
 	return err
 }
 
+// Straggler is how old a pending message must be before Run publishes it:
+// younger ones are still being published by the handler that stored them,
+// and publishing them too would only make duplicates for JetStream to drop.
+const Straggler = 2 * time.Second
+
 // Run republishes pending messages every interval until ctx ends. It picks
-// up what a crashed handler stored but never published.
+// up what a crashed or failed handler stored but never published.
 func (r *Relay) Run(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -71,18 +76,31 @@ func (r *Relay) Run(ctx context.Context, interval time.Duration) error {
 			return nil
 		case <-t.C:
 		}
-		if err := r.Flush(ctx); err != nil && ctx.Err() == nil {
+		if err := r.flush(ctx, r.now().Add(-Straggler)); err != nil && ctx.Err() == nil {
 			r.log.Warn("outbox relay", "err", err)
 		}
 	}
 }
 
 // Flush publishes every pending message once, oldest first.
-func (r *Relay) Flush(ctx context.Context) error {
+func (r *Relay) Flush(ctx context.Context) error { return r.flush(ctx, time.Time{}) }
+
+// flush publishes pending messages in order, stopping at the first one
+// created after cutoff (none when cutoff is zero).
+func (r *Relay) flush(ctx context.Context, cutoff time.Time) error {
 	for {
 		pending, err := r.store.PendingOutbox(ctx, 100)
 		if err != nil {
 			return fmt.Errorf("load pending: %w", err)
+		}
+		n := len(pending)
+		if !cutoff.IsZero() {
+			for i, m := range pending {
+				if m.CreatedAt.After(cutoff) {
+					pending = pending[:i]
+					break
+				}
+			}
 		}
 		if len(pending) == 0 {
 			return nil
@@ -90,7 +108,7 @@ func (r *Relay) Flush(ctx context.Context) error {
 		if err := r.Publish(ctx, pending); err != nil {
 			return err
 		}
-		if len(pending) < 100 {
+		if len(pending) < 100 || n != len(pending) {
 			return nil
 		}
 	}

@@ -145,7 +145,12 @@ func PromptFor(s State, env Env) Prompt {
 	t := s.Turn
 	p := Prompt{TurnID: t.TurnID, Text: t.Text, Now: env.Now.In(userLoc(s)), Timezone: s.Timezone,
 		Memory: s.Memory, Steps: t.Steps, Tools: contracts.Tools(), Correction: t.Correction, Failure: t.Failure}
-	p.History = compactHistory(s.History, historyBudget)
+	// The current turn's own entries are the prompt's Text, not history.
+	past := s.History
+	for len(past) > 0 && past[len(past)-1].TurnID == t.TurnID {
+		past = past[:len(past)-1]
+	}
+	p.History = compactHistory(past, historyBudget)
 	return p
 }
 

@@ -1,0 +1,106 @@
+package outbox_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/purser-ai/purser/internal/outbox"
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/store/storetest"
+)
+
+// recorder is a publisher that remembers what it was given and can be told
+// to fail on one id.
+type recorder struct {
+	mu     sync.Mutex
+	ids    []string
+	failOn string
+}
+
+func (r *recorder) Publish(topic string, msgs ...*message.Message) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range msgs {
+		if m.UUID == r.failOn {
+			return errors.New("stream unavailable")
+		}
+		r.ids = append(r.ids, m.UUID)
+	}
+	return nil
+}
+func (r *recorder) Close() error { return nil }
+
+func (r *recorder) published() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.ids...)
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func TestFlushStopsAtAFailureAndKeepsTheRest(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.Open(t, storetest.SQLiteDSN(t))
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	var msgs []store.OutboxMessage
+	for _, id := range []string{"a", "b", "c"} {
+		msgs = append(msgs, store.OutboxMessage{ID: id, Subject: "purser.agent.t.u.c", Payload: []byte(id), CreatedAt: now})
+	}
+	if err := st.AppendOutbox(ctx, msgs); err != nil {
+		t.Fatal(err)
+	}
+	pub := &recorder{failOn: "b"}
+	relay := outbox.NewRelay(st, pub, quiet, func() time.Time { return now })
+	if err := relay.Flush(ctx); err == nil {
+		t.Fatal("Flush hid a publish failure")
+	}
+	pending, _ := st.PendingOutbox(ctx, 10)
+	if len(pending) != 2 || pending[0].ID != "b" {
+		t.Fatalf("pending after a failure at b = %v, want b and c still pending", pending)
+	}
+	pub.failOn = ""
+	if err := relay.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := pub.published(); len(got) != 3 || got[0] != "a" || got[1] != "b" || got[2] != "c" {
+		t.Fatalf("published %v, want a b c in order", got)
+	}
+	if pending, _ := st.PendingOutbox(ctx, 10); len(pending) != 0 {
+		t.Fatalf("%d still pending", len(pending))
+	}
+}
+
+// Run publishes what a handler stored but never published, and leaves
+// fresh messages to the handler that is publishing them.
+func TestRunPublishesStragglersOnly(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := storetest.Open(t, storetest.SQLiteDSN(t))
+	now := time.Now().UTC()
+	old := store.OutboxMessage{ID: "old", Subject: "s", Payload: []byte("x"), CreatedAt: now.Add(-time.Minute)}
+	fresh := store.OutboxMessage{ID: "fresh", Subject: "s", Payload: []byte("y"), CreatedAt: now.Add(time.Hour)}
+	if err := st.AppendOutbox(ctx, []store.OutboxMessage{old, fresh}); err != nil {
+		t.Fatal(err)
+	}
+	pub := &recorder{}
+	relay := outbox.NewRelay(st, pub, quiet, time.Now)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = relay.Run(ctx, 10*time.Millisecond) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(pub.published()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // several more ticks
+	cancel()
+	<-done
+	if got := pub.published(); len(got) != 1 || got[0] != "old" {
+		t.Fatalf("Run published %v, want only the straggler", got)
+	}
+}
