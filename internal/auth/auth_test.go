@@ -148,4 +148,3 @@ func TestValidID(t *testing.T) {
 		}
 	}
 }
-

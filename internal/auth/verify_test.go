@@ -47,7 +47,9 @@ func TestVerifyHS256(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := func(edit func(jwt.MapClaims)) string { return sign(t, jwt.SigningMethodHS256, testSecret, "", claims(edit)) }
+	hs := func(edit func(jwt.MapClaims)) string {
+		return sign(t, jwt.SigningMethodHS256, testSecret, "", claims(edit))
+	}
 	tests := []struct {
 		name  string
 		token string
