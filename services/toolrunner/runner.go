@@ -186,11 +186,10 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest) (contra
 		loc = time.UTC
 	}
 	call := Call{ID: req.CallID, Caller: Caller{TenantID: req.TenantID, UserID: req.UserID, ConversationID: req.ConversationID, Roles: req.Roles, Location: loc}, Args: args, Now: now}
-	deadline := now.Add(tool.Deadline)
-	if req.Deadline.Before(deadline) {
-		deadline = req.Deadline
-	}
-	cctx, cancel := context.WithDeadline(ctx, deadline)
+	// The request's deadline is on the sender's clock; what is left of it,
+	// capped by the tool's own deadline, is measured on ours.
+	budget := min(tool.Deadline, req.Deadline.Sub(now))
+	cctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 
 	if !mutation {

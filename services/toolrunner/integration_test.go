@@ -1,0 +1,259 @@
+package toolrunner_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/store/storetest"
+	"github.com/purser-ai/purser/internal/systest"
+	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/toolrunner"
+)
+
+// now is fixed so that every call of a test falls in one rate-limit minute.
+var now = time.Date(2026, 11, 22, 10, 0, 5, 0, time.UTC)
+
+func clock() time.Time { return now }
+
+func eachEngine(t *testing.T, opts systest.Options, fn func(t *testing.T, s *systest.System)) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			o := opts
+			o.DSN = e.DSN(t)
+			o.Now = clock
+			if o.Toolrunners == 0 {
+				o.Toolrunners = 1
+			}
+			fn(t, systest.Start(t, o))
+		})
+	}
+}
+
+func request(tenant, user, callID, tool, args string, roles ...string) contracts.ToolRequest {
+	if len(roles) == 0 {
+		roles = []string{"member"}
+	}
+	return contracts.ToolRequest{CallID: callID, TurnID: "turn-" + callID, TenantID: tenant, UserID: user, Roles: roles,
+		ConversationID: "conv-" + user, Tool: tool, Args: json.RawMessage(args), Timezone: "Europe/London", Deadline: now.Add(time.Minute)}
+}
+
+// approved stores a proposal for req as the orchestrator would after a yes.
+func approved(t *testing.T, s *systest.System, req *contracts.ToolRequest, id string) {
+	t.Helper()
+	req.ProposalID = id
+	err := s.Store.CreateProposal(context.Background(), store.Proposal{ID: id, TenantID: req.TenantID, UserID: req.UserID,
+		ConversationID: req.ConversationID, TurnID: req.TurnID, Tool: req.Tool, Args: req.Args, Summary: "test", Status: store.ProposalApproved,
+		Revision: 1, ExpiresAt: now.Add(15 * time.Minute), CreatedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func rows(t *testing.T, s *systest.System, tenant string) []store.Expense {
+	t.Helper()
+	out, err := s.Store.ListExpenses(context.Background(), store.ExpenseFilter{TenantID: tenant})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func audit(t *testing.T, s *systest.System, tenant string) map[string]store.AuditEntry {
+	t.Helper()
+	entries, err := s.Store.ListAudit(context.Background(), tenant, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]store.AuditEntry{}
+	for _, e := range entries {
+		out[e.CallID] = e
+	}
+	return out
+}
+
+const addArgs = `{"item":"electricity bill","amount":"200.00","currency":"GBP","date":"2026-11-22"}`
+
+func TestMutationNeedsAnApprovedProposal(t *testing.T) {
+	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
+		s.SendToolRequest(request("acme", "ann", "c1", contracts.ToolAddExpense, addArgs))
+		res := s.Result("acme", "conv-ann", "c1")
+		if res.OK || res.Error == nil || res.Error.Code != contracts.CodeNotConfirmed {
+			t.Fatalf("unconfirmed add = %+v", res)
+		}
+		// A pending (not yet approved) proposal is no better.
+		req := request("acme", "ann", "c2", contracts.ToolAddExpense, addArgs)
+		approved(t, s, &req, "p-pending")
+		if err := s.Store.TransitionProposal(context.Background(), "acme", "p-pending", "approved", "pending", now); err != nil {
+			t.Fatal(err)
+		}
+		s.SendToolRequest(req)
+		if res := s.Result("acme", "conv-ann", "c2"); res.OK {
+			t.Fatal("a pending proposal ran")
+		}
+		// Nor a proposal whose stored args differ from the request's.
+		req = request("acme", "ann", "c3", contracts.ToolAddExpense, `{"item":"electricity bill","amount":"2000.00","currency":"GBP","date":"2026-11-22"}`)
+		approved(t, s, &req, "p-other")
+		req.Args = json.RawMessage(addArgs)
+		req.CallID = "c3b"
+		s.SendToolRequest(req)
+		if res := s.Result("acme", "conv-ann", "c3b"); res.OK || res.Error.Code != contracts.CodeNotConfirmed {
+			t.Fatalf("args differing from the proposal's = %+v", res)
+		}
+		if n := len(rows(t, s, "acme")); n != 0 {
+			t.Fatalf("%d expenses written without approval", n)
+		}
+		a := audit(t, s, "acme")
+		if a["c1"].Outcome != contracts.CodeNotConfirmed || a["c1"].Tool != contracts.ToolAddExpense || a["c1"].UserID != "ann" {
+			t.Fatalf("refusal audit = %+v", a["c1"])
+		}
+	})
+}
+
+func TestRedeliveryAndDoubleConfirmWriteOnce(t *testing.T) {
+	eachEngine(t, systest.Options{Toolrunners: 2}, func(t *testing.T, s *systest.System) {
+		req := request("acme", "ann", "c1", contracts.ToolAddExpense, addArgs)
+		approved(t, s, &req, "p1")
+		s.SendToolRequest(req)
+		first := s.Result("acme", "conv-ann", "c1")
+		if !first.OK {
+			t.Fatalf("approved add failed: %+v", first.Error)
+		}
+		// The same request again (redelivery or replay) gets the stored
+		// result; a second call id for the same proposal (a doubled
+		// confirm) is refused.
+		s.SendToolRequest(req)
+		dup := req
+		dup.CallID = "c2"
+		s.SendToolRequest(dup)
+		second := s.Result("acme", "conv-ann", "c2")
+		if second.OK || second.Error.Code != contracts.CodeProposalInvalid {
+			t.Fatalf("second call for one proposal = %+v", second)
+		}
+		s.Bus.Quiet(300 * time.Millisecond)
+		results := s.Bus.All(func(m systest.Msg) bool {
+			return m.Subject == "purser.tool.result.acme.conv-ann" && strings.Contains(string(m.Data), `"call_id":"c1"`)
+		})
+		for _, m := range results {
+			if string(m.Data) != string(results[0].Data) {
+				t.Fatalf("replayed result differs:\n%s\n%s", results[0].Data, m.Data)
+			}
+		}
+		if got := rows(t, s, "acme"); len(got) != 1 || got[0].AmountMinor != 20000 {
+			t.Fatalf("expenses = %+v, want exactly one", got)
+		}
+		p, err := s.Store.GetProposal(context.Background(), "acme", "p1")
+		if err != nil || p.Status != store.ProposalExecuted {
+			t.Fatalf("proposal after execution = %+v, %v", p, err)
+		}
+	})
+}
+
+func TestViewerCannotMutate(t *testing.T) {
+	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
+		req := request("acme", "vic", "c1", contracts.ToolAddExpense, addArgs, "viewer")
+		approved(t, s, &req, "p1")
+		s.SendToolRequest(req)
+		res := s.Result("acme", "conv-vic", "c1")
+		if res.OK || res.Error.Code != contracts.CodeForbidden {
+			t.Fatalf("viewer add = %+v", res)
+		}
+		read := request("acme", "vic", "c2", contracts.ToolListExpenses, `{"range":"this_month"}`, "viewer")
+		s.SendToolRequest(read)
+		if res := s.Result("acme", "conv-vic", "c2"); !res.OK {
+			t.Fatalf("viewer read refused: %+v", res.Error)
+		}
+		if n := len(rows(t, s, "acme")); n != 0 {
+			t.Fatalf("viewer wrote %d rows", n)
+		}
+		if a := audit(t, s, "acme"); a["c1"].Outcome != contracts.CodeForbidden {
+			t.Fatalf("audit = %+v", a["c1"])
+		}
+	})
+}
+
+// Tenant A's requests never read or change tenant B's rows, whatever ids
+// the arguments carry.
+func TestTenantsAreIsolated(t *testing.T) {
+	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
+		ctx := context.Background()
+		b, err := s.Store.AddExpense(ctx, store.Expense{TenantID: "bravo", UserID: "bob", Item: "secret", AmountMinor: 999, Currency: "GBP", Date: "2026-11-20"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		upd := request("alpha", "ann", "c1", contracts.ToolUpdateExpense, fmt.Sprintf(`{"id":%d,"amount":"1.00"}`, b.ID))
+		approved(t, s, &upd, "p1")
+		s.SendToolRequest(upd)
+		del := request("alpha", "ann", "c2", contracts.ToolDeleteExpense, fmt.Sprintf(`{"id":%d}`, b.ID))
+		approved(t, s, &del, "p2")
+		s.SendToolRequest(del)
+		for _, id := range []string{"c1", "c2"} {
+			res := s.Result("alpha", "conv-ann", id)
+			if res.OK || res.Error.Code != contracts.CodeNotFound {
+				t.Fatalf("%s across tenants = %+v", id, res)
+			}
+		}
+		// Arguments cannot name a tenant: unknown fields are refused.
+		sneaky := request("alpha", "ann", "c3", contracts.ToolListExpenses, `{"range":"this_month","tenant_id":"bravo"}`)
+		s.SendToolRequest(sneaky)
+		if res := s.Result("alpha", "conv-ann", "c3"); res.OK || res.Error.Code != contracts.CodeInvalidArgs {
+			t.Fatalf("args naming a tenant = %+v", res)
+		}
+		list := request("alpha", "ann", "c4", contracts.ToolListExpenses, `{"range":"2026-11"}`)
+		s.SendToolRequest(list)
+		res := s.Result("alpha", "conv-ann", "c4")
+		if !res.OK || strings.Contains(string(res.Data), "secret") {
+			t.Fatalf("alpha's list = %s", res.Data)
+		}
+		got, err := s.Store.GetExpense(ctx, "bravo", b.ID)
+		if err != nil || got.AmountMinor != 999 {
+			t.Fatalf("bravo's expense changed: %+v %v", got, err)
+		}
+	})
+}
+
+// Three replicas share one limit: a user allowed N calls a minute gets
+// exactly N through, and the rest are told when to retry.
+func TestRateLimitHoldsAcrossReplicas(t *testing.T) {
+	const limit = 5
+	tools := toolrunner.Catalog()
+	for i := range tools {
+		if tools[i].Name == contracts.ToolListExpenses {
+			tools[i].PerMinute = limit
+		}
+	}
+	eachEngine(t, systest.Options{Toolrunners: 3, Tools: tools}, func(t *testing.T, s *systest.System) {
+		const calls = 20
+		for i := range calls {
+			s.SendToolRequest(request("acme", "ann", fmt.Sprintf("c%d", i), contracts.ToolListExpenses, `{}`))
+		}
+		// Another user has a budget of their own.
+		s.SendToolRequest(request("acme", "bob", "bob1", contracts.ToolListExpenses, `{}`))
+		if res := s.Result("acme", "conv-bob", "bob1"); !res.OK {
+			t.Fatalf("bob limited by ann's calls: %+v", res.Error)
+		}
+		ok, limited := 0, 0
+		for i := range calls {
+			res := s.Result("acme", "conv-ann", fmt.Sprintf("c%d", i))
+			switch {
+			case res.OK:
+				ok++
+			case res.Error.Code == contracts.CodeRateLimited:
+				limited++
+				if res.Error.RetryAfter < 1 || res.Error.RetryAfter > 60 {
+					t.Errorf("retry after %d s", res.Error.RetryAfter)
+				}
+			default:
+				t.Fatalf("unexpected result %+v", res.Error)
+			}
+		}
+		if ok != limit || limited != calls-limit {
+			t.Fatalf("%d through and %d limited, want %d and %d", ok, limited, limit, calls-limit)
+		}
+	})
+}
