@@ -101,7 +101,7 @@ func (c *wsClient) next(typ string) contracts.ServerFrame {
 		if f.Type == typ {
 			return f
 		}
-		if f.Type != contracts.FrameToken && f.Type != contracts.FrameAck {
+		if f.Type != contracts.FrameToken && f.Type != contracts.FrameAck && f.Type != contracts.FrameToolStart && f.Type != contracts.FrameToolResult {
 			c.t.Fatalf("got a %s frame %s while waiting for %s", f.Type, data, typ)
 		}
 	}

@@ -18,6 +18,12 @@ import (
 // RunService runs one service against NATS_URL (and DATABASE_URL, but for
 // the ingress) until ctx ends. This is how purser runs in deploy/k8s.
 func RunService(ctx context.Context, cfg config.Config, mode config.Mode, log *slog.Logger) error {
+	return runService(ctx, cfg, mode, log, nil)
+}
+
+// runService is RunService; ready, when not nil, gets the HTTP address
+// once the service is serving.
+func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *slog.Logger, ready func(addr string)) error {
 	if err := cfg.Check(mode); err != nil {
 		return err
 	}
@@ -56,5 +62,8 @@ func RunService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 		return fmt.Errorf("PURSER_HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
 	}
 	log.Info("service started", "service", mode, "http", ln.Addr().String())
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
 	return serve(ctx, log, ln, reg, checks, []*component{c})
 }

@@ -1,0 +1,82 @@
+package app
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/config"
+	"github.com/purser-ai/purser/internal/natstest"
+	"github.com/purser-ai/purser/internal/store/storetest"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// The four services as separate processes would run them (purser
+// ingress, orchestrator, toolrunner, notifier): each on its own NATS
+// connection to an external server and on Postgres, as in deploy/k8s.
+func TestServicesRunApart(t *testing.T) {
+	srv, _ := natstest.Start(t)
+	secret := strings.Repeat("k", 32)
+	cfg := config.FromEnv(func(string) string { return "" })
+	cfg.NATSURL = srv.ClientURL()
+	cfg.DatabaseURL = storetest.PostgresDSN(t)
+	cfg.JWTSecret = secret
+	cfg.HTTPAddr = "127.0.0.1:0"
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var ingressAddr string
+	done := make(chan error, 4)
+	for _, mode := range []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress} {
+		ready := make(chan string, 1)
+		go func() { done <- runService(ctx, cfg, mode, log, func(addr string) { ready <- addr }) }()
+		select {
+		case addr := <-ready:
+			if mode == config.ModeIngress {
+				ingressAddr = addr
+			}
+		case err := <-done:
+			cancel()
+			t.Fatalf("%s failed to start: %v", mode, err)
+		case <-time.After(60 * time.Second):
+			cancel()
+			t.Fatalf("%s not ready", mode)
+		}
+	}
+	t.Cleanup(func() {
+		cancel()
+		for range 4 {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("service returned %v at shutdown", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Error("a service did not stop within 30 s")
+			}
+		}
+	})
+
+	token, err := auth.NewMinter([]byte(secret), cfg.JWTIssuer, cfg.JWTAudience, time.Now).Mint("acme", "ann", []auth.Role{auth.RoleMember}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, Info{HTTPAddr: ingressAddr}, token)
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"add coffee £3"}`)
+	p := c.next(contracts.FrameProposal)
+	if p.Proposal == nil || !strings.Contains(p.Proposal.Summary, "coffee") {
+		t.Fatalf("proposal frame = %+v", p)
+	}
+	c.send(`{"type":"confirm","id":"m2","conversation_id":"c1","proposal_id":"` + p.Proposal.ProposalID + `","decision":"approve"}`)
+	a := c.next(contracts.FrameAnswer)
+	if a.Answer == nil || a.Answer.Added == nil || a.Answer.Added.Amount.Minor != 300 {
+		t.Fatalf("answer frame = %+v", a.Answer)
+	}
+	if a.Seq <= p.Seq {
+		t.Errorf("answer seq %d not after proposal seq %d", a.Seq, p.Seq)
+	}
+}
