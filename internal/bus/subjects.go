@@ -35,6 +35,11 @@ func ToolRequestSubject(tool string) (string, error) {
 	return subject("purser.tool.request", []string{"tool"}, tool)
 }
 
+// ImportSubject is purser.import.<tenant>.<user>: statement import jobs.
+func ImportSubject(tenant, user string) (string, error) {
+	return subject("purser.import", []string{"tenant", "user"}, tenant, user)
+}
+
 // ToolResultSubject is purser.tool.result.<tenant>.<conversation>.
 func ToolResultSubject(tenant, conversation string) (string, error) {
 	return subject("purser.tool.result", []string{"tenant", "conversation"}, tenant, conversation)

@@ -88,8 +88,8 @@ func StreamConfigs() []jetstream.StreamConfig {
 			Duplicates: 2 * time.Minute, MaxAge: 7 * 24 * time.Hour, Description: "UserTurns, one lane per conversation hash",
 			SubjectTransform: &jetstream.SubjectTransformConfig{Source: "purser.turns.*.*",
 				Destination: "purser.turns.{{partition(" + strconv.Itoa(TurnPartitions) + ",1,2)}}.{{wildcard(1)}}.{{wildcard(2)}}"}},
-		{Name: StreamTools, Subjects: []string{"purser.tool.request.*", "purser.tool.result.*.*"}, Storage: jetstream.FileStorage,
-			Retention: jetstream.LimitsPolicy, Duplicates: 2 * time.Minute, MaxAge: 7 * 24 * time.Hour, Description: "ToolRequests and ToolResults"},
+		{Name: StreamTools, Subjects: []string{"purser.tool.request.*", "purser.tool.result.*.*", "purser.import.*.*"}, Storage: jetstream.FileStorage,
+			Retention: jetstream.LimitsPolicy, Duplicates: 2 * time.Minute, MaxAge: 7 * 24 * time.Hour, Description: "ToolRequests, ToolResults and statement ImportJobs"},
 		{Name: StreamAgent, Subjects: []string{"purser.agent.*.*.*"}, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
 			Duplicates: 2 * time.Minute, MaxAge: 7 * 24 * time.Hour, Description: "Clarify, Proposal, ToolProgress, Answer, TurnError"},
 		{Name: StreamNotify, Subjects: []string{"purser.notify.*.*"}, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
@@ -124,6 +124,15 @@ func NotifierConsumers() []ConsumerDef {
 // tool can have replicas of its own.
 func ToolConsumer(tool string) ConsumerDef {
 	return consumer("toolrunner-"+tool, StreamTools, "purser.tool.request."+tool, 16)
+}
+
+// ConsumerImports is the statement importer's durable consumer.
+const ConsumerImports = "toolrunner-imports"
+
+// ImportConsumer consumes ImportJobs. Parsing is slow and runs in a child
+// process; the subscriber's in-progress heartbeats hold the job meanwhile.
+func ImportConsumer() ConsumerDef {
+	return consumer(ConsumerImports, StreamTools, "purser.import.>", 4)
 }
 
 // Provision creates or updates every stream and the given consumers. It is

@@ -34,10 +34,14 @@ type Document struct {
 
 const documentCols = `id, user_id, sha256, filename, media_type, source_message_id, size, content, status, detail, imported, created_at, updated_at`
 
+func documentDest(d *Document) []any {
+	return []any{&d.ID, &d.UserID, &d.SHA256, &d.Filename, &d.MediaType, &d.SourceMessageID, &d.Size, &d.Content,
+		&d.Status, &d.Detail, &d.Imported, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt}}
+}
+
 func scanDocument(tenantID string, sc interface{ Scan(...any) error }) (Document, error) {
 	d := Document{TenantID: tenantID}
-	err := sc.Scan(&d.ID, &d.UserID, &d.SHA256, &d.Filename, &d.MediaType, &d.SourceMessageID, &d.Size, &d.Content,
-		&d.Status, &d.Detail, &d.Imported, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt})
+	err := sc.Scan(documentDest(&d)...)
 	return d, err
 }
 
@@ -116,3 +120,28 @@ func (s *Store) RecentDocuments(ctx context.Context, tenantID, userID string, li
 }
 
 func toLower(s string) string { return strings.ToLower(s) }
+
+// QueuedDocuments returns documents of any tenant still queued for import
+// and created before cutoff, oldest first, without their content: imports
+// whose job was lost and must be started again.
+func (s *Store) QueuedDocuments(ctx context.Context, cutoff time.Time, limit int) ([]Document, error) {
+	cols := strings.Replace(documentCols, "content", "NULL", 1)
+	q, args := limitClause(`SELECT tenant_id, `+cols+` FROM documents WHERE status = ? AND created_at < ? ORDER BY created_at, id`,
+		limit, []any{DocumentQueued, s.d.ts(cutoff)})
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("queued documents: %w", err)
+	}
+	defer rows.Close()
+	var out []Document
+	for rows.Next() {
+		var tenant string
+		d := Document{}
+		if err := rows.Scan(append([]any{&tenant}, documentDest(&d)...)...); err != nil {
+			return nil, fmt.Errorf("queued documents: %w", err)
+		}
+		d.TenantID = tenant
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}

@@ -38,6 +38,8 @@ type Options struct {
 	Toolrunners   int                // replicas; 0 runs none
 	Tools         []toolrunner.Tool  // default toolrunner.Catalog()
 	Model         orchestrator.Model // default orchestrator.Offline{}
+	Mail          toolrunner.Mail    // adds the mail tools when set
+	Parser        toolrunner.Parser  // runs the statement importer when set
 	Now           func() time.Time   // default time.Now
 	Log           *slog.Logger       // default: discard
 }
@@ -69,6 +71,9 @@ func Start(t testing.TB, opts Options) *System {
 	}
 	if opts.Tools == nil {
 		opts.Tools = toolrunner.Catalog()
+	}
+	if opts.Mail != nil {
+		opts.Tools = append(opts.Tools, toolrunner.MailTools(opts.Mail)...)
 	}
 	srv, nc := natstest.Start(t)
 	js, err := jetstream.New(nc)
@@ -149,6 +154,9 @@ func (s *System) startToolrunner(i int) {
 	for _, t := range s.opts.Tools {
 		defs = append(defs, bus.ToolConsumer(t.Name))
 	}
+	if s.opts.Parser != nil {
+		defs = append(defs, bus.ImportConsumer())
+	}
 	s.component(fmt.Sprintf("toolrunner-%d", i), defs,
 		func(pub message.Publisher, js jetstream.JetStream, r *message.Router, sub message.Subscriber, reg prometheus.Registerer) func(context.Context) {
 			lim, err := toolrunner.NewKVLimiter(context.Background(), js)
@@ -157,7 +165,12 @@ func (s *System) startToolrunner(i int) {
 			}
 			run := toolrunner.New(s.opts.Tools, toolrunner.FromStore(s.Store), lim, pub, toolrunner.NewMetrics(reg), s.opts.Log, s.opts.Now)
 			run.Register(r, sub)
-			return nil
+			if s.opts.Parser == nil {
+				return nil
+			}
+			imp := toolrunner.NewImporter(s.Store, s.opts.Parser, pub, reg, s.opts.Log, s.opts.Now)
+			imp.Register(r, sub)
+			return func(ctx context.Context) { imp.Sweep(ctx, 500*time.Millisecond, 2*time.Second) }
 		})
 }
 

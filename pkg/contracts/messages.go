@@ -16,6 +16,7 @@ const (
 	TypeAnswer       = "answer"
 	TypeTurnError    = "turn_error"
 	TypeNotification = "notification"
+	TypeImportJob    = "import_job"
 )
 
 // Roles a principal can hold.
@@ -192,4 +193,13 @@ type Balance struct {
 	To    string  `json:"to" validate:"required,date"`
 	Total []Money `json:"total" validate:"dive"`
 	Count int     `json:"count" validate:"gte=0"`
+}
+
+// ImportJob asks the statement importer to import one stored document.
+// fetch_email_attachments queues one per new attachment; the importer
+// ends each with a Notification to the user.
+type ImportJob struct {
+	TenantID   string `json:"tenant_id" validate:"required,purserid"`
+	UserID     string `json:"user_id" validate:"required,purserid"`
+	DocumentID string `json:"document_id" validate:"required,purserid"`
 }

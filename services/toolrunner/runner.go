@@ -27,6 +27,8 @@ type Tx interface {
 	DeleteExpense(ctx context.Context, tenantID string, id int64) error
 	ListExpenses(ctx context.Context, f store.ExpenseFilter) ([]store.Expense, error)
 	ListTransactions(ctx context.Context, f store.TransactionFilter) ([]store.Transaction, error)
+	PutDocument(ctx context.Context, d store.Document) (store.Document, bool, error)
+	RecentDocuments(ctx context.Context, tenantID, userID string, limit int) ([]store.Document, error)
 }
 
 // TxStore is a transaction: the tools' view plus the bookkeeping that must
@@ -198,6 +200,7 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest) (contra
 		return res, args, r.remember(ctx, r.store, req, res)
 	}
 	var res contracts.ToolResult
+	var jobs []contracts.ImportJob
 	err = r.store.InTx(cctx, func(tx TxStore) error {
 		if err := tx.TransitionProposal(cctx, req.TenantID, req.ProposalID, "approved", "executed", now); err != nil {
 			return err
@@ -207,8 +210,14 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest) (contra
 		if !res.OK {
 			return errRollback
 		}
+		jobs = out.Jobs
 		return r.remember(cctx, tx, req, res)
 	})
+	if err == nil {
+		// Committed: start what the change queued. A lost publish leaves
+		// the work queued in the store, where the importer's sweep finds it.
+		r.startJobs(jobs)
+	}
 	switch {
 	case errors.Is(err, errRollback):
 		// The tool refused (bad id, not found): nothing changed, the
@@ -322,4 +331,25 @@ func (r *Runner) publish(req contracts.ToolRequest, res contracts.ToolResult) er
 		return fmt.Errorf("publish result: %w", err)
 	}
 	return nil
+}
+
+// startJobs publishes import jobs, best effort (see Importer.Sweep).
+func (r *Runner) startJobs(jobs []contracts.ImportJob) {
+	for _, j := range jobs {
+		if err := publishJob(r.pub, j, "import-"+j.DocumentID); err != nil {
+			r.log.Warn("queue import", "document", j.DocumentID, "err", err)
+		}
+	}
+}
+
+func publishJob(pub message.Publisher, j contracts.ImportJob, id string) error {
+	subject, err := bus.ImportSubject(j.TenantID, j.UserID)
+	if err != nil {
+		return err
+	}
+	payload, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	return pub.Publish(subject, bus.NewMessage(id, payload, bus.Headers{Type: contracts.TypeImportJob, Tenant: j.TenantID, User: j.UserID}))
 }

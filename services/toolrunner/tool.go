@@ -35,6 +35,8 @@ type Output struct {
 	Data    any
 	Total   *int64
 	Warning string
+	// Jobs are statement imports to start once a mutation has committed.
+	Jobs []contracts.ImportJob
 }
 
 // Tool is one tool the runner serves.

@@ -389,6 +389,13 @@ func testDocuments(t *testing.T, st *store.Store) {
 	}
 	_, err := st.GetDocument(ctx, "t2", "doc1")
 	wantErr(t, err, store.ErrNotFound)
+	queued := must(st.QueuedDocuments(ctx, t0.Add(time.Hour), 10))(t)
+	if len(queued) != 1 || queued[0].ID != "doc3" || queued[0].TenantID != "t1" || queued[0].Content != nil {
+		t.Fatalf("queued = %+v, want only doc3 (doc1 is imported) without content", queued)
+	}
+	if n := len(must(st.QueuedDocuments(ctx, t0, 10))(t)); n != 0 {
+		t.Fatalf("%d queued before their creation", n)
+	}
 	recent := must(st.RecentDocuments(ctx, "t1", "u1", 10))(t)
 	if len(recent) != 1 || recent[0].ID != "doc1" || recent[0].Content != nil {
 		t.Fatalf("recent = %+v, want doc1 without content", recent)

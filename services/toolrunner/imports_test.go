@@ -1,0 +1,132 @@
+package toolrunner_test
+
+import (
+	"context"
+	"encoding/csv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/store/storetest"
+	"github.com/purser-ai/purser/internal/systest"
+	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/toolrunner"
+)
+
+// mailbox is an in-memory mailbox for one user.
+type mailbox struct{ msgs map[string]toolrunner.Fetched }
+
+func (m mailbox) Search(_ context.Context, tenant, user, query string, _, limit int, now time.Time) ([]contracts.MailSummary, error) {
+	var out []contracts.MailSummary
+	for id, f := range m.msgs {
+		if !strings.Contains(strings.ToLower(f.Subject), strings.Fields(strings.ToLower(query))[0]) {
+			continue
+		}
+		var names []string
+		for _, a := range f.Files {
+			names = append(names, a.Name)
+		}
+		out = append(out, contracts.MailSummary{ID: id, From: "statements@bank.example", Subject: f.Subject, Date: now.Add(-24 * time.Hour), Attachments: names, Score: 1})
+	}
+	return out[:min(limit, len(out))], nil
+}
+
+func (m mailbox) Fetch(_ context.Context, tenant, user, id string) (toolrunner.Fetched, error) {
+	f, ok := m.msgs[id]
+	if !ok {
+		return toolrunner.Fetched{}, toolrunner.ErrNoMessage
+	}
+	return f, nil
+}
+
+// simpleCSV parses "date,amount in minor units,description" lines; the
+// real parsers and their sandbox are tested in package importer.
+type simpleCSV struct{}
+
+func (simpleCSV) Parse(_ context.Context, name string, data []byte) (toolrunner.Statement, error) {
+	recs, err := csv.NewReader(strings.NewReader(string(data))).ReadAll()
+	if err != nil {
+		return toolrunner.Statement{}, &toolrunner.ImportError{Reason: "not a statement we can read: " + err.Error()}
+	}
+	var st toolrunner.Statement
+	for _, r := range recs {
+		var minor int64
+		for _, c := range strings.TrimPrefix(r[1], "-") {
+			minor = minor*10 + int64(c-'0')
+		}
+		if strings.HasPrefix(r[1], "-") {
+			minor = -minor
+		}
+		st.Transactions = append(st.Transactions, toolrunner.StatementLine{Date: r[0], AmountMinor: minor, Currency: "GBP", Description: r[2],
+			NeedsReview: minor < -100000})
+	}
+	return st, nil
+}
+
+func TestStatementFlowEndToEnd(t *testing.T) {
+	statement := "2026-10-01,-1299,TESCO STORES\n2026-10-02,-450,COSTA COFFEE\n2026-10-03,-250000,CAR DEALER\n"
+	mb := mailbox{msgs: map[string]toolrunner.Fetched{
+		"m-visa": {Subject: "Your Visa statement", Files: []toolrunner.File{{Name: "september.csv", MediaType: "text/csv", Data: []byte(statement)}}},
+		"m-copy": {Subject: "Visa statement (copy)", Files: []toolrunner.File{{Name: "september-copy.csv", MediaType: "text/csv", Data: []byte(statement)}}},
+		"m-bad":  {Subject: "Broken statement", Files: []toolrunner.File{{Name: "broken.csv", Data: []byte("a,\"b\n")}}},
+	}}
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			s := systest.Start(t, systest.Options{DSN: e.DSN(t), Orchestrators: 1, Toolrunners: 1, Mail: mb, Parser: simpleCSV{}})
+			ann := s.User("acme", "ann")
+			notes := s.Watch("purser.notify.acme.ann")
+
+			turn := ann.Say("Find my last Visa statement and process it")
+			p := systest.Expect[contracts.Proposal](ann, contracts.TypeProposal, turn)
+			if p.Tool != contracts.ToolFetchEmailAttachments || !strings.Contains(p.Summary, "september") {
+				t.Fatalf("proposal = %+v", p)
+			}
+			ans := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, ann.Confirm(p.ProposalID, "approve", nil))
+			if !strings.Contains(ans.Content, "september.csv") {
+				t.Fatalf("answer = %q", ans.Content)
+			}
+			n := systest.Decode[contracts.Notification](t, notes.WaitN(1, nil)[0])
+			if n.Kind != "import_completed" || n.Title != "Imported 3 transactions from september.csv" || !strings.Contains(n.Body, "1 to review") {
+				t.Fatalf("notification = %+v", n)
+			}
+			txs, err := s.Store.ListTransactions(context.Background(), store.TransactionFilter{TenantID: "acme", UserID: "ann"})
+			if err != nil || len(txs) != 3 {
+				t.Fatalf("transactions = %d, %v", len(txs), err)
+			}
+
+			// The same file from another message is the same document:
+			// nothing is imported twice.
+			req := request("acme", "ann", "copy1", contracts.ToolFetchEmailAttachments, `{"message_id":"m-copy"}`)
+			approved(t, s, &req, "p-copy")
+			req.Deadline = time.Now().Add(time.Hour)
+			s.SendToolRequest(req)
+			res := s.Result("acme", "conv-ann", "copy1")
+			if !res.OK || !strings.Contains(string(res.Data), `"status":"duplicate"`) {
+				t.Fatalf("second fetch = %s %+v", res.Data, res.Error)
+			}
+
+			// A file the parser cannot read ends in a failed import the
+			// user is told about.
+			bad := request("acme", "ann", "bad1", contracts.ToolFetchEmailAttachments, `{"message_id":"m-bad"}`)
+			approved(t, s, &bad, "p-bad")
+			bad.Deadline = time.Now().Add(time.Hour)
+			s.SendToolRequest(bad)
+			failed := notes.WaitN(2, nil)[1]
+			fn := systest.Decode[contracts.Notification](t, failed)
+			if fn.Kind != "import_failed" || !strings.Contains(fn.Body, "not a statement we can read") {
+				t.Fatalf("failure notification = %+v", fn)
+			}
+			notes.Quiet(500 * time.Millisecond)
+			if got := len(notes.All(nil)); got != 2 {
+				t.Fatalf("%d notifications, want 2", got)
+			}
+			txs, _ = s.Store.ListTransactions(context.Background(), store.TransactionFilter{TenantID: "acme", UserID: "ann"})
+			if len(txs) != 3 {
+				t.Fatalf("%d transactions after a duplicate and a failure, want 3", len(txs))
+			}
+		})
+	}
+}
+

@@ -1,0 +1,159 @@
+package toolrunner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// Mail reads a user's mailbox. It is read-only by construction: nothing in
+// purser can send, forward or delete mail.
+type Mail interface {
+	// Search returns the messages that best match query within days,
+	// best first, at most limit.
+	Search(ctx context.Context, tenant, user, query string, days, limit int, now time.Time) ([]contracts.MailSummary, error)
+	// Fetch returns a message's subject and attachments.
+	Fetch(ctx context.Context, tenant, user, messageID string) (Fetched, error)
+}
+
+// Fetched is one message's attachments.
+type Fetched struct {
+	Subject string
+	Files   []File
+}
+
+// File is one attachment.
+type File struct {
+	Name      string
+	MediaType string
+	Data      []byte
+}
+
+// ErrNoMessage is returned by Mail.Fetch for an id the user does not have.
+var ErrNoMessage = errors.New("no such message")
+
+// statementExt are the attachment types the importer reads.
+var statementExt = map[string]bool{".csv": true, ".tsv": true, ".ofx": true, ".qfx": true}
+
+// MailTools are search_gmail, fetch_email_attachments and
+// get_recent_imports over m.
+func MailTools(m Mail) []Tool {
+	const outputCap = 64 << 10
+	return []Tool{
+		{Name: contracts.ToolSearchGmail, Kind: contracts.KindRead, Deadline: 20 * time.Second, OutputCap: outputCap, PerMinute: 20,
+			Run: func(ctx context.Context, _ Tx, c Call) (Output, error) { return searchMail(ctx, m, c) }},
+		{Name: contracts.ToolFetchEmailAttachments, Kind: contracts.KindMutation, Deadline: 60 * time.Second, OutputCap: outputCap, PerMinute: 10,
+			Run: func(ctx context.Context, tx Tx, c Call) (Output, error) { return fetchAttachments(ctx, m, tx, c) }},
+		{Name: contracts.ToolGetRecentImports, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60,
+			Run: recentImports},
+	}
+}
+
+func searchMail(ctx context.Context, m Mail, c Call) (Output, error) {
+	a := c.Args.(*contracts.SearchGmailArgs)
+	days, limit := 90, 5
+	if a.Days != nil {
+		days = *a.Days
+	}
+	if a.Limit != nil {
+		limit = *a.Limit
+	}
+	found, err := m.Search(ctx, c.Caller.TenantID, c.Caller.UserID, a.Query, days, limit, c.Now)
+	if err != nil {
+		return Output{}, fmt.Errorf("search mail: %w", err)
+	}
+	if found == nil {
+		found = []contracts.MailSummary{}
+	}
+	total := int64(len(found))
+	return Output{Data: contracts.MailSearch{Messages: found}, Total: &total}, nil
+}
+
+// DocumentID names a user's copy of a file: the same bytes always map to
+// the same document, so a file is imported once however often it is fetched.
+func DocumentID(tenant, user string, data []byte) (id, sum string) {
+	h := sha256.Sum256(data)
+	sum = hex.EncodeToString(h[:])
+	k := sha256.Sum256([]byte(tenant + "\x00" + user + "\x00" + sum))
+	return "doc-" + hex.EncodeToString(k[:])[:32], sum
+}
+
+func fetchAttachments(ctx context.Context, m Mail, tx Tx, c Call) (Output, error) {
+	a := c.Args.(*contracts.FetchEmailAttachmentsArgs)
+	msg, err := m.Fetch(ctx, c.Caller.TenantID, c.Caller.UserID, a.MessageID)
+	if errors.Is(err, ErrNoMessage) {
+		return Output{}, fail(contracts.CodeNotFound, "There is no message with that id in your mailbox.")
+	} else if err != nil {
+		return Output{}, fmt.Errorf("fetch mail: %w", err)
+	}
+	out := contracts.AttachmentsFetched{MessageID: a.MessageID, Subject: msg.Subject, Documents: []contracts.QueuedDocument{}}
+	var jobs []contracts.ImportJob
+	for _, f := range msg.Files {
+		if !statementExt[strings.ToLower(filepath.Ext(f.Name))] {
+			out.Documents = append(out.Documents, contracts.QueuedDocument{Filename: f.Name, Status: "skipped"})
+			continue
+		}
+		id, sum := DocumentID(c.Caller.TenantID, c.Caller.UserID, f.Data)
+		d, created, err := tx.PutDocument(ctx, store.Document{TenantID: c.Caller.TenantID, ID: id, UserID: c.Caller.UserID, SHA256: sum,
+			Filename: f.Name, MediaType: f.MediaType, SourceMessageID: a.MessageID, Size: int64(len(f.Data)), Content: f.Data,
+			Status: store.DocumentQueued, CreatedAt: c.Now})
+		if err != nil {
+			return Output{}, err
+		}
+		if !created {
+			out.Documents = append(out.Documents, contracts.QueuedDocument{Filename: f.Name, Status: "duplicate"})
+			continue
+		}
+		out.Documents = append(out.Documents, contracts.QueuedDocument{Filename: f.Name, Status: "queued"})
+		jobs = append(jobs, contracts.ImportJob{TenantID: d.TenantID, UserID: d.UserID, DocumentID: d.ID})
+	}
+	if len(jobs) == 0 && len(out.Documents) > 0 && !hasStatus(out.Documents, "duplicate") {
+		return Output{}, fail(contracts.CodeInvalidArgs, "That message has no statement attachment (CSV, OFX or QFX).")
+	}
+	if len(out.Documents) == 0 {
+		return Output{}, fail(contracts.CodeInvalidArgs, "That message has no attachments.")
+	}
+	return Output{Data: out, Jobs: jobs}, nil
+}
+
+func hasStatus(docs []contracts.QueuedDocument, status string) bool {
+	for _, d := range docs {
+		if d.Status == status {
+			return true
+		}
+	}
+	return false
+}
+
+func recentImports(ctx context.Context, tx Tx, c Call) (Output, error) {
+	a := c.Args.(*contracts.GetRecentImportsArgs)
+	days, limit := 30, 5
+	if a.Days != nil {
+		days = *a.Days
+	}
+	if a.Limit != nil {
+		limit = *a.Limit
+	}
+	docs, err := tx.RecentDocuments(ctx, c.Caller.TenantID, c.Caller.UserID, limit)
+	if err != nil {
+		return Output{}, err
+	}
+	since := c.Now.AddDate(0, 0, -days)
+	out := contracts.RecentImports{Imports: []contracts.ImportSummary{}}
+	for _, d := range docs {
+		if d.CreatedAt.Before(since) {
+			continue
+		}
+		out.Imports = append(out.Imports, contracts.ImportSummary{Filename: d.Filename, Status: d.Status, Imported: d.Imported,
+			Detail: d.Detail, CreatedAt: d.CreatedAt})
+	}
+	return Output{Data: out}, nil
+}
