@@ -129,4 +129,3 @@ func TestStatementFlowEndToEnd(t *testing.T) {
 		})
 	}
 }
-
