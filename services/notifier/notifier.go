@@ -33,12 +33,12 @@ var _ Store = (*store.Store)(nil)
 // same event (by message id) keeps the seq it was first given and is
 // republished with it.
 type Notifier struct {
-	store   Store
-	pub     message.Publisher
-	log     *slog.Logger
-	now     func() time.Time
-	frames  *prometheus.CounterVec
-	lag     prometheus.Histogram
+	store  Store
+	pub    message.Publisher
+	log    *slog.Logger
+	now    func() time.Time
+	frames *prometheus.CounterVec
+	lag    prometheus.Histogram
 }
 
 // New builds a notifier publishing client frames with pub (core NATS).
