@@ -83,7 +83,8 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 	case config.ModeOrchestrator:
 		relay := outbox.NewRelay(d.store, pub, log, d.now)
 		orch := orchestrator.New(orchestrator.Config{}, d.store, relay, pub, orchestrator.Offline{}, d.reg, log, d.now)
-		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.OrchestratorConsumers(), orch.Register, relay)
+		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.OrchestratorConsumers(), orch.Register, relay,
+			func(ctx context.Context) { orch.Sweep(ctx, 5*time.Second) })
 	case config.ModeNotifier:
 		n := notifier.New(d.store, pub, d.reg, log, d.now)
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.NotifierConsumers(), n.Register, nil)
@@ -111,7 +112,8 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 
 // routed builds a service that consumes through a watermill router.
 func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jetstream.JetStream, pub message.Publisher, log *slog.Logger,
-	closeConn func(), consumers []bus.ConsumerDef, register func(*message.Router, message.Subscriber), relay *outbox.Relay) (*component, error) {
+	closeConn func(), consumers []bus.ConsumerDef, register func(*message.Router, message.Subscriber), relay *outbox.Relay,
+	background ...func(ctx context.Context)) (*component, error) {
 	if err := bus.Provision(ctx, js, consumers...); err != nil {
 		closeConn()
 		return nil, fmt.Errorf("provision streams: %w", err)
@@ -128,6 +130,9 @@ func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jet
 		g.Go(func() error { return router.Run(gctx) })
 		if relay != nil {
 			g.Go(func() error { return relay.Run(gctx, time.Second) })
+		}
+		for _, f := range background {
+			g.Go(func() error { f(gctx); return nil })
 		}
 		err := g.Wait()
 		_ = sub.Close()

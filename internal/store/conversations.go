@@ -17,6 +17,9 @@ type Conversation struct {
 	Version        int64
 	State          json.RawMessage
 	UpdatedAt      time.Time
+	// DeadlineAt is when the running turn runs out of time (nil: no turn
+	// runs); DueConversations finds those past it.
+	DeadlineAt *time.Time
 }
 
 // OutboxMessage is a message written in the same transaction as the state
@@ -34,9 +37,9 @@ type OutboxMessage struct {
 // LoadConversation returns the stored conversation, or ErrNotFound.
 func (s *Store) LoadConversation(ctx context.Context, tenantID, conversationID string) (Conversation, error) {
 	c := Conversation{TenantID: tenantID, ConversationID: conversationID}
-	err := s.queryRow(ctx, `SELECT user_id, version, state, updated_at FROM conversations
+	err := s.queryRow(ctx, `SELECT user_id, version, state, updated_at, deadline_at FROM conversations
 		WHERE tenant_id = ? AND conversation_id = ?`, tenantID, conversationID).
-		Scan(&c.UserID, &c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt})
+		Scan(&c.UserID, &c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt})
 	if err != nil {
 		return Conversation{}, fmt.Errorf("load conversation: %w", notFound(err))
 	}
@@ -52,9 +55,9 @@ func (s *Store) SaveConversation(ctx context.Context, c Conversation, expectedVe
 	at := s.orNow(c.UpdatedAt)
 	err := s.InTx(ctx, func(tx *Store) error {
 		if expectedVersion == 0 {
-			n, err := tx.exec(ctx, `INSERT INTO conversations (tenant_id, conversation_id, user_id, version, state, updated_at)
-				VALUES (?, ?, ?, 1, ?, ?) ON CONFLICT (tenant_id, conversation_id) DO NOTHING`,
-				c.TenantID, c.ConversationID, c.UserID, jsonArg(c.State), tx.d.ts(at))
+			n, err := tx.exec(ctx, `INSERT INTO conversations (tenant_id, conversation_id, user_id, version, state, updated_at, deadline_at)
+				VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (tenant_id, conversation_id) DO NOTHING`,
+				c.TenantID, c.ConversationID, c.UserID, jsonArg(c.State), tx.d.ts(at), tx.d.optTS(c.DeadlineAt))
 			if err != nil {
 				return err
 			}
@@ -62,9 +65,9 @@ func (s *Store) SaveConversation(ctx context.Context, c Conversation, expectedVe
 				return ErrConflict
 			}
 		} else {
-			n, err := tx.exec(ctx, `UPDATE conversations SET user_id = ?, version = ?, state = ?, updated_at = ?
+			n, err := tx.exec(ctx, `UPDATE conversations SET user_id = ?, version = ?, state = ?, updated_at = ?, deadline_at = ?
 				WHERE tenant_id = ? AND conversation_id = ? AND version = ?`,
-				c.UserID, next, jsonArg(c.State), tx.d.ts(at), c.TenantID, c.ConversationID, expectedVersion)
+				c.UserID, next, jsonArg(c.State), tx.d.ts(at), tx.d.optTS(c.DeadlineAt), c.TenantID, c.ConversationID, expectedVersion)
 			if err != nil {
 				return err
 			}
@@ -78,6 +81,27 @@ func (s *Store) SaveConversation(ctx context.Context, c Conversation, expectedVe
 		return 0, fmt.Errorf("save conversation %s: %w", c.ConversationID, err)
 	}
 	return next, nil
+}
+
+// DueConversations returns, oldest deadline first, conversations of any
+// tenant whose running turn's deadline is before now (state not loaded).
+func (s *Store) DueConversations(ctx context.Context, now time.Time, limit int) ([]Conversation, error) {
+	q, args := limitClause(`SELECT tenant_id, conversation_id, user_id, version, deadline_at FROM conversations
+		WHERE deadline_at IS NOT NULL AND deadline_at < ? ORDER BY deadline_at`, limit, []any{s.d.ts(now)})
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("due conversations: %w", err)
+	}
+	defer rows.Close()
+	var out []Conversation
+	for rows.Next() {
+		var c Conversation
+		if err := rows.Scan(&c.TenantID, &c.ConversationID, &c.UserID, &c.Version, optTimeCol{&c.DeadlineAt}); err != nil {
+			return nil, fmt.Errorf("due conversations: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // AppendOutbox stores messages to publish. A message whose ID is already in

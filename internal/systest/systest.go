@@ -145,7 +145,10 @@ func (s *System) startOrchestrator(i int) {
 			relay := outbox.NewRelay(s.Store, pub, s.opts.Log, s.opts.Now)
 			o := orchestrator.New(orchestrator.Config{}, s.Store, relay, pub, s.opts.Model, reg, s.opts.Log, s.opts.Now)
 			o.Register(r, sub)
-			return func(ctx context.Context) { _ = relay.Run(ctx, 200*time.Millisecond) }
+			return func(ctx context.Context) {
+				go o.Sweep(ctx, 100*time.Millisecond)
+				_ = relay.Run(ctx, 200*time.Millisecond)
+			}
 		})
 }
 

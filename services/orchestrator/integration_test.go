@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/internal/systest"
 	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator"
 )
 
 // Each test runs over a real nats-server and each store engine, with two
@@ -211,4 +213,29 @@ func mustLoc(t *testing.T, name string) *time.Location {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// A turn whose tool never answers (no toolrunner runs) ends with a clear
+// timeout once its budget is spent, and the conversation moves on.
+func TestStuckTurnTimesOut(t *testing.T) {
+	var skew atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	s := systest.Start(t, systest.Options{DSN: storetest.SQLiteDSN(t), Orchestrators: 1, Now: clock})
+	ann := s.User("acme", "ann")
+	stuck := ann.Say("what did I spend this month?")
+	s.Bus.WaitN(1, systest.OfType(contracts.TypeToolRequest))
+	waiting := ann.Say("hello")
+	s.Bus.Quiet(300 * time.Millisecond)
+	if n := len(s.Bus.All(ann.Agent(contracts.TypeTurnError, stuck))); n != 0 {
+		t.Fatal("timed out before the budget was spent")
+	}
+	skew.Store(int64(orchestrator.TurnBudget + time.Second))
+	te := systest.Expect[contracts.TurnError](ann, contracts.TypeTurnError, stuck)
+	if te.Code != contracts.CodeTimeout {
+		t.Fatalf("stuck turn ended with %+v", te)
+	}
+	// The turn that queued behind it runs now.
+	if ans := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, waiting); !strings.HasPrefix(ans.Content, "Hello") {
+		t.Fatalf("queued turn answered %q", ans.Content)
+	}
 }

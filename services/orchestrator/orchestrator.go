@@ -31,6 +31,7 @@ type Store interface {
 	CreateProposal(ctx context.Context, p store.Proposal) error
 	GetProposal(ctx context.Context, tenantID, id string) (store.Proposal, error)
 	TransitionProposal(ctx context.Context, tenantID, id, from, to string, at time.Time) error
+	DueConversations(ctx context.Context, now time.Time, limit int) ([]store.Conversation, error)
 }
 
 // Relay publishes stored outbox messages.
@@ -192,6 +193,11 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 	if err != nil {
 		return err
 	}
+	conv.DeadlineAt = nil
+	if next.Turn != nil {
+		d := next.Turn.StartedAt.Add(TurnBudget)
+		conv.DeadlineAt = &d
+	}
 	conv.State, err = json.Marshal(next)
 	if err != nil {
 		return bus.Permanent(fmt.Errorf("encode state: %w", err))
@@ -204,6 +210,34 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 		o.streamTokens(tenant, next.UserID, convID, eff)
 	}
 	return o.relay.Publish(ctx, out)
+}
+
+// Sweep ends, every interval, turns that outlived their budget while
+// waiting for something that never came (a tool result from a toolrunner
+// that is down), so that no turn hangs. Replicas may sweep at once: the
+// conversation's version lets one of them apply the timeout.
+func (o *Orchestrator) Sweep(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		due, err := o.store.DueConversations(ctx, o.now(), 100)
+		if err != nil {
+			if ctx.Err() == nil {
+				o.log.Warn("turn sweep", "err", err)
+			}
+			continue
+		}
+		for _, c := range due {
+			if err := o.apply(ctx, c.TenantID, c.ConversationID, Event{Kind: EvTimeout}); err != nil && ctx.Err() == nil {
+				o.log.Warn("turn timeout", "tenant", c.TenantID, "conversation", c.ConversationID, "err", err)
+			}
+		}
+	}
 }
 
 // persistProposals writes new proposals and status changes. Each write is

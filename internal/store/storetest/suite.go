@@ -107,6 +107,27 @@ func testConversationVersions(t *testing.T, st *store.Store) {
 	if len(pending) != 1 || pending[0].ID != "m1" || pending[0].Headers["Purser-Turn-Id"] != "x" {
 		t.Fatalf("outbox holds %+v, want only m1 with its header: a lost save must not queue messages", pending)
 	}
+	// A running turn's deadline makes the conversation due once it passes.
+	due := t0.Add(2 * time.Minute)
+	got = must(st.LoadConversation(ctx, "t1", "c1"))(t)
+	got.DeadlineAt = &due
+	must(st.SaveConversation(ctx, got, 2, nil))(t)
+	if n := len(must(st.DueConversations(ctx, due, 10))(t)); n != 0 {
+		t.Fatalf("%d conversations due at their deadline, want 0 until it passes", n)
+	}
+	list := must(st.DueConversations(ctx, due.Add(time.Second), 10))(t)
+	if len(list) != 1 || list[0].ConversationID != "c1" || list[0].TenantID != "t1" || list[0].Version != 3 {
+		t.Fatalf("due = %+v", list)
+	}
+	got = must(st.LoadConversation(ctx, "t1", "c1"))(t)
+	if got.DeadlineAt == nil || !got.DeadlineAt.Equal(due) {
+		t.Fatalf("deadline = %v", got.DeadlineAt)
+	}
+	got.DeadlineAt = nil
+	must(st.SaveConversation(ctx, got, 3, nil))(t)
+	if n := len(must(st.DueConversations(ctx, due.Add(time.Hour), 10))(t)); n != 0 {
+		t.Fatalf("a finished turn is still due (%d)", n)
+	}
 	// Another tenant's conversation with the same id is a different row.
 	_, err = st.LoadConversation(ctx, "t2", "c1")
 	wantErr(t, err, store.ErrNotFound)
