@@ -211,6 +211,7 @@ func TestToolArgs(t *testing.T) {
 		{ToolAddExpense, `{"item":"lunch"}`, "amount: is required", ""},
 		{ToolAddExpense, `{"item":"lunch","amount":12.5}`, "amount: must be a string", ""},
 		{ToolAddExpense, `{"item":"lunch","amount":"-3"}`, "amount: must be a positive amount", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":"0.00"}`, "amount: must be a positive amount", ""},
 		{ToolAddExpense, `{"item":"lunch","amount":"3","tenant_id":"other"}`, "tenant_id: unknown field", ""},
 		{ToolAddExpense, `{"item":"lunch","amount":"3","currency":"pounds"}`, "currency: must be an ISO 4217", ""},
 		{ToolAddExpense, `{"item":"lunch","amount":"3","date":"2026-02-30"}`, "date: must be a date", ""},

@@ -64,7 +64,10 @@ func newValidator() *validator.Validate {
 		_, err := time.Parse(time.DateOnly, fl.Field().String())
 		return err == nil
 	})
-	must("decimal", func(fl validator.FieldLevel) bool { return decimalPattern.MatchString(fl.Field().String()) })
+	must("decimal", func(fl validator.FieldLevel) bool {
+		s := fl.Field().String()
+		return decimalPattern.MatchString(s) && strings.Trim(s, "0.") != "" // more than zero
+	})
 	must("currency", func(fl validator.FieldLevel) bool { return currencyPattern.MatchString(fl.Field().String()) })
 	must("tz", func(fl validator.FieldLevel) bool {
 		s := fl.Field().String()
