@@ -367,6 +367,17 @@ func TestBounds(t *testing.T) {
 			t.Fatalf("got %+v", te)
 		}
 	})
+	t.Run("unreadable model output gets one correction", func(t *testing.T) {
+		s, _ := step(t, State{}, textTurn("t1", "x"), env)
+		s, eff := step(t, s, Event{Kind: EvDecision, ModelInvalid: "the stream ended mid tool call"}, env)
+		if !eff.NeedModel || len(eff.Outputs) != 0 || !strings.Contains(PromptFor(s, env).Correction, "the stream ended mid tool call") {
+			t.Fatalf("first invalid output: need model %v, outputs %q, correction %q", eff.NeedModel, types(eff), PromptFor(s, env).Correction)
+		}
+		_, eff = step(t, s, Event{Kind: EvDecision, ModelInvalid: "bad JSON"}, env)
+		if te := only[contracts.TurnError](t, eff, contracts.TypeTurnError); te.Code != contracts.CodeModel {
+			t.Fatalf("second invalid output: %+v", te)
+		}
+	})
 	t.Run("wall clock", func(t *testing.T) {
 		s, _ := step(t, State{}, textTurn("t1", "x"), env)
 		s, _ = step(t, s, calls(Call{Tool: contracts.ToolListExpenses, Args: json.RawMessage(`{}`)}), env)
