@@ -38,10 +38,11 @@ type Options struct {
 	Toolrunners   int                // replicas; 0 runs none
 	Tools         []toolrunner.Tool  // default toolrunner.Catalog()
 	Model         orchestrator.Model // default orchestrator.Offline{}
-	Mail          toolrunner.Mail    // adds the mail tools when set
-	Parser        toolrunner.Parser  // runs the statement importer when set
-	Now           func() time.Time   // default time.Now
-	Log           *slog.Logger       // default: discard
+	Orchestrator  orchestrator.Config
+	Mail          toolrunner.Mail   // adds the mail tools when set
+	Parser        toolrunner.Parser // runs the statement importer when set
+	Now           func() time.Time  // default time.Now
+	Log           *slog.Logger      // default: discard
 }
 
 // System is a running set of services.
@@ -143,7 +144,7 @@ func (s *System) startOrchestrator(i int) {
 	s.component(fmt.Sprintf("orchestrator-%d", i), bus.OrchestratorConsumers(),
 		func(pub message.Publisher, _ jetstream.JetStream, r *message.Router, sub message.Subscriber, reg prometheus.Registerer) func(context.Context) {
 			relay := outbox.NewRelay(s.Store, pub, s.opts.Log, s.opts.Now)
-			o := orchestrator.New(orchestrator.Config{}, s.Store, relay, pub, s.opts.Model, reg, s.opts.Log, s.opts.Now)
+			o := orchestrator.New(s.opts.Orchestrator, s.Store, relay, pub, s.opts.Model, reg, s.opts.Log, s.opts.Now)
 			o.Register(r, sub)
 			return func(ctx context.Context) {
 				go o.Sweep(ctx, 100*time.Millisecond)

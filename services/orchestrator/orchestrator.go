@@ -49,6 +49,12 @@ type Config struct {
 	// Confirm overrides the policy per tool: true means the tool's calls
 	// wait for a yes. Tools not listed: every mutation waits.
 	Confirm map[string]bool
+	// FailPoint, when set, is called at each commit boundary of a handler:
+	// "saved" (state and outbox written), "published" (outbox published)
+	// and "handled" (about to ack). An error stops the handler there as a
+	// crash would, so tests can prove that every boundary is safe.
+	// Production leaves it nil.
+	FailPoint func(point string) error
 }
 
 // Orchestrator handles turns and tool results. Create it with New.
@@ -99,7 +105,10 @@ func (o *Orchestrator) HandleTurn(msg *message.Message) error {
 		o.metrics.turns.WithLabelValues("invalid").Inc()
 		return bus.Permanent(fmt.Errorf("decode turn: %w", err))
 	}
-	return o.apply(msg.Context(), turn.TenantID, turn.ConversationID, Event{Kind: EvTurn, Turn: &turn})
+	if err := o.apply(msg.Context(), turn.TenantID, turn.ConversationID, Event{Kind: EvTurn, Turn: &turn}); err != nil {
+		return err
+	}
+	return o.failAt("handled")
 }
 
 // HandleToolResult applies one ToolResult exactly once.
@@ -114,7 +123,10 @@ func (o *Orchestrator) HandleToolResult(msg *message.Message) error {
 	if err := contracts.Decode(msg.Payload, &res); err != nil {
 		return bus.Permanent(fmt.Errorf("decode tool result: %w", err))
 	}
-	return o.apply(msg.Context(), tenant, conv, Event{Kind: EvToolResult, Result: &res})
+	if err := o.apply(msg.Context(), tenant, conv, Event{Kind: EvToolResult, Result: &res}); err != nil {
+		return err
+	}
+	return o.failAt("handled")
 }
 
 // maxModelRounds bounds model calls within one handler run; the turn's
@@ -205,11 +217,24 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 	if _, err := o.store.SaveConversation(ctx, conv, conv.Version, out); err != nil {
 		return fmt.Errorf("save conversation: %w", err)
 	}
+	if err := o.failAt("saved"); err != nil {
+		return err
+	}
 	o.observe(ev, eff)
 	if eff.Stream != "" && !streamed {
 		o.streamTokens(tenant, next.UserID, convID, eff)
 	}
-	return o.relay.Publish(ctx, out)
+	if err := o.relay.Publish(ctx, out); err != nil {
+		return err
+	}
+	return o.failAt("published")
+}
+
+func (o *Orchestrator) failAt(point string) error {
+	if o.cfg.FailPoint == nil {
+		return nil
+	}
+	return o.cfg.FailPoint(point)
 }
 
 // Sweep ends, every interval, turns that outlived their budget while

@@ -1,0 +1,63 @@
+package orchestrator_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/store/storetest"
+	"github.com/purser-ai/purser/internal/systest"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// BenchmarkTurn is the loop's own cost per turn: a "hello" turn published
+// on TURNS until its Answer is on AGENT, with the offline model and no
+// tools, one turn at a time (load, decide, save state and outbox, publish).
+// Compare with BenchmarkHop in internal/bus, one bare bus hop.
+func BenchmarkTurn(b *testing.B) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		b.Run(engine, func(b *testing.B) {
+			dsn := storetest.SQLiteDSN(b)
+			if engine == "postgres" {
+				dsn = storetest.PostgresDSN(b)
+			}
+			s := systest.Start(b, systest.Options{DSN: dsn, Orchestrators: 1})
+			answers := make(chan struct{}, 1)
+			sub, err := s.NC.Subscribe("purser.agent.bench.>", func(m *nats.Msg) {
+				if m.Header.Get(bus.HeaderType) == contracts.TypeAnswer {
+					answers <- struct{}{}
+				}
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sub.Unsubscribe()
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := range b.N {
+				// A conversation per turn keeps state small and lanes busy
+				// the way many users would.
+				conv := fmt.Sprintf("c%d", i)
+				t := contracts.UserTurn{TurnID: fmt.Sprintf("t%d", i), TenantID: "bench", UserID: "u", Roles: []string{"member"},
+					ConversationID: conv, Text: "hello", Timezone: "UTC", SentAt: time.Now().UTC()}
+				payload, _ := json.Marshal(t)
+				subject, _ := bus.TurnSubject("bench", conv)
+				start := time.Now()
+				if err := s.Pub.Publish(subject, bus.NewMessage("turn-"+t.TurnID, payload, bus.Headers{Type: contracts.TypeUserTurn, Tenant: "bench"})); err != nil {
+					b.Fatal(err)
+				}
+				<-answers
+				lat = append(lat, time.Since(start))
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
+	}
+}
