@@ -3,11 +3,13 @@ package orchestrator_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/internal/systest"
@@ -237,5 +239,41 @@ func TestStuckTurnTimesOut(t *testing.T) {
 	// The turn that queued behind it runs now.
 	if ans := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, waiting); !strings.HasPrefix(ans.Content, "Hello") {
 		t.Fatalf("queued turn answered %q", ans.Content)
+	}
+}
+
+// Malformed turns on the bus (bad JSON, an unknown field, a subject or id
+// with a '.' or '*') change nothing: they go to the dead-letter queue with
+// a reason, and the orchestrator keeps serving.
+func TestMalformedTurnsAreDeadLettered(t *testing.T) {
+	s := systest.Start(t, systest.Options{DSN: storetest.SQLiteDSN(t), Orchestrators: 1})
+	dlq := s.Watch("purser.dlq.>")
+	bad := []string{
+		`{"turn_id":"x1",`,
+		`{"turn_id":"x2","tenant_id":"acme","user_id":"ann","roles":["member"],"conversation_id":"c1","text":"hi","timezone":"UTC","sent_at":"2026-11-22T10:00:00Z","tool":"delete_expense"}`,
+		`{"turn_id":"x.3","tenant_id":"acme","user_id":"ann","roles":["member"],"conversation_id":"c1","text":"hi","timezone":"UTC","sent_at":"2026-11-22T10:00:00Z"}`,
+		`{"turn_id":"x4","tenant_id":"acme","user_id":"ann","roles":["admin"],"conversation_id":"c1","text":"hi","timezone":"UTC","sent_at":"2026-11-22T10:00:00Z"}`,
+	}
+	for i, payload := range bad {
+		m := bus.NewMessage(fmt.Sprintf("bad-%d", i), []byte(payload), bus.Headers{Type: contracts.TypeUserTurn, Tenant: "acme"})
+		if err := s.Pub.Publish("purser.turns.acme.c1", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := bus.TurnSubject("acme", "c*"); err == nil {
+		t.Fatal("a '*' became a subject token")
+	}
+	got := dlq.WaitN(len(bad), nil)
+	for _, m := range got {
+		if m.Subject != "purser.dlq.orchestrator-0" {
+			t.Errorf("dead letter on %s", m.Subject)
+		}
+	}
+	ann := s.User("acme", "ann")
+	if ans := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, ann.Say("hello")); !strings.HasPrefix(ans.Content, "Hello") {
+		t.Fatalf("after bad input: %q", ans.Content)
+	}
+	if _, err := s.Store.LoadConversation(context.Background(), "acme", "c1"); err == nil {
+		t.Fatal("a malformed turn created conversation state")
 	}
 }
