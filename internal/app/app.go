@@ -29,6 +29,7 @@ import (
 	"github.com/purser-ai/purser/services/ingress"
 	"github.com/purser-ai/purser/services/notifier"
 	"github.com/purser-ai/purser/services/orchestrator"
+	"github.com/purser-ai/purser/services/orchestrator/llm"
 	"github.com/purser-ai/purser/services/toolrunner"
 )
 
@@ -81,8 +82,13 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			return nil
 		}}, nil
 	case config.ModeOrchestrator:
+		model, err := modelFor(d.cfg, d.reg, log)
+		if err != nil {
+			closeConn()
+			return nil, err
+		}
 		relay := outbox.NewRelay(d.store, pub, log, d.now)
-		orch := orchestrator.New(orchestrator.Config{}, d.store, relay, pub, orchestrator.Offline{}, d.reg, log, d.now)
+		orch := orchestrator.New(orchestrator.Config{}, d.store, relay, pub, model, d.reg, log, d.now)
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.OrchestratorConsumers(), orch.Register, relay,
 			func(ctx context.Context) { orch.Sweep(ctx, 5*time.Second) })
 	case config.ModeNotifier:
@@ -195,4 +201,23 @@ func natsCheck(nc *nats.Conn) ops.Check {
 
 func verifierFor(cfg config.Config, secret []byte) (*auth.Verifier, error) {
 	return auth.NewVerifier(auth.Config{Secret: secret, JWKSURL: cfg.JWKSURL, Issuer: cfg.JWTIssuer, Audience: cfg.JWTAudience})
+}
+
+// modelFor is the model server named by the configuration, or the offline
+// model when there is none; start-up says which.
+func modelFor(cfg config.Config, reg prometheus.Registerer, log *slog.Logger) (orchestrator.Model, error) {
+	if !cfg.UsesModelServer() {
+		log.Info("model: the offline rule-based model (set OPENAI_API_KEY or OPENAI_BASE_URL to use a model server)")
+		return orchestrator.Offline{}, nil
+	}
+	m, err := llm.New(llm.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ModelName, Protocol: cfg.ModelProtocol, Registerer: reg})
+	if err != nil {
+		return nil, err
+	}
+	endpoint := cfg.OpenAIBaseURL
+	if endpoint == "" {
+		endpoint = "https://api.openai.com/v1"
+	}
+	log.Info("model: "+cfg.ModelName, "endpoint", endpoint, "protocol", m.Protocol())
+	return m, nil
 }

@@ -16,17 +16,21 @@ import (
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator/llm/llmtest"
 )
 
 // startUp runs Up in the background on free ports and a temporary data
 // folder, and returns how to reach it. The test's cleanup stops it and
 // checks that it shut down cleanly.
-func startUp(t *testing.T) Info {
+func startUp(t *testing.T, edit ...func(*config.Config)) Info {
 	t.Helper()
 	cfg := config.FromEnv(func(string) string { return "" })
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.NATSListen = "127.0.0.1:0"
+	for _, e := range edit {
+		e(&cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan Info, 1)
 	done := make(chan error, 1)
@@ -256,4 +260,42 @@ func keys[M ~map[string]V, V any](m M) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// With a model server configured, purser up carries the conversation
+// through it and streams the answer's tokens to the socket.
+func TestUpWithAModelServer(t *testing.T) {
+	srv := llmtest.New(t)
+	info := startUp(t, func(c *config.Config) { c.OpenAIBaseURL = srv.URL; c.ModelName = "local-model" })
+	srv.Push(llmtest.Text("Hi", " there", ", Demo!"))
+	c := dial(t, info, info.DemoToken)
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var tokens []string
+	for {
+		_, data, err := c.conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		var f contracts.ServerFrame
+		if err := json.Unmarshal(data, &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == contracts.FrameToken {
+			tokens = append(tokens, f.Token.Text)
+		}
+		if f.Type == contracts.FrameAnswer {
+			if f.Answer.Content != "Hi there, Demo!" {
+				t.Fatalf("answer = %q", f.Answer.Content)
+			}
+			break
+		}
+	}
+	if strings.Join(tokens, "") != "Hi there, Demo!" || len(tokens) != 3 {
+		t.Fatalf("tokens = %q, want the three streamed pieces", tokens)
+	}
+	if got := srv.Requests()[0].Body["model"]; got != "local-model" {
+		t.Fatalf("model asked = %v", got)
+	}
 }

@@ -55,7 +55,7 @@ func FromEnv(getenv func(string) string) Config {
 		DataDir:        get("PURSER_DATA_DIR", "./data"),
 		NATSURL:        get("NATS_URL", ""),
 		DatabaseURL:    get("DATABASE_URL", ""),
-		Model:          get("PURSER_MODEL", "offline"),
+		Model:          get("PURSER_MODEL", ""),
 		OpenAIKey:      get("OPENAI_API_KEY", ""),
 		OpenAIBaseURL:  get("OPENAI_BASE_URL", ""),
 		ModelName:      get("PURSER_MODEL_NAME", "gpt-4o-mini"),
@@ -90,7 +90,7 @@ func (c *Config) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.NATSListen, "nats-listen", c.NATSListen, "embedded NATS listen address for 'up' (PURSER_NATS_LISTEN)")
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "data folder for 'up' (PURSER_DATA_DIR)")
 	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "external NATS for single services (NATS_URL)")
-	fs.StringVar(&c.Model, "model", c.Model, "offline or openai (PURSER_MODEL)")
+	fs.StringVar(&c.Model, "model", c.Model, "offline or openai; empty: openai when OPENAI_API_KEY or OPENAI_BASE_URL is set (PURSER_MODEL)")
 	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", c.OpenAIBaseURL, "OpenAI-compatible endpoint (OPENAI_BASE_URL)")
 	fs.StringVar(&c.ModelName, "model-name", c.ModelName, "model name (PURSER_MODEL_NAME)")
 	fs.StringVar(&c.ModelProtocol, "model-protocol", c.ModelProtocol, "tools or json (PURSER_MODEL_PROTOCOL)")
@@ -178,8 +178,8 @@ func (c Config) Check(mode Mode) error {
 	if mode == ModeUp || mode == ModeOrchestrator {
 		switch c.Model {
 		case "offline":
-		case "openai":
-			if c.OpenAIKey == "" && c.OpenAIBaseURL == "" {
+		case "", "openai":
+			if c.Model == "openai" && c.OpenAIKey == "" && c.OpenAIBaseURL == "" {
 				bad("OPENAI_API_KEY", "is required with PURSER_MODEL=openai (or set OPENAI_BASE_URL for a local server)")
 			}
 			if c.OpenAIBaseURL != "" {
@@ -189,6 +189,9 @@ func (c Config) Check(mode Mode) error {
 			}
 		default:
 			bad("PURSER_MODEL", "must be offline or openai")
+		}
+		if c.ModelName == "" && c.UsesModelServer() {
+			bad("PURSER_MODEL_NAME", "must not be empty")
 		}
 		if c.ModelProtocol != "tools" && c.ModelProtocol != "json" {
 			bad("PURSER_MODEL_PROTOCOL", "must be tools or json")
@@ -210,4 +213,11 @@ func (c Config) MailboxPath() string {
 		return c.MailboxDir
 	}
 	return filepath.Join(c.DataDir, "mailbox")
+}
+
+// UsesModelServer reports whether the orchestrator asks a model server
+// (PURSER_MODEL=openai, or unset with a key or URL) rather than the
+// offline model.
+func (c Config) UsesModelServer() bool {
+	return c.Model == "openai" || (c.Model == "" && (c.OpenAIKey != "" || c.OpenAIBaseURL != ""))
 }

@@ -9,12 +9,30 @@ func env(kv map[string]string) func(string) string {
 	return func(k string) string { return kv[k] }
 }
 
+func TestModelServerIsChosenByKeyOrURL(t *testing.T) {
+	for give, want := range map[[3]string]bool{
+		{"", "", ""}:                               false,
+		{"", "sk-x", ""}:                           true,
+		{"", "", "http://localhost:11434/v1"}:      true,
+		{"offline", "sk-x", ""}:                    false,
+		{"openai", "", "http://localhost:8000/v1"}: true,
+	} {
+		c := FromEnv(env(map[string]string{"PURSER_MODEL": give[0], "OPENAI_API_KEY": give[1], "OPENAI_BASE_URL": give[2]}))
+		if err := c.Check(ModeUp); err != nil {
+			t.Errorf("%v: %v", give, err)
+		}
+		if got := c.UsesModelServer(); got != want {
+			t.Errorf("%v: UsesModelServer = %v, want %v", give, got, want)
+		}
+	}
+}
+
 func TestDefaultsRunUp(t *testing.T) {
 	c := FromEnv(env(nil))
 	if err := c.Check(ModeUp); err != nil {
 		t.Fatalf("defaults do not pass for up: %v", err)
 	}
-	if c.HTTPAddr != "127.0.0.1:8080" || c.NATSListen != "127.0.0.1:4223" || c.DataDir != "./data" || c.Model != "offline" {
+	if c.HTTPAddr != "127.0.0.1:8080" || c.NATSListen != "127.0.0.1:4223" || c.DataDir != "./data" || c.UsesModelServer() {
 		t.Errorf("defaults differ from DESIGN.md: %+v", c)
 	}
 }

@@ -117,3 +117,17 @@ func TokenSinkFrom(ctx context.Context) TokenSink {
 	}
 	return func(string) {}
 }
+
+type tenantKey struct{}
+
+// WithTenant names the tenant a model call is for (the orchestrator sets
+// it), so adapters can count usage per tenant.
+func WithTenant(ctx context.Context, tenant string) context.Context {
+	return context.WithValue(ctx, tenantKey{}, tenant)
+}
+
+// TenantFrom returns the tenant on ctx, or "".
+func TenantFrom(ctx context.Context) string {
+	t, _ := ctx.Value(tenantKey{}).(string)
+	return t
+}

@@ -179,7 +179,7 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 	for round := 0; eff.NeedModel && round < maxModelRounds; round++ {
 		dev := Event{Kind: EvDecision}
 		start := time.Now()
-		d, err := o.model.Decide(o.tokenContext(ctx, tenant, next, convID, &streamed), PromptFor(next, env))
+		d, err := o.model.Decide(WithTenant(o.tokenContext(ctx, tenant, next, convID, &streamed), tenant), PromptFor(next, env))
 		o.metrics.modelSeconds.Observe(time.Since(start).Seconds())
 		switch {
 		case err != nil && ctx.Err() != nil:

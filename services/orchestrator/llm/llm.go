@@ -1,0 +1,147 @@
+// Package llm decides the orchestrator's next step with any model server
+// that speaks the OpenAI chat-completions API (OpenAI, Azure OpenAI's v1
+// endpoint, vLLM, Ollama, llama.cpp server), through go-openai.
+//
+// Two protocols: "tools" sends the tool catalog as functions and streams
+// the reply, forwarding answer tokens as they arrive; "json" asks for the
+// strict JSON decision contract of DESIGN.md with response_format. Replies
+// that are not a decision (a cut stream, finish_reason "length", a refusal,
+// arguments that are not JSON) come back as orchestrator.ErrInvalidOutput,
+// which gives the turn its one corrective retry.
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/purser-ai/purser/services/orchestrator"
+)
+
+// Protocols.
+const (
+	ProtocolTools = "tools"
+	ProtocolJSON  = "json"
+)
+
+// Config configures a Model.
+type Config struct {
+	APIKey   string // may be empty for local servers
+	BaseURL  string // e.g. https://api.openai.com/v1, http://localhost:11434/v1
+	Model    string
+	Protocol string // tools (default) or json
+	// Timeout bounds one model call, retries included. Default 60 s.
+	Timeout time.Duration
+	// MaxRetries is how many times a 429 or 5xx is retried. Default 3.
+	MaxRetries int
+	// Backoff is the first retry's wait when the server gives no
+	// Retry-After; it doubles each time, capped at 20 s. Default 500 ms.
+	Backoff    time.Duration
+	HTTPClient *http.Client
+	Registerer prometheus.Registerer // nil: metrics not registered
+}
+
+// Model is an orchestrator.Model over an OpenAI-compatible server.
+type Model struct {
+	cfg     Config
+	client  *openai.Client
+	metrics *metrics
+}
+
+var _ orchestrator.Model = (*Model)(nil)
+
+// New checks cfg and builds a Model.
+func New(cfg Config) (*Model, error) {
+	if cfg.BaseURL == "" && cfg.APIKey == "" {
+		return nil, errors.New("model: OPENAI_API_KEY or OPENAI_BASE_URL is required")
+	}
+	if cfg.Model == "" {
+		return nil, errors.New("model: PURSER_MODEL_NAME is required")
+	}
+	switch cfg.Protocol {
+	case "":
+		cfg.Protocol = ProtocolTools
+	case ProtocolTools, ProtocolJSON:
+	default:
+		return nil, fmt.Errorf("model: PURSER_MODEL_PROTOCOL must be tools or json, not %q", cfg.Protocol)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 60 * time.Second
+	}
+	if cfg.MaxRetries < 0 {
+		cfg.MaxRetries = 0
+	} else if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 3
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = 500 * time.Millisecond
+	}
+	base := cfg.HTTPClient
+	if base == nil {
+		base = &http.Client{}
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	if cfg.BaseURL != "" {
+		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	}
+	oc.HTTPClient = &http.Client{Transport: retryAfterTransport{base: transportOf(base)}, Timeout: base.Timeout,
+		CheckRedirect: base.CheckRedirect, Jar: base.Jar}
+	return &Model{cfg: cfg, client: openai.NewClientWithConfig(oc), metrics: newMetrics(cfg.Registerer)}, nil
+}
+
+// Protocol is the protocol in use.
+func (m *Model) Protocol() string { return m.cfg.Protocol }
+
+func tenantOf(ctx context.Context) string {
+	if t := orchestrator.TenantFrom(ctx); t != "" {
+		return t
+	}
+	return "unknown"
+}
+
+// Decide asks the model for the next step.
+func (m *Model) Decide(ctx context.Context, p orchestrator.Prompt) (orchestrator.Decision, error) {
+	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	defer cancel()
+	start := time.Now()
+	var d orchestrator.Decision
+	var err error
+	if m.cfg.Protocol == ProtocolJSON {
+		d, err = m.decideJSON(ctx, p)
+	} else {
+		d, err = m.decideTools(ctx, p)
+	}
+	m.metrics.observe(start, err)
+	if err != nil {
+		return orchestrator.Decision{}, m.scrub(err)
+	}
+	return d, nil
+}
+
+// invalid marks a reply as not a decision.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", orchestrator.ErrInvalidOutput, fmt.Sprintf(format, args...))
+}
+
+// scrub keeps the API key out of an error's text whatever the server or
+// transport echoed.
+func (m *Model) scrub(err error) error {
+	if m.cfg.APIKey == "" || !strings.Contains(err.Error(), m.cfg.APIKey) {
+		return err
+	}
+	return &scrubbed{err: err, key: m.cfg.APIKey}
+}
+
+type scrubbed struct {
+	err error
+	key string
+}
+
+func (s *scrubbed) Error() string { return strings.ReplaceAll(s.err.Error(), s.key, "[redacted]") }
+func (s *scrubbed) Unwrap() error { return s.err }
