@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/services/toolrunner/statements"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -50,6 +52,15 @@ func newRoot(getenv func(string) string, stdout, stderr io.Writer) *cobra.Comman
 		})
 	}
 	root.AddCommand(tokenCmd(&cfg, stdout), migrateCmd(&cfg, stdout), chatCmd(stdout))
+	root.AddCommand(&cobra.Command{
+		Use:    "import-worker",
+		Short:  "Parse one statement from stdin under sandbox limits (started by the toolrunner)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return statements.ServeWorker(os.Stdin, stdout)
+		},
+	})
 	root.AddCommand(&cobra.Command{
 		Use:   "version",
 		Short: "Print the version",

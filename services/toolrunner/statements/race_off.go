@@ -1,0 +1,5 @@
+//go:build !race
+
+package statements
+
+const addressSpaceLimit = true

@@ -1,0 +1,266 @@
+package statements
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Sandbox parses statements in a child process, so that a hostile file can
+// kill only its parser: the child limits its own CPU time and address
+// space before it reads the file, the parent kills it at the wall-clock
+// limit, and input and output are capped.
+type Sandbox struct {
+	// Command starts the worker, which runs ServeWorker: for purser,
+	// {os.Executable(), "import-worker"}.
+	Command []string
+	// Env is added to the worker's environment (tests use it).
+	Env      []string
+	MaxInput int64         // bytes; default 10 MiB
+	CPU      time.Duration // CPU seconds; default 10 s
+	Memory   int64         // address space in bytes; default 1 GiB
+	Wall     time.Duration // default 30 s
+	Options  Options
+}
+
+// Failure is an import that cannot succeed, with a reason a person can
+// read. It is not retried.
+type Failure struct{ Reason string }
+
+func (f *Failure) Error() string { return f.Reason }
+
+const maxOutput = 64 << 20
+
+func (s *Sandbox) defaults() Sandbox {
+	c := *s
+	if c.MaxInput <= 0 {
+		c.MaxInput = 10 << 20
+	}
+	if c.CPU <= 0 {
+		c.CPU = 10 * time.Second
+	}
+	if c.Memory <= 0 {
+		c.Memory = 1 << 30
+	}
+	if c.Wall <= 0 {
+		c.Wall = 30 * time.Second
+	}
+	return c
+}
+
+// request is what the worker reads on stdin.
+type request struct {
+	Name    string  `json:"name"`
+	Data    []byte  `json:"data"`
+	Options Options `json:"options"`
+	CPU     int     `json:"cpu_seconds"`
+	Memory  int64   `json:"memory"`
+}
+
+// reply is what the worker writes on stdout.
+type reply struct {
+	Result *Result `json:"result,omitempty"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// Parse runs Parse in a worker. A *Failure means the file cannot be
+// imported (too large, too slow, too hungry, not a statement); any other
+// error is the sandbox's own and may pass on retry.
+func (s *Sandbox) Parse(ctx context.Context, name string, data []byte) (Result, error) {
+	c := s.defaults()
+	if int64(len(data)) > c.MaxInput {
+		return Result{}, &Failure{Reason: fmt.Sprintf("the file is larger than %d MiB", c.MaxInput>>20)}
+	}
+	if len(c.Command) == 0 {
+		return Result{}, errors.New("sandbox: no worker command")
+	}
+	in, err := json.Marshal(request{Name: name, Data: data, Options: c.Options, CPU: int(c.CPU / time.Second), Memory: c.Memory})
+	if err != nil {
+		return Result{}, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, c.Wall)
+	defer cancel()
+	cmd := exec.CommandContext(wctx, c.Command[0], c.Command[1:]...)
+	cmd.Env = append(os.Environ(), c.Env...)
+	cmd.Stdin = bytes.NewReader(in)
+	var out, stderr limitedBuffer
+	out.max, stderr.max = maxOutput, 8<<10
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Result{}, fmt.Errorf("sandbox: %w", err)
+	}
+	oom := make(chan bool, 1)
+	stop := make(chan struct{})
+	go func() { oom <- watchRSS(cmd.Process.Pid, c.Memory, stop) }()
+	runErr := cmd.Wait()
+	close(stop)
+	if <-oom {
+		return Result{}, &Failure{Reason: "the file needed more memory than a statement may"}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return Result{}, ctx.Err()
+	case wctx.Err() != nil:
+		return Result{}, &Failure{Reason: fmt.Sprintf("the file took too long to read (over %s)", c.Wall)}
+	case out.over:
+		return Result{}, &Failure{Reason: "the file produced more output than any statement could"}
+	}
+	if runErr != nil {
+		var ee *exec.ExitError
+		if errors.As(runErr, &ee) {
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && (ws.Signal() == syscall.SIGXCPU || ws.Signal() == syscall.SIGKILL) {
+				return Result{}, &Failure{Reason: "the file took too long to read (CPU limit)"}
+			}
+			if strings.Contains(stderr.String(), "out of memory") || strings.Contains(stderr.String(), "cannot allocate memory") {
+				return Result{}, &Failure{Reason: "the file needed more memory than a statement may"}
+			}
+			return Result{}, &Failure{Reason: "the file could not be read (its parser stopped after " + time.Since(start).Round(time.Millisecond).String() + ")"}
+		}
+		return Result{}, fmt.Errorf("sandbox: %w", runErr)
+	}
+	var rep reply
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		return Result{}, &Failure{Reason: "the file could not be read (no answer from its parser)"}
+	}
+	if rep.Error != "" {
+		return Result{}, &Failure{Reason: rep.Error}
+	}
+	if rep.Result == nil {
+		return Result{}, &Failure{Reason: "the file could not be read"}
+	}
+	return *rep.Result, nil
+}
+
+// limitedBuffer keeps up to max bytes and notes whether more came.
+type limitedBuffer struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		b.over = true
+		b.Buffer.Write(p[:max(0, b.max-b.Len())])
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+// TestHookEnv names a test-only hook the worker honours before parsing:
+// "spin" burns CPU forever, "alloc" allocates without bound, "crash"
+// exits at once. Only tests set it; it is read from the worker's own
+// environment, which a file cannot reach.
+const TestHookEnv = "PURSER_STATEMENTS_TEST_HOOK"
+
+// ServeWorker is the worker: it limits itself, reads one request from r,
+// parses, and writes the reply to w.
+func ServeWorker(r io.Reader, w io.Writer) error {
+	var req request
+	dec := json.NewDecoder(io.LimitReader(r, 64<<20))
+	if err := dec.Decode(&req); err != nil {
+		return fmt.Errorf("worker: read request: %w", err)
+	}
+	if req.CPU > 0 {
+		lim := &syscall.Rlimit{Cur: uint64(req.CPU), Max: uint64(req.CPU) + 1}
+		if err := syscall.Setrlimit(syscall.RLIMIT_CPU, lim); err != nil {
+			return fmt.Errorf("worker: cpu limit: %w", err)
+		}
+	}
+	if req.Memory > 0 {
+		if addressSpaceLimit {
+			// A backstop above the parent's RSS watchdog: what the runtime
+			// has reserved already plus twice the memory allowed (Go
+			// reserves more address space than it touches).
+			as := uint64(vmSize()) + 2*uint64(req.Memory)
+			if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as}); err != nil {
+				return fmt.Errorf("worker: memory limit: %w", err)
+			}
+		}
+	}
+	switch os.Getenv(TestHookEnv) {
+	case "spin":
+		for i := 0; ; i++ {
+			_ = strconv.Itoa(i)
+		}
+	case "alloc":
+		var hog [][]byte
+		for {
+			b := make([]byte, 64<<20)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1 // touch every page
+			}
+			hog = append(hog, b)
+		}
+	case "crash":
+		os.Exit(3)
+	}
+	res, err := Parse(req.Name, req.Data, req.Options)
+	rep := reply{}
+	if err != nil {
+		rep.Error = err.Error()
+	} else {
+		rep.Result = &res
+	}
+	return json.NewEncoder(w).Encode(rep)
+}
+
+// watchRSS kills the worker's process group when its resident memory
+// passes limit, and reports whether it did.
+func watchRSS(pid int, limit int64, stop <-chan struct{}) bool {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return false
+		case <-t.C:
+		}
+		if rssOf(pid) > limit {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			return true
+		}
+	}
+}
+
+// rssOf reads a process's resident set size in bytes from /proc (0 when
+// it cannot be read).
+func rssOf(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+// vmSize is this process's virtual size in bytes.
+func vmSize() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 1 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[0], 10, 64)
+	return pages * int64(os.Getpagesize())
+}

@@ -1,0 +1,138 @@
+package statements
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const workerEnv = "PURSER_STATEMENTS_WORKER"
+
+// TestMain turns the test binary into the sandbox's worker when asked,
+// the way purser runs "purser import-worker".
+func TestMain(m *testing.M) {
+	if os.Getenv(workerEnv) == "1" {
+		if err := ServeWorker(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func sandbox(hook string) *Sandbox {
+	env := []string{workerEnv + "=1"}
+	if hook != "" {
+		env = append(env, TestHookEnv+"="+hook)
+	}
+	return &Sandbox{Command: []string{os.Args[0]}, Env: env, MaxInput: 1 << 20, CPU: time.Second, Memory: 256 << 20, Wall: 20 * time.Second}
+}
+
+func sample(t testing.TB, name string) []byte {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSandboxParsesLikeInProcess(t *testing.T) {
+	data := sample(t, "suntrust_debit_credit.csv")
+	got, err := sandbox("").Parse(context.Background(), "suntrust.csv", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Parse("suntrust.csv", data, Options{DefaultCurrency: "GBP"})
+	if len(got.Transactions) != 7 || got.Transactions[6] != want.Transactions[6] {
+		t.Fatalf("sandbox %+v\nin-process %+v", got.Transactions, want.Transactions)
+	}
+}
+
+// Hostile files are stopped by the limits and reported as failed imports
+// a person can understand; the sandbox keeps working after each.
+func TestSandboxStopsHostileFiles(t *testing.T) {
+	good := sample(t, "generic_checking_v102.ofx")
+	tests := []struct {
+		name, hook string
+		data       []byte
+		want       string
+	}{
+		{"huge", "", []byte(strings.Repeat("x", 2<<20)), "larger than 1 MiB"},
+		{"endless", "spin", good, "took too long"},
+		{"hungry", "alloc", good, "memory"},
+		{"crashing", "crash", good, "could not be read"},
+		{"malformed", "", []byte("OFXHEADER:100\n<OFX><STMTTRN><TRNAMT>1</OFX>"), "not a statement we can read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := sandbox(tt.hook).Parse(context.Background(), tt.name, tt.data)
+			var f *Failure
+			if !errors.As(err, &f) || !strings.Contains(f.Reason, tt.want) {
+				t.Fatalf("err = %v, want a failure saying %q", err, tt.want)
+			}
+			r, err := sandbox("").Parse(context.Background(), "good.ofx", good)
+			if err != nil || len(r.Transactions) != 3 {
+				t.Fatalf("after %s the sandbox fails a good file: %v", tt.name, err)
+			}
+		})
+	}
+}
+
+func TestSandboxWallClock(t *testing.T) {
+	s := sandbox("spin")
+	s.CPU = time.Hour // only the wall clock can stop it
+	s.Wall = 500 * time.Millisecond
+	_, err := s.Parse(context.Background(), "slow.csv", []byte("x"))
+	var f *Failure
+	if !errors.As(err, &f) || !strings.Contains(f.Reason, "took too long") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// statement10k is a 10,000-row CSV statement.
+func statement10k() []byte {
+	var b strings.Builder
+	b.WriteString("Date,Description,Amount,Balance\n")
+	bal := int64(1_000_000)
+	for i := range 10_000 {
+		amt := -int64(100 + i%5000)
+		if i%30 == 0 {
+			amt = 250_000
+		}
+		bal += amt
+		fmt.Fprintf(&b, "2026-%02d-%02d,CARD PAYMENT TO SHOP %d LONDON,%d.%02d,%d.%02d\n", 1+i%12, 1+i%28, i%97, amt/100, abs(amt%100), bal/100, abs(bal%100))
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkParseCSV10k reports import parsing throughput for a
+// 10,000-row statement, in process and through the sandbox.
+func BenchmarkParseCSV10k(b *testing.B) {
+	data := statement10k()
+	b.Run("in-process", func(b *testing.B) {
+		for range b.N {
+			r, err := Parse("big.csv", data, Options{})
+			if err != nil || len(r.Transactions) != 10_000 {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(10_000*b.N)/b.Elapsed().Seconds(), "txns/s")
+	})
+	b.Run("sandbox", func(b *testing.B) {
+		s := sandbox("")
+		s.MaxInput = 10 << 20
+		for range b.N {
+			r, err := s.Parse(context.Background(), "big.csv", data)
+			if err != nil || len(r.Transactions) != 10_000 {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(10_000*b.N)/b.Elapsed().Seconds(), "txns/s")
+	})
+}
