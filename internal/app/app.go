@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"slices"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -26,11 +28,14 @@ import (
 	"github.com/purser-ai/purser/internal/ops"
 	"github.com/purser-ai/purser/internal/outbox"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/ingress"
 	"github.com/purser-ai/purser/services/notifier"
 	"github.com/purser-ai/purser/services/orchestrator"
 	"github.com/purser-ai/purser/services/orchestrator/llm"
 	"github.com/purser-ai/purser/services/toolrunner"
+	"github.com/purser-ai/purser/services/toolrunner/mailbox"
+	"github.com/purser-ai/purser/services/toolrunner/statements"
 )
 
 // shutdownGrace bounds how long in-flight work may take to finish at stop.
@@ -95,7 +100,8 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		n := notifier.New(d.store, pub, d.reg, log, d.now)
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.NotifierConsumers(), n.Register, nil)
 	case config.ModeToolrunner:
-		tools := toolrunner.Select(d.cfg.Tools)
+		all := append(toolrunner.Catalog(), toolrunner.MailTools(mailbox.Local{Dir: d.cfg.MailboxPath()})...)
+		tools := toolrunner.Select(all, d.cfg.Tools)
 		if len(tools) == 0 {
 			closeConn()
 			return nil, fmt.Errorf("PURSER_TOOLS: none of %v is a tool this toolrunner has", d.cfg.Tools)
@@ -110,7 +116,24 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		for _, name := range runner.Names() {
 			consumers = append(consumers, bus.ToolConsumer(name))
 		}
-		return routed(ctx, mode, d, nc, js, pub, log, closeConn, consumers, runner.Register, nil)
+		register := runner.Register
+		var background []func(context.Context)
+		if importsHere(d.cfg.Tools) {
+			exe, err := os.Executable()
+			if err != nil {
+				closeConn()
+				return nil, fmt.Errorf("import worker: %w", err)
+			}
+			parser := statements.Parser{Sandbox: &statements.Sandbox{Command: []string{exe, "import-worker"}}}
+			imp := toolrunner.NewImporter(d.store, parser, pub, d.reg, log, d.now)
+			consumers = append(consumers, bus.ImportConsumer())
+			register = func(r *message.Router, sub message.Subscriber) {
+				runner.Register(r, sub)
+				imp.Register(r, sub)
+			}
+			background = append(background, func(ctx context.Context) { imp.Sweep(ctx, time.Minute, 5*time.Minute) })
+		}
+		return routed(ctx, mode, d, nc, js, pub, log, closeConn, consumers, register, nil, background...)
 	}
 	closeConn()
 	return nil, fmt.Errorf("unknown service %q", mode)
@@ -220,4 +243,11 @@ func modelFor(cfg config.Config, reg prometheus.Registerer, log *slog.Logger) (o
 	}
 	log.Info("model: "+cfg.ModelName, "endpoint", endpoint, "protocol", m.Protocol())
 	return m, nil
+}
+
+// importsHere reports whether this toolrunner imports statements: all do
+// unless --tools names a subset without fetch_email_attachments, so that
+// the heavy work can run on replicas of its own.
+func importsHere(tools []string) bool {
+	return len(tools) == 0 || slices.Contains(tools, contracts.ToolFetchEmailAttachments)
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -297,5 +298,65 @@ func TestUpWithAModelServer(t *testing.T) {
 	}
 	if got := srv.Requests()[0].Body["model"]; got != "local-model" {
 		t.Fatalf("model asked = %v", got)
+	}
+}
+
+// The statement flow end to end through purser up: search the demo mail,
+// propose the import, approve, and the import's notification reaches the
+// socket; importing the same file again adds nothing; the message whose
+// body gives orders changes nothing and never reaches the bus.
+func TestStatementImportEndToEnd(t *testing.T) {
+	info := startUp(t)
+	nc, err := nats.Connect(info.NATSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	var mu sync.Mutex
+	var busText strings.Builder
+	if _, err := nc.Subscribe("purser.>", func(m *nats.Msg) { mu.Lock(); busText.Write(m.Data); mu.Unlock() }); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, info, info.DemoToken)
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"Find my last Visa statement and process it"}`)
+	p := c.next(contracts.FrameProposal)
+	if p.Proposal.Tool != contracts.ToolFetchEmailAttachments || !strings.Contains(p.Proposal.Summary, "visa_statement_") {
+		t.Fatalf("proposal = %+v", p.Proposal)
+	}
+	c.send(`{"type":"confirm","id":"m2","conversation_id":"c1","proposal_id":"` + p.Proposal.ProposalID + `","decision":"approve"}`)
+	ans := c.next(contracts.FrameAnswer)
+	if !strings.Contains(ans.Answer.Content, "visa_statement_") {
+		t.Fatalf("answer = %q", ans.Answer.Content)
+	}
+	n := c.next(contracts.FrameNotification)
+	if n.Notification.Kind != "import_completed" || !strings.HasPrefix(n.Notification.Title, "Imported 12 transactions from visa_statement_") {
+		t.Fatalf("notification = %+v", n.Notification)
+	}
+
+	// The same statement again: nothing new.
+	c.send(`{"type":"message","id":"m3","conversation_id":"c1","text":"Find my last Visa statement and process it"}`)
+	p2 := c.next(contracts.FrameProposal)
+	c.send(`{"type":"confirm","id":"m4","conversation_id":"c1","proposal_id":"` + p2.Proposal.ProposalID + `","decision":"approve"}`)
+	again := c.next(contracts.FrameAnswer)
+	if !strings.Contains(strings.ToLower(again.Answer.Content), "already") {
+		t.Fatalf("second import answer = %q", again.Answer.Content)
+	}
+	c.send(`{"type":"message","id":"m5","conversation_id":"c1","text":"which transactions need review?"}`)
+	c.next(contracts.FrameAnswer)
+	c.send(`{"type":"message","id":"m6","conversation_id":"c1","text":"how much did I spend at Tesco?"}`)
+	tesco := c.next(contracts.FrameAnswer)
+	if !strings.Contains(tesco.Answer.Content, "45.23") {
+		t.Fatalf("tesco answer = %q", tesco.Answer.Content)
+	}
+	// The demo expenses are untouched: the suspicious mail changed nothing.
+	c.send(`{"type":"message","id":"m7","conversation_id":"c1","text":"show my expenses this month"}`)
+	list := c.next(contracts.FrameAnswer)
+	if len(list.Answer.Listed) == 0 {
+		t.Fatalf("expenses gone: %+v", list.Answer)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(busText.String(), "Ignore previous instructions") {
+		t.Fatal("a mail body crossed the bus")
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/purser-ai/purser/internal/natsembed"
 	"github.com/purser-ai/purser/internal/ops"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/services/toolrunner/mailbox"
 )
 
 // Demo tenant and user created by Up.
@@ -102,6 +103,9 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 	}
 	if err := seedDemo(ctx, st, time.Now()); err != nil {
 		return fmt.Errorf("demo data: %w", err)
+	}
+	if err := mailbox.WriteDemo(cfg.MailboxPath(), DemoTenant, DemoUser, time.Now()); err != nil {
+		return fmt.Errorf("demo mailbox: %w", err)
 	}
 
 	info := Info{HTTPAddr: ln.Addr().String(), Secret: secret}

@@ -1,6 +1,7 @@
 package toolrunner
 
 import (
+	"slices"
 	"time"
 
 	"github.com/purser-ai/purser/pkg/contracts"
@@ -19,18 +20,15 @@ func Catalog() []Tool {
 	}
 }
 
-// Select returns the tools of Catalog named in names, all when names is empty.
-func Select(names []string) []Tool {
-	all := Catalog()
+// Select returns the tools of all named in names, all when names is empty.
+func Select(all []Tool, names []string) []Tool {
 	if len(names) == 0 {
 		return all
 	}
 	var out []Tool
 	for _, t := range all {
-		for _, n := range names {
-			if t.Name == n {
-				out = append(out, t)
-			}
+		if slices.Contains(names, t.Name) {
+			out = append(out, t)
 		}
 	}
 	return out
