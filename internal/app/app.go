@@ -100,7 +100,12 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		n := notifier.New(d.store, pub, d.reg, log, d.now)
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.NotifierConsumers(), n.Register, nil)
 	case config.ModeToolrunner:
-		all := append(toolrunner.Catalog(), toolrunner.MailTools(mailbox.Local{Dir: d.cfg.MailboxPath()})...)
+		var mail toolrunner.Mail = mailbox.Local{Dir: d.cfg.MailboxPath()}
+		if d.cfg.Mail == "gmail" {
+			key, _ := d.cfg.TokenKey() // checked at start-up
+			mail = mailbox.Gmail{Tokens: mailbox.StoredTokens{Store: d.store, Key: key}, Endpoint: d.cfg.GmailEndpoint}
+		}
+		all := append(toolrunner.Catalog(), toolrunner.MailTools(mail)...)
 		tools := toolrunner.Select(all, d.cfg.Tools)
 		if len(tools) == 0 {
 			closeConn()

@@ -4,6 +4,7 @@
 package config
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -31,6 +32,9 @@ type Config struct {
 	ModelName      string
 	ModelProtocol  string
 	MailboxDir     string
+	Mail           string
+	MailTokenKey   string
+	GmailEndpoint  string
 	JWTSecret      string
 	JWKSURL        string
 	JWTIssuer      string
@@ -61,6 +65,9 @@ func FromEnv(getenv func(string) string) Config {
 		ModelName:      get("PURSER_MODEL_NAME", "gpt-4o-mini"),
 		ModelProtocol:  get("PURSER_MODEL_PROTOCOL", "tools"),
 		MailboxDir:     get("PURSER_MAILBOX_DIR", ""),
+		Mail:           get("PURSER_MAIL", "local"),
+		MailTokenKey:   get("PURSER_MAIL_TOKEN_KEY", ""),
+		GmailEndpoint:  get("PURSER_GMAIL_ENDPOINT", ""),
 		JWTSecret:      get("PURSER_JWT_SECRET", ""),
 		JWKSURL:        get("PURSER_JWKS_URL", ""),
 		JWTIssuer:      get("PURSER_JWT_ISSUER", "purser"),
@@ -95,6 +102,7 @@ func (c *Config) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.ModelName, "model-name", c.ModelName, "model name (PURSER_MODEL_NAME)")
 	fs.StringVar(&c.ModelProtocol, "model-protocol", c.ModelProtocol, "tools or json (PURSER_MODEL_PROTOCOL)")
 	fs.StringVar(&c.MailboxDir, "mailbox-dir", c.MailboxDir, "local mailbox of .eml files (PURSER_MAILBOX_DIR)")
+	fs.StringVar(&c.Mail, "mail", c.Mail, "local or gmail (PURSER_MAIL)")
 	fs.StringVar(&c.JWKSURL, "jwks-url", c.JWKSURL, "JWKS URL for RS256 tokens (PURSER_JWKS_URL)")
 	fs.StringVar(&c.JWTIssuer, "jwt-issuer", c.JWTIssuer, "expected token issuer (PURSER_JWT_ISSUER)")
 	fs.StringVar(&c.JWTAudience, "jwt-audience", c.JWTAudience, "expected token audience (PURSER_JWT_AUDIENCE)")
@@ -198,6 +206,15 @@ func (c Config) Check(mode Mode) error {
 		}
 	}
 	if mode == ModeUp || mode == ModeToolrunner {
+		switch c.Mail {
+		case "local":
+		case "gmail":
+			if _, err := c.TokenKey(); err != nil {
+				bad("PURSER_MAIL_TOKEN_KEY", err.Error())
+			}
+		default:
+			bad("PURSER_MAIL", "must be local or gmail")
+		}
 		for _, t := range c.Tools {
 			if spec, ok := contracts.LookupTool(t); !ok || spec.Name == contracts.ToolAskClarification {
 				bad("PURSER_TOOLS", fmt.Sprintf("unknown tool %q", t))
@@ -220,4 +237,14 @@ func (c Config) MailboxPath() string {
 // offline model.
 func (c Config) UsesModelServer() bool {
 	return c.Model == "openai" || (c.Model == "" && (c.OpenAIKey != "" || c.OpenAIBaseURL != ""))
+}
+
+// TokenKey is the 32-byte key that seals users' mail tokens, given as 64
+// hex characters in PURSER_MAIL_TOKEN_KEY.
+func (c Config) TokenKey() ([]byte, error) {
+	k, err := hex.DecodeString(c.MailTokenKey)
+	if err != nil || len(k) != 32 {
+		return nil, errors.New("must be 64 hex characters (32 bytes) when PURSER_MAIL=gmail")
+	}
+	return k, nil
 }

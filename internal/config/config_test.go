@@ -49,6 +49,8 @@ func TestCheckNamesTheSetting(t *testing.T) {
 		{"bad nats listen", ModeUp, map[string]string{"PURSER_NATS_LISTEN": "nowhere"}, []string{"PURSER_NATS_LISTEN"}},
 		{"unknown model", ModeUp, map[string]string{"PURSER_MODEL": "gpt"}, []string{"PURSER_MODEL"}},
 		{"openai without key", ModeUp, map[string]string{"PURSER_MODEL": "openai"}, []string{"OPENAI_API_KEY"}},
+		{"gmail without key", ModeToolrunner, map[string]string{"PURSER_MAIL": "gmail", "NATS_URL": "nats://x:4222", "DATABASE_URL": "postgres://x/y"}, []string{"PURSER_MAIL_TOKEN_KEY"}},
+		{"unknown mail", ModeUp, map[string]string{"PURSER_MAIL": "imap"}, []string{"PURSER_MAIL"}},
 		{"service needs nats and db", ModeOrchestrator, nil, []string{"NATS_URL", "DATABASE_URL"}},
 		{"ingress needs no db but a secret", ModeIngress, map[string]string{"NATS_URL": "nats://n:4222"}, []string{"PURSER_JWT_SECRET"}},
 		{"short secret", ModeIngress, map[string]string{"NATS_URL": "nats://n:4222", "PURSER_JWT_SECRET": "short"}, []string{"PURSER_JWT_SECRET"}},

@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"FramesConcurrentSameEvent", testFramesRace},
 		{"AuditAndToolCalls", testAuditToolCalls},
 		{"InTxRollsBack", testInTx},
+		{"MailTokens", testMailTokens},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -574,4 +575,16 @@ func testInTx(t *testing.T, st *store.Store) {
 	if e := must(st.AddExpense(ctx, expense("t1", "u1", "y", 1, "2026-11-01")))(t); e.ID != 1 {
 		t.Fatalf("id after rollback = %d, want 1", e.ID)
 	}
+}
+
+func testMailTokens(t *testing.T, st *store.Store) {
+	_, err := st.GetMailToken(ctx, "t1", "u1")
+	wantErr(t, err, store.ErrNotFound)
+	check(t, st.PutMailToken(ctx, "t1", "u1", []byte{1, 2, 3}, t0))
+	check(t, st.PutMailToken(ctx, "t1", "u1", []byte{4, 5}, t0.Add(time.Hour)))
+	if got := must(st.GetMailToken(ctx, "t1", "u1"))(t); string(got) != string([]byte{4, 5}) {
+		t.Fatalf("token = %v, want the latest", got)
+	}
+	_, err = st.GetMailToken(ctx, "t2", "u1")
+	wantErr(t, err, store.ErrNotFound)
 }
