@@ -26,6 +26,8 @@ bench:
 FUZZTIME ?= 1m
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./pkg/contracts
+	$(GO) test -run '^$$' -fuzz FuzzParseCSV -fuzztime $(FUZZTIME) ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzParseOFX -fuzztime $(FUZZTIME) ./services/toolrunner/statements
 
 tidy-check:
 	$(GO) mod tidy
