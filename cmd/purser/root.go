@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,11 +11,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/oauth2"
 
 	"github.com/purser-ai/purser/internal/app"
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/services/toolrunner/mailbox"
 	"github.com/purser-ai/purser/services/toolrunner/statements"
 )
 
@@ -51,7 +55,7 @@ func newRoot(getenv func(string) string, stdout, stderr io.Writer) *cobra.Comman
 			},
 		})
 	}
-	root.AddCommand(tokenCmd(&cfg, stdout), migrateCmd(&cfg, stdout), chatCmd(stdout))
+	root.AddCommand(tokenCmd(&cfg, stdout), migrateCmd(&cfg, stdout), chatCmd(stdout), mailTokenCmd(&cfg, stdout))
 	root.AddCommand(&cobra.Command{
 		Use:    "import-worker",
 		Short:  "Parse one statement from stdin under sandbox limits (started by the toolrunner)",
@@ -119,6 +123,46 @@ func migrateCmd(cfg *config.Config, stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+func mailTokenCmd(cfg *config.Config, stdout io.Writer) *cobra.Command {
+	var tenant, user, file string
+	cmd := &cobra.Command{
+		Use:   "mail-token",
+		Short: "Store a user's Gmail OAuth token (JSON from your OAuth flow, scope gmail.readonly), sealed with PURSER_MAIL_TOKEN_KEY",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			key, err := cfg.TokenKey()
+			if err != nil {
+				return fmt.Errorf("PURSER_MAIL_TOKEN_KEY: %w", err)
+			}
+			raw, err := os.ReadFile(file)
+			if err != nil {
+				return fmt.Errorf("--token-file: %w", err)
+			}
+			var tok oauth2.Token
+			if err := json.Unmarshal(raw, &tok); err != nil || tok.AccessToken == "" && tok.RefreshToken == "" {
+				return errors.New("--token-file: not an OAuth token (want access_token and/or refresh_token)")
+			}
+			st, err := store.Open(cmd.Context(), app.DSN(*cfg))
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err := (mailbox.StoredTokens{Store: st, Key: key}).Put(cmd.Context(), tenant, user, &tok); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "Gmail token stored for %s/%s\n", tenant, user)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "tenant id")
+	cmd.Flags().StringVar(&user, "user", "", "user id")
+	cmd.Flags().StringVar(&file, "token-file", "", "file holding the token JSON")
+	_ = cmd.MarkFlagRequired("tenant")
+	_ = cmd.MarkFlagRequired("user")
+	_ = cmd.MarkFlagRequired("token-file")
+	return cmd
 }
 
 func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
