@@ -8,6 +8,7 @@ type metrics struct {
 	proposals    *prometheus.CounterVec
 	bounds       *prometheus.CounterVec
 	modelSeconds prometheus.Histogram
+	steps        prometheus.Histogram
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -19,6 +20,8 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		modelSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "purser_orchestrator_model_seconds", Help: "Model decision latency.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10)}),
 	}
-	reg.MustRegister(m.turns, m.decisions, m.proposals, m.bounds, m.modelSeconds)
+	m.steps = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "purser_orchestrator_steps_per_turn", Help: "Tool steps a turn used, observed when it ends.",
+		Buckets: []float64{0, 1, 2, 3, 4, 5}})
+	reg.MustRegister(m.turns, m.decisions, m.proposals, m.bounds, m.modelSeconds, m.steps)
 	return m
 }

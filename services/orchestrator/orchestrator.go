@@ -435,4 +435,7 @@ func (o *Orchestrator) observe(ev Event, eff Effects) {
 		}
 	}
 	o.metrics.turns.WithLabelValues(outcome).Inc()
+	for _, n := range eff.EndedSteps {
+		o.metrics.steps.Observe(float64(n))
+	}
 }

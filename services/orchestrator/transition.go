@@ -81,6 +81,9 @@ type Effects struct {
 	NeedModel bool
 	// Stream is answer text the handler may stream as tokens first.
 	Stream string
+	// EndedSteps holds, for each turn this transition ended, the tool
+	// steps it used (for metrics).
+	EndedSteps []int
 }
 
 func (e *Effects) add(o Effects) {
@@ -89,6 +92,7 @@ func (e *Effects) add(o Effects) {
 	e.Approved = append(e.Approved, o.Approved...)
 	e.Changes = append(e.Changes, o.Changes...)
 	e.NeedModel = o.NeedModel
+	e.EndedSteps = append(e.EndedSteps, o.EndedSteps...)
 	if o.Stream != "" {
 		e.Stream = o.Stream
 	}
@@ -97,9 +101,15 @@ func (e *Effects) add(o Effects) {
 // Transition applies one event to a conversation. It is pure: no I/O, time
 // comes from env, ids are derived from the inputs. The caller stores the
 // new state with the outputs (outbox) before publishing anything.
-func Transition(s State, ev Event, env Env) (State, Effects) {
+func Transition(s State, ev Event, env Env) (_ State, eff Effects) {
 	s = s.clone()
-	var eff Effects
+	if before := s.Turn; before != nil {
+		defer func() {
+			if s.Turn == nil || s.Turn.TurnID != before.TurnID {
+				eff.EndedSteps = append(eff.EndedSteps, before.StepsUsed)
+			}
+		}()
+	}
 	switch ev.Kind {
 	case EvTurn:
 		s, eff = onTurn(s, *ev.Turn, env)

@@ -393,6 +393,26 @@ func TestBounds(t *testing.T) {
 	})
 }
 
+func TestEndedTurnsReportTheirSteps(t *testing.T) {
+	env := testEnv(t0)
+	s, _ := step(t, State{}, textTurn("t1", "x"), env)
+	s, eff := step(t, s, calls(Call{Tool: contracts.ToolListExpenses, Args: json.RawMessage(`{}`)}), env)
+	if len(eff.EndedSteps) != 0 {
+		t.Fatalf("a running turn reported ended: %v", eff.EndedSteps)
+	}
+	var callID string
+	for _, o := range eff.Outputs {
+		if r, ok := o.Payload.(contracts.ToolRequest); ok {
+			callID = r.CallID
+		}
+	}
+	s, _ = step(t, s, result(callID, contracts.ToolListExpenses, true, `{"expenses":[]}`, ""), env)
+	_, eff = step(t, s, decide(Decision{Kind: DecisionAnswer, Content: "Nothing yet."}), env)
+	if len(eff.EndedSteps) != 1 || eff.EndedSteps[0] != 1 {
+		t.Fatalf("ended steps = %v, want [1]", eff.EndedSteps)
+	}
+}
+
 func TestViewerCannotPropose(t *testing.T) {
 	env := testEnv(t0)
 	ev := textTurn("t1", "add tea £2")
