@@ -2,10 +2,13 @@ package app
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +21,7 @@ import (
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/orchestrator/llm/llmtest"
+	"github.com/purser-ai/purser/services/toolrunner/mailbox"
 )
 
 // startUp runs Up in the background on free ports and a temporary data
@@ -358,5 +362,40 @@ func TestStatementImportEndToEnd(t *testing.T) {
 	defer mu.Unlock()
 	if strings.Contains(busText.String(), "Ignore previous instructions") {
 		t.Fatal("a mail body crossed the bus")
+	}
+}
+
+// A hostile attachment is stopped by the sandbox and reported as a failed
+// import, and the next import still works.
+func TestHostileAttachmentFailsAlone(t *testing.T) {
+	dir := t.TempDir()
+	if err := mailbox.WriteDemo(dir, DemoTenant, DemoUser, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	garbage := strings.Repeat("\x00\xff<script>;;;\n", 5000)
+	eml := "From: Broken Bank <statements@brokenbank.example>\r\nSubject: Your Broken Bank statement\r\nDate: " + time.Now().Add(-time.Hour).Format(time.RFC1123Z) +
+		"\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nSee attached.\r\n" +
+		"--b\r\nContent-Type: text/csv\r\nContent-Disposition: attachment; filename=\"broken_statement.csv\"\r\nContent-Transfer-Encoding: base64\r\n\r\n" +
+		base64.StdEncoding.EncodeToString([]byte(garbage)) + "\r\n--b--\r\n"
+	if err := os.WriteFile(filepath.Join(dir, DemoTenant, DemoUser, "99-broken.eml"), []byte(eml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	info := startUp(t, func(c *config.Config) { c.MailboxDir = dir })
+	c := dial(t, info, info.DemoToken)
+	importFrom := func(id, text string) contracts.ServerFrame {
+		c.send(`{"type":"message","id":"` + id + `","conversation_id":"c1","text":"` + text + `"}`)
+		p := c.next(contracts.FrameProposal)
+		c.send(`{"type":"confirm","id":"` + id + `y","conversation_id":"c1","proposal_id":"` + p.Proposal.ProposalID + `","decision":"approve"}`)
+		c.next(contracts.FrameAnswer)
+		return c.next(contracts.FrameNotification)
+	}
+	bad := importFrom("m1", "Find my Broken Bank statement and process it")
+	if bad.Notification.Kind != "import_failed" || !strings.Contains(bad.Notification.Title, "broken_statement.csv") ||
+		!strings.Contains(bad.Notification.Body, "not a statement we can read") {
+		t.Fatalf("hostile import notification = %+v", bad.Notification)
+	}
+	good := importFrom("m2", "Find my last Visa statement and process it")
+	if good.Notification.Kind != "import_completed" {
+		t.Fatalf("the next import = %+v", good.Notification)
 	}
 }
