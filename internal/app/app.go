@@ -98,6 +98,12 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			func(ctx context.Context) { orch.Sweep(ctx, 5*time.Second) })
 	case config.ModeNotifier:
 		n := notifier.New(d.store, pub, d.reg, log, d.now)
+		// Catch-up and inbox requests from the ingress; draining nc at
+		// the end of run stops them.
+		if _, err := n.Respond(nc); err != nil {
+			closeConn()
+			return nil, err
+		}
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.NotifierConsumers(), n.Register, nil)
 	case config.ModeToolrunner:
 		var mail toolrunner.Mail = mailbox.Local{Dir: d.cfg.MailboxPath()}

@@ -59,3 +59,24 @@ func DeliverSubject(tenant, user string) (string, error) {
 func DLQSubject(service string) (string, error) {
 	return subject("purser.dlq", []string{"service"}, service)
 }
+
+// Requests the notifier answers on core NATS: the ingress, which keeps no
+// database, reads catch-up frames and the inbox through them.
+const (
+	NotifierResume        = "resume"
+	NotifierNotifications = "notifications"
+	NotifierRead          = "read"
+)
+
+// NotifierOps are every request the notifier answers.
+var NotifierOps = []string{NotifierResume, NotifierNotifications, NotifierRead}
+
+// NotifierSubject is purser.notifier.<op>.<tenant>.<user>, on core NATS.
+// Tenant and user come from the subject, which only the ingress names,
+// after authentication.
+func NotifierSubject(op, tenant, user string) (string, error) {
+	return subject("purser.notifier", []string{"op", "tenant", "user"}, op, tenant, user)
+}
+
+// NotifierWildcard is purser.notifier.<op>.*.*, what the notifier serves.
+func NotifierWildcard(op string) string { return "purser.notifier." + op + ".*.*" }

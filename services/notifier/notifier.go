@@ -25,6 +25,8 @@ type Store interface {
 	AppendFrame(ctx context.Context, tenantID, userID, eventID string, payload []byte, at time.Time) (seq int64, created bool, err error)
 	FramesAfter(ctx context.Context, tenantID, userID string, afterSeq int64, limit int) ([]store.Frame, error)
 	AddNotification(ctx context.Context, n store.Notification) (created bool, err error)
+	ListNotifications(ctx context.Context, tenantID, userID string, unreadOnly bool, limit int) ([]store.Notification, error)
+	MarkNotificationRead(ctx context.Context, tenantID, userID, id string, at time.Time) error
 }
 
 var _ Store = (*store.Store)(nil)
@@ -138,7 +140,7 @@ func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame cont
 		return fmt.Errorf("append frame: %w", err)
 	}
 	frame.Seq = seq
-	if err := n.publish(tenant, user, frame); err != nil {
+	if err := n.publish(tenant, user, frame, msg.Metadata.Get(bus.HeaderCreatedAt)); err != nil {
 		return err
 	}
 	if at, err := time.Parse(time.RFC3339Nano, msg.Metadata.Get(bus.HeaderCreatedAt)); err == nil {
@@ -147,7 +149,9 @@ func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame cont
 	return nil
 }
 
-func (n *Notifier) publish(tenant, user string, frame contracts.ServerFrame) error {
+// publish sends frame to the user's sockets. createdAt, the event's
+// Purser-Created-At, travels along so the ingress can measure delivery lag.
+func (n *Notifier) publish(tenant, user string, frame contracts.ServerFrame, createdAt string) error {
 	subject, err := bus.DeliverSubject(tenant, user)
 	if err != nil {
 		return bus.Permanent(err)
@@ -157,6 +161,9 @@ func (n *Notifier) publish(tenant, user string, frame contracts.ServerFrame) err
 		return bus.Permanent(fmt.Errorf("encode frame: %w", err))
 	}
 	out := message.NewMessage(fmt.Sprintf("%s-%s-%d", tenant, user, frame.Seq), payload)
+	if createdAt != "" {
+		out.Metadata.Set(bus.HeaderCreatedAt, createdAt)
+	}
 	if err := n.pub.Publish(subject, out); err != nil {
 		return fmt.Errorf("publish frame: %w", err)
 	}
@@ -167,15 +174,23 @@ func (n *Notifier) publish(tenant, user string, frame contracts.ServerFrame) err
 // subjectTokens returns the want validated tokens after prefix in the
 // message's subject.
 func subjectTokens(msg *message.Message, prefix string, want int) ([]string, error) {
-	subject := msg.Metadata.Get(bus.MetaSubject)
+	tokens, err := splitTokens(msg.Metadata.Get(bus.MetaSubject), prefix, want)
+	if err != nil {
+		return nil, bus.Permanent(err)
+	}
+	return tokens, nil
+}
+
+// splitTokens returns the want validated tokens after prefix in subject.
+func splitTokens(subject, prefix string, want int) ([]string, error) {
 	rest, ok := strings.CutPrefix(subject, prefix)
 	tokens := strings.Split(rest, ".")
 	if !ok || len(tokens) != want {
-		return nil, bus.Permanent(fmt.Errorf("unexpected subject %q", subject))
+		return nil, fmt.Errorf("unexpected subject %q", subject)
 	}
 	for _, t := range tokens {
 		if !bus.ValidToken(t) {
-			return nil, bus.Permanent(fmt.Errorf("bad token in subject %q", subject))
+			return nil, fmt.Errorf("bad token in subject %q", subject)
 		}
 	}
 	return tokens, nil

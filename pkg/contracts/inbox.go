@@ -1,0 +1,40 @@
+package contracts
+
+import "encoding/json"
+
+// InboxRequest is the body of a request to the notifier on
+// purser.notifier.<op>.<tenant>.<user>; each op reads its own fields.
+type InboxRequest struct {
+	// AfterSeq and Limit page the resume op.
+	AfterSeq int64 `json:"after_seq,omitempty" validate:"gte=0"`
+	Limit    int   `json:"limit,omitempty" validate:"gte=0,lte=1000"`
+	// Unread (and Limit) filter the notifications op.
+	Unread bool `json:"unread,omitempty"`
+	// ID names the notification the read op marks read.
+	ID string `json:"id,omitempty" validate:"omitempty,purserid"`
+}
+
+// InboxReply answers an InboxRequest. When Error is set nothing else is.
+type InboxReply struct {
+	// Frames are encoded ServerFrames in seq order, each with its seq;
+	// More says another page follows after the last one.
+	Frames        []json.RawMessage `json:"frames,omitempty"`
+	More          bool              `json:"more,omitempty"`
+	Notifications []Notification    `json:"notifications,omitempty"`
+	Error         *InboxError       `json:"error,omitempty"`
+}
+
+// InboxError says why an inbox request failed, without internals.
+type InboxError struct {
+	Code    string `json:"code"` // one of the Inbox* codes
+	Message string `json:"message"`
+}
+
+func (e *InboxError) Error() string { return e.Code + ": " + e.Message }
+
+// Codes of InboxError.
+const (
+	InboxBadRequest  = "bad_request"
+	InboxNotFound    = "not_found"
+	InboxUnavailable = "unavailable"
+)

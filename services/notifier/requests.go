@@ -1,0 +1,189 @@
+package notifier
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// The notifier answers core NATS requests on bus.NotifierSubject: the
+// ingress, which keeps no database, reads catch-up frames and the inbox
+// through them, as contracts.InboxRequest and contracts.InboxReply.
+
+const queueGroup = "notifier"
+
+// Page sizes of catch-up replies.
+const (
+	DefaultResumeLimit = 200
+	MaxResumeLimit     = 1000
+	// maxReplyBytes keeps a reply well under NATS's default 1 MiB payload
+	// limit; a page ends early (More set) when it would pass it.
+	maxReplyBytes = 512 << 10
+)
+
+// requestTimeout bounds the store work of one request.
+const requestTimeout = 10 * time.Second
+
+// responderWorkers is how many requests one replica answers at once: each
+// is a queue subscription of its own, so NATS runs their handlers in
+// parallel and spreads requests among them and among replicas.
+const responderWorkers = 8
+
+// Responder answers the notifier's requests. Close unsubscribes; draining
+// the connection it was given does too.
+type Responder struct {
+	subs []*nats.Subscription
+}
+
+// Respond subscribes to the request subjects on nc. The caller keeps
+// owning nc.
+func (n *Notifier) Respond(nc *nats.Conn) (*Responder, error) {
+	r := &Responder{}
+	for _, op := range bus.NotifierOps {
+		for range responderWorkers {
+			sub, err := nc.QueueSubscribe(bus.NotifierWildcard(op), queueGroup, func(m *nats.Msg) { n.answer(op, m) })
+			if err != nil {
+				r.Close()
+				return nil, fmt.Errorf("subscribe %s requests: %w", op, err)
+			}
+			r.subs = append(r.subs, sub)
+		}
+	}
+	if err := nc.Flush(); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("subscribe requests: %w", err)
+	}
+	return r, nil
+}
+
+// Close stops answering. Requests being answered finish.
+func (r *Responder) Close() {
+	for _, s := range r.subs {
+		_ = s.Unsubscribe()
+	}
+}
+
+func (n *Notifier) answer(op string, m *nats.Msg) {
+	if m.Reply == "" {
+		return
+	}
+	reply := n.reply(op, m)
+	b, err := json.Marshal(reply)
+	if err != nil {
+		b, _ = json.Marshal(contracts.InboxReply{Error: &contracts.InboxError{Code: contracts.InboxUnavailable, Message: "could not encode the reply"}})
+	}
+	_ = m.Respond(b)
+}
+
+func (n *Notifier) reply(op string, m *nats.Msg) contracts.InboxReply {
+	// purser.notifier.<op>.<tenant>.<user>; the wildcard matched two tokens.
+	tokens, err := splitTokens(m.Subject, "purser.notifier."+op+".", 2)
+	if err != nil {
+		return badRequest("subject: " + err.Error())
+	}
+	tenant, user := tokens[0], tokens[1]
+	var req contracts.InboxRequest
+	if len(m.Data) > 0 {
+		if err := contracts.Decode(m.Data, &req); err != nil {
+			return badRequest(err.Error())
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	switch op {
+	case bus.NotifierResume:
+		return n.resume(ctx, tenant, user, req)
+	case bus.NotifierNotifications:
+		return n.notifications(ctx, tenant, user, req)
+	case bus.NotifierRead:
+		return n.markRead(ctx, tenant, user, req)
+	}
+	return badRequest("unknown request")
+}
+
+// resume returns one page of the user's stored frames after req.AfterSeq,
+// each with its seq set.
+func (n *Notifier) resume(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
+	limit := req.Limit
+	if limit <= 0 {
+		limit = DefaultResumeLimit
+	}
+	limit = min(limit, MaxResumeLimit)
+	// One more than asked says whether another page follows.
+	stored, err := n.store.FramesAfter(ctx, tenant, user, req.AfterSeq, limit+1)
+	if err != nil {
+		n.log.Error("resume: read frames", "tenant", tenant, "err", err)
+		return unavailable()
+	}
+	out := contracts.InboxReply{More: len(stored) > limit}
+	size := 0
+	for i, f := range stored[:min(len(stored), limit)] {
+		var frame contracts.ServerFrame
+		if err := json.Unmarshal(f.Payload, &frame); err != nil {
+			n.log.Error("resume: stored frame unreadable", "tenant", tenant, "seq", f.Seq, "err", err)
+			continue
+		}
+		frame.Seq = f.Seq
+		b, err := json.Marshal(frame)
+		if err != nil {
+			continue
+		}
+		if i > 0 && size+len(b) > maxReplyBytes {
+			out.More = true
+			break
+		}
+		size += len(b)
+		out.Frames = append(out.Frames, b)
+	}
+	return out
+}
+
+func (n *Notifier) notifications(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	list, err := n.store.ListNotifications(ctx, tenant, user, req.Unread, min(limit, 200))
+	if err != nil {
+		n.log.Error("list notifications", "tenant", tenant, "err", err)
+		return unavailable()
+	}
+	out := contracts.InboxReply{Notifications: make([]contracts.Notification, 0, len(list))}
+	for _, s := range list {
+		out.Notifications = append(out.Notifications, contracts.Notification{
+			ID: s.ID, Kind: s.Kind, Title: s.Title, Body: s.Body, Data: s.Data, CreatedAt: s.CreatedAt.UTC(), Read: s.ReadAt != nil,
+		})
+	}
+	return out
+}
+
+func (n *Notifier) markRead(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
+	if req.ID == "" {
+		return badRequest("id: is required")
+	}
+	err := n.store.MarkNotificationRead(ctx, tenant, user, req.ID, n.now().UTC())
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return contracts.InboxReply{Error: &contracts.InboxError{Code: contracts.InboxNotFound, Message: "no such notification"}}
+	case err != nil:
+		n.log.Error("mark notification read", "tenant", tenant, "err", err)
+		return unavailable()
+	}
+	return contracts.InboxReply{}
+}
+
+func badRequest(msg string) contracts.InboxReply {
+	return contracts.InboxReply{Error: &contracts.InboxError{Code: contracts.InboxBadRequest, Message: msg}}
+}
+
+func unavailable() contracts.InboxReply {
+	return contracts.InboxReply{Error: &contracts.InboxError{Code: contracts.InboxUnavailable, Message: "the inbox is unavailable; retry"}}
+}
