@@ -1,8 +1,10 @@
 package ingress
 
 import (
+	"encoding/json"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"golang.org/x/time/rate"
@@ -14,7 +16,6 @@ import (
 // subscription per user with at least one socket on this replica.
 type hub struct {
 	nc      *nats.Conn
-	cfg     Config
 	log     *slog.Logger
 	metrics *metrics
 
@@ -25,18 +26,17 @@ type hub struct {
 type userKey struct{ tenant, user string }
 
 type userConns struct {
-	conns   map[*client]struct{}
-	sub     *nats.Subscription
-	limiter *rate.Limiter
+	conns map[*client]struct{}
+	sub   *nats.Subscription
 }
 
-func newHub(nc *nats.Conn, cfg Config, log *slog.Logger, m *metrics) *hub {
-	return &hub{nc: nc, cfg: cfg, log: log, metrics: m, users: map[userKey]*userConns{}}
+func newHub(nc *nats.Conn, log *slog.Logger, m *metrics) *hub {
+	return &hub{nc: nc, log: log, metrics: m, users: map[userKey]*userConns{}}
 }
 
 // add registers c and subscribes to the user's deliver subject if c is
-// the user's first socket here. It returns the user's shared rate limiter.
-func (h *hub) add(c *client) (*rate.Limiter, error) {
+// the user's first socket here.
+func (h *hub) add(c *client) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	k := userKey{c.tenant, c.user}
@@ -44,19 +44,22 @@ func (h *hub) add(c *client) (*rate.Limiter, error) {
 	if !ok {
 		subject, err := bus.DeliverSubject(c.tenant, c.user)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		uc = &userConns{conns: map[*client]struct{}{}, limiter: rate.NewLimiter(rate.Limit(h.cfg.RatePerSecond), h.cfg.Burst)}
-		sub, err := h.nc.Subscribe(subject, func(m *nats.Msg) { h.fanOut(k, m.Data) })
+		uc = &userConns{conns: map[*client]struct{}{}}
+		sub, err := h.nc.Subscribe(subject, func(m *nats.Msg) { h.fanOut(k, newOutFrame(m.Data, m.Header.Get(bus.HeaderCreatedAt))) })
 		if err != nil {
-			return nil, err
+			return err
 		}
+		// Frames of a busy user must not be dropped by the client library
+		// before the per-socket queues decide.
+		_ = sub.SetPendingLimits(-1, 64<<20)
 		uc.sub = sub
 		h.users[k] = uc
 	}
 	uc.conns[c] = struct{}{}
 	h.metrics.connections.Inc()
-	return uc.limiter, nil
+	return nil
 }
 
 // remove forgets c and drops the subscription with the user's last socket.
@@ -79,8 +82,8 @@ func (h *hub) remove(c *client) {
 	}
 }
 
-// fanOut queues one frame for every socket of the user.
-func (h *hub) fanOut(k userKey, frame []byte) {
+// fanOut hands one frame to every socket of the user.
+func (h *hub) fanOut(k userKey, f *outFrame) {
 	h.mu.Lock()
 	uc, ok := h.users[k]
 	var targets []*client
@@ -92,7 +95,7 @@ func (h *hub) fanOut(k userKey, frame []byte) {
 	}
 	h.mu.Unlock()
 	for _, c := range targets {
-		c.enqueue(frame)
+		c.deliver(f)
 	}
 }
 
@@ -109,4 +112,73 @@ func (h *hub) closeAll() {
 	for _, c := range all {
 		c.shutdown()
 	}
+}
+
+// outFrame is one encoded server frame on its way to sockets, read once
+// for what routing needs. It is shared by every socket and never changed.
+type outFrame struct {
+	data    []byte
+	typ     string
+	seq     int64
+	turnID  string
+	created time.Time // the event's creation, zero when unknown
+}
+
+func newOutFrame(data []byte, createdAt string) *outFrame {
+	var head struct {
+		Type   string `json:"type"`
+		Seq    int64  `json:"seq"`
+		TurnID string `json:"turn_id"`
+	}
+	f := &outFrame{data: data, typ: "unknown"}
+	if json.Unmarshal(data, &head) == nil && head.Type != "" {
+		f.typ, f.seq, f.turnID = head.Type, head.Seq, head.TurnID
+	}
+	if createdAt != "" {
+		if t, err := time.Parse(time.RFC3339Nano, createdAt); err == nil {
+			f.created = t
+		}
+	}
+	return f
+}
+
+// limits are the per-user input rate limits, shared by a user's sockets
+// and HTTP requests on this replica.
+type limits struct {
+	rate  rate.Limit
+	burst int
+
+	mu      sync.Mutex
+	m       map[userKey]*rate.Limiter
+	sweepAt int
+}
+
+func newLimits(perSecond float64, burst int) *limits {
+	return &limits{rate: rate.Limit(perSecond), burst: burst, m: map[userKey]*rate.Limiter{}, sweepAt: 1024}
+}
+
+// allow takes one token from the user's bucket at now.
+func (l *limits) allow(k userKey, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lim, ok := l.m[k]
+	if !ok {
+		if len(l.m) >= l.sweepAt {
+			l.sweep(now)
+		}
+		lim = rate.NewLimiter(l.rate, l.burst)
+		l.m[k] = lim
+	}
+	return lim.AllowN(now, 1)
+}
+
+// sweep forgets full buckets: they are the same as new ones. It runs when
+// the map has doubled since the last sweep, so its cost is amortized.
+func (l *limits) sweep(now time.Time) {
+	for k, lim := range l.m {
+		if lim.TokensAt(now) >= float64(l.burst) {
+			delete(l.m, k)
+		}
+	}
+	l.sweepAt = max(1024, 2*len(l.m))
 }

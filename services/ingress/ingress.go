@@ -6,6 +6,7 @@ package ingress
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -48,6 +49,19 @@ type Config struct {
 	Burst         int
 	// DefaultTimezone is used when a frame names none. Default UTC.
 	DefaultTimezone string
+	// ResumeWindow is how long a new socket holds live frames back while
+	// it may still send resume as its first frame, so that catch-up and
+	// live frames reach it in order. The first frame of any type ends it.
+	// Default 2 s; negative disables the hold.
+	ResumeWindow time.Duration
+	// RequestTimeout bounds one request to the notifier (a page of
+	// catch-up, an inbox read). Default 5 s.
+	RequestTimeout time.Duration
+	// ChatTimeout bounds how long POST /v1/chat waits for the frame that
+	// ends its turn. Default 60 s.
+	ChatTimeout time.Duration
+	// MaxChatBytes is the largest POST /v1/chat body. Default 1 MiB.
+	MaxChatBytes int64
 }
 
 func (c Config) withDefaults() Config {
@@ -72,33 +86,61 @@ func (c Config) withDefaults() Config {
 	if c.DefaultTimezone == "" {
 		c.DefaultTimezone = "UTC"
 	}
+	if c.ResumeWindow == 0 {
+		c.ResumeWindow = 2 * time.Second
+	}
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = 5 * time.Second
+	}
+	if c.ChatTimeout == 0 {
+		c.ChatTimeout = 60 * time.Second
+	}
+	if c.MaxChatBytes == 0 {
+		c.MaxChatBytes = contracts.MaxMessageBytes
+	}
 	return c
 }
 
-// Ingress serves /v1/ws and relays deliveries. Create it with New; it owns
-// no connection it was given.
+// Ingress serves /v1/ws, /v1/chat and /v1/notifications and relays
+// deliveries. Create it with New; it owns no connection it was given. It
+// keeps no state but its open connections: catch-up and the inbox are read
+// from the notifier by request/reply.
 type Ingress struct {
 	cfg      Config
 	verifier Verifier
+	nc       *nats.Conn
 	pub      message.Publisher
 	hub      *hub
+	limits   *limits
 	log      *slog.Logger
 	metrics  *metrics
 	now      func() time.Time
+	newID    func() string
 }
 
-// New builds an ingress. nc is used to subscribe to deliver subjects; pub
-// publishes UserTurns to JetStream.
+// New builds an ingress. nc subscribes to deliver subjects and asks the
+// notifier for catch-up and the inbox; pub publishes UserTurns to JetStream.
 func New(cfg Config, verifier Verifier, nc *nats.Conn, pub message.Publisher, m *Metrics, log *slog.Logger, now func() time.Time) *Ingress {
 	cfg = cfg.withDefaults()
-	in := &Ingress{cfg: cfg, verifier: verifier, pub: pub, log: log, metrics: m.m, now: now}
-	in.hub = newHub(nc, cfg, log, m.m)
+	in := &Ingress{cfg: cfg, verifier: verifier, nc: nc, pub: pub, log: log, metrics: m.m, now: now, newID: randomID}
+	in.limits = newLimits(cfg.RatePerSecond, cfg.Burst)
+	in.hub = newHub(nc, log, m.m)
 	return in
 }
 
 // Routes registers the client-facing endpoints on mux.
 func (in *Ingress) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/ws", in.serveWS)
+	mux.HandleFunc("/v1/chat", in.serveChat)
+	mux.HandleFunc("/v1/notifications", in.serveNotifications)
+	mux.HandleFunc("/v1/notifications/{id}/read", in.serveMarkRead)
+}
+
+// randomID is a fresh client id for turns that come without one.
+func randomID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "h" + hex.EncodeToString(b[:])
 }
 
 // Close disconnects every socket and drops the deliver subscriptions.

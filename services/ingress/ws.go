@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"golang.org/x/time/rate"
 
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/pkg/contracts"
@@ -39,38 +38,53 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
 	c := &client{
-		in:     in,
-		conn:   conn,
-		tenant: principal.TenantID,
-		user:   principal.UserID,
-		roles:  rolesOf(principal),
-		send:   make(chan []byte, in.cfg.SendQueue),
-		done:   make(chan struct{}),
+		in:      in,
+		conn:    conn,
+		tenant:  principal.TenantID,
+		user:    principal.UserID,
+		roles:   rolesOf(principal),
+		send:    make(chan *outFrame, in.cfg.SendQueue),
+		done:    make(chan struct{}),
+		holding: in.cfg.ResumeWindow > 0,
+		initial: in.cfg.ResumeWindow > 0,
 	}
-	limiter, err := in.hub.add(c)
-	if err != nil {
+	if c.initial {
+		c.first = make(chan struct{})
+	}
+	if err := in.hub.add(c); err != nil {
 		_ = conn.Close(websocket.StatusInternalError, "unavailable")
 		return
 	}
 	defer in.hub.remove(c)
+	in.log.Debug("socket open", "tenant", c.tenant, "user", c.user)
 
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(2)
 	go func() { defer wg.Done(); c.writeLoop(ctx) }()
 	go func() { defer wg.Done(); c.pingLoop(ctx) }()
-	go func() {
-		defer wg.Done()
-		<-c.done
-		_ = conn.Close(c.closeCode, c.closeReason)
-	}()
+	if c.first != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTimer(in.cfg.ResumeWindow)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				c.endInitialHold()
+			case <-c.first:
+			case <-c.done:
+			}
+		}()
+	}
 	if !principal.ExpiresAt.IsZero() {
 		t := time.AfterFunc(principal.ExpiresAt.Sub(in.now()), func() { c.closeWith(StatusTokenExpired, "token expired") })
 		defer t.Stop()
 	}
-	c.readLoop(ctx, limiter)
+	c.readLoop(ctx)
 	c.closeWith(websocket.StatusNormalClosure, "")
 	cancel()
 	wg.Wait()
+	in.log.Debug("socket closed", "tenant", c.tenant, "user", c.user, "code", int(c.closeCode))
 }
 
 // authenticate answers 401 itself when the request carries no valid token.
@@ -85,6 +99,7 @@ func (in *Ingress) authenticate(w http.ResponseWriter, r *http.Request) (auth.Pr
 	}
 	reason := auth.Reason(err)
 	in.metrics.authFailures.WithLabelValues(reason).Inc()
+	in.log.Debug("authentication refused", "reason", reason, "path", r.URL.Path)
 	status := http.StatusUnauthorized
 	if errors.Is(err, auth.ErrUnavailable) {
 		status = http.StatusServiceUnavailable
@@ -101,11 +116,28 @@ type client struct {
 	tenant string
 	user   string
 	roles  []string
-	send   chan []byte
+	send   chan *outFrame
 
 	// lastConversation is the conversation of the latest message frame;
 	// a confirm without a conversation id belongs to it. Reader-owned.
 	lastConversation string
+	// sawFrame is set by the reader at the first client frame; first,
+	// when there is an initial hold, closes then.
+	sawFrame bool
+	first    chan struct{}
+
+	// flushMu serializes what may write held or replayed frames: a
+	// resume, and the end of the initial hold.
+	flushMu sync.Mutex
+	mu      sync.Mutex
+	// holding: live frames wait in held, in arrival order.
+	holding bool
+	held    []*outFrame
+	// initial: the hold since the upgrade has not ended yet.
+	initial bool
+	// replayed is the highest seq a resume covered: live frames at or
+	// below it reached the client already (or it said it had them).
+	replayed int64
 
 	closeOnce   sync.Once
 	done        chan struct{}
@@ -113,7 +145,7 @@ type client struct {
 	closeReason string
 }
 
-func (c *client) readLoop(ctx context.Context, limiter *rate.Limiter) {
+func (c *client) readLoop(ctx context.Context) {
 	for {
 		readCtx, cancel := context.WithTimeout(ctx, c.in.cfg.IdleTimeout)
 		typ, data, err := c.conn.Read(readCtx)
@@ -125,12 +157,22 @@ func (c *client) readLoop(ctx context.Context, limiter *rate.Limiter) {
 			c.sendError("", contracts.ErrCodeBadFrame, "frames must be JSON text")
 			continue
 		}
-		c.handle(ctx, data, limiter)
+		c.handle(ctx, data)
 	}
 }
 
-func (c *client) handle(ctx context.Context, data []byte, limiter *rate.Limiter) {
+func (c *client) handle(ctx context.Context, data []byte) {
 	f, err := contracts.DecodeClientFrame(data)
+	first := !c.sawFrame
+	if first {
+		c.sawFrame = true
+		if c.first != nil {
+			close(c.first)
+		}
+	}
+	if first && (err != nil || f.Resume == nil) {
+		c.endInitialHold()
+	}
 	if err != nil {
 		c.in.metrics.framesIn.WithLabelValues("invalid").Inc()
 		c.sendError("", contracts.ErrCodeBadFrame, err.Error())
@@ -142,11 +184,11 @@ func (c *client) handle(ctx context.Context, data []byte, limiter *rate.Limiter)
 		c.sendFrame(contracts.ServerFrame{Type: contracts.FramePong, At: c.in.now()})
 	case f.Resume != nil:
 		c.in.metrics.framesIn.WithLabelValues(contracts.FrameResume).Inc()
-		c.sendError("", contracts.ErrCodeUnavailable, "resume is not available on this server yet")
+		c.resume(ctx, f.Resume.AfterSeq)
 	case f.Message != nil:
 		c.in.metrics.framesIn.WithLabelValues(contracts.FrameMessage).Inc()
 		m := f.Message
-		if !c.allow(limiter, m.ID) {
+		if !c.allow(m.ID) {
 			return
 		}
 		c.lastConversation = m.ConversationID
@@ -162,7 +204,7 @@ func (c *client) handle(ctx context.Context, data []byte, limiter *rate.Limiter)
 	case f.Confirm != nil:
 		c.in.metrics.framesIn.WithLabelValues(contracts.FrameConfirm).Inc()
 		cf := f.Confirm
-		if !c.allow(limiter, cf.ID) {
+		if !c.allow(cf.ID) {
 			return
 		}
 		conv := cf.ConversationID
@@ -173,23 +215,27 @@ func (c *client) handle(ctx context.Context, data []byte, limiter *rate.Limiter)
 			c.sendError(cf.ID, contracts.ErrCodeBadFrame, "conversation_id: is required before any message on this connection")
 			return
 		}
-		// Without a client id, the decision itself is the identity: a
-		// double-clicked approve is one turn.
-		clientID := cf.ID
-		if clientID == "" {
-			clientID = "confirm-" + cf.ProposalID + "-" + cf.Decision
-		}
-		t := contracts.UserTurn{
-			TurnID: turnID(c.tenant, c.user, conv, clientID), TenantID: c.tenant, UserID: c.user, Roles: c.roles,
-			ConversationID: conv, Confirm: &contracts.Confirm{ProposalID: cf.ProposalID, Decision: cf.Decision, Args: cf.Args},
-			Timezone: c.in.cfg.DefaultTimezone, SentAt: c.in.now().UTC(),
-		}
+		t := confirmTurn(c.tenant, c.user, c.roles, conv, cf.ID, cf.ProposalID, cf.Decision, cf.Args, c.in.cfg.DefaultTimezone, c.in.now())
 		c.submit(ctx, cf.ID, t)
 	}
 }
 
-func (c *client) allow(limiter *rate.Limiter, id string) bool {
-	if limiter.Allow() {
+// confirmTurn is the turn of a decision on a proposal. Without a client
+// id, the decision itself is the identity: a double-clicked approve is one
+// turn.
+func confirmTurn(tenant, user string, roles []string, conv, clientID, proposalID, decision string, args json.RawMessage, tz string, now time.Time) contracts.UserTurn {
+	if clientID == "" {
+		clientID = "confirm-" + proposalID + "-" + decision
+	}
+	return contracts.UserTurn{
+		TurnID: turnID(tenant, user, conv, clientID), TenantID: tenant, UserID: user, Roles: roles,
+		ConversationID: conv, Confirm: &contracts.Confirm{ProposalID: proposalID, Decision: decision, Args: args},
+		Timezone: tz, SentAt: now.UTC(),
+	}
+}
+
+func (c *client) allow(id string) bool {
+	if c.in.limits.allow(userKey{c.tenant, c.user}, c.in.now()) {
 		return true
 	}
 	c.in.metrics.rateLimited.Inc()
@@ -219,43 +265,121 @@ func (c *client) sendError(id, code, msg string) {
 	c.sendFrame(contracts.ServerFrame{Type: contracts.FrameError, At: c.in.now(), Error: &contracts.ErrorBody{Code: code, Message: msg, ID: id}})
 }
 
+// sendFrame queues a reply of this socket's own (ack, pong, error): it is
+// never held back.
 func (c *client) sendFrame(f contracts.ServerFrame) {
 	b, err := json.Marshal(f)
 	if err != nil {
 		return
 	}
-	c.enqueue(b)
+	c.enqueue(&outFrame{data: b, typ: f.Type, seq: f.Seq})
+}
+
+// deliver takes a live frame from the user's deliver subject: dropped if a
+// resume replayed it, held while a hold lasts, queued otherwise.
+func (c *client) deliver(f *outFrame) {
+	c.mu.Lock()
+	if f.seq > 0 && f.seq <= c.replayed {
+		c.mu.Unlock()
+		return
+	}
+	if c.holding {
+		if len(c.held) >= cap(c.send) {
+			c.mu.Unlock()
+			c.overflow()
+			return
+		}
+		c.held = append(c.held, f)
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	c.enqueue(f)
 }
 
 // enqueue never blocks: a socket whose queue is full is closed with 1008 and
 // its client resumes from the last seq it saw, so memory per socket stays
 // bounded whatever the client's speed.
-func (c *client) enqueue(frame []byte) {
+func (c *client) enqueue(f *outFrame) {
 	select {
 	case <-c.done:
-	case c.send <- frame:
+	case c.send <- f:
 	default:
-		c.in.metrics.queueDrops.Inc()
-		c.closeWith(websocket.StatusPolicyViolation, "too slow: reconnect and resume")
+		c.overflow()
 	}
 }
 
+// enqueueWait queues a replayed frame, waiting for room: catch-up is paced
+// by the client, not dropped.
+func (c *client) enqueueWait(f *outFrame) bool {
+	select {
+	case <-c.done:
+		return false
+	case c.send <- f:
+		return true
+	}
+}
+
+func (c *client) overflow() {
+	c.in.metrics.queueDrops.Inc()
+	c.closeWith(websocket.StatusPolicyViolation, "too slow: reconnect and resume")
+}
+
+// endInitialHold releases the frames held since the upgrade, once.
+func (c *client) endInitialHold() {
+	c.flushMu.Lock()
+	defer c.flushMu.Unlock()
+	c.mu.Lock()
+	initial := c.initial
+	c.initial = false
+	c.mu.Unlock()
+	if initial {
+		c.release()
+	}
+}
+
+// release queues the held frames in order, skipping replayed ones, and
+// ends the hold once none is left; frames arriving meanwhile are held
+// behind them. The caller holds flushMu.
+func (c *client) release() {
+	for {
+		c.mu.Lock()
+		if len(c.held) == 0 {
+			c.holding = false
+			c.mu.Unlock()
+			return
+		}
+		batch, replayed := c.held, c.replayed
+		c.held = nil
+		c.mu.Unlock()
+		for _, f := range batch {
+			if f.seq > 0 && f.seq <= replayed {
+				continue
+			}
+			if !c.enqueueWait(f) {
+				return
+			}
+		}
+	}
+}
+
+// writeLoop writes queued frames until the socket is done, then closes it
+// with the code closeWith chose.
 func (c *client) writeLoop(ctx context.Context) {
+	defer func() { _ = c.conn.Close(c.closeCode, c.closeReason) }()
 	for {
 		select {
-		case <-ctx.Done():
-			return
 		case <-c.done:
 			return
-		case frame := <-c.send:
+		case f := <-c.send:
 			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			err := c.conn.Write(wctx, websocket.MessageText, frame)
+			err := c.conn.Write(wctx, websocket.MessageText, f.data)
 			cancel()
 			if err != nil {
 				c.closeWith(websocket.StatusGoingAway, "write failed")
 				return
 			}
-			c.in.metrics.framesOut.WithLabelValues(frameType(frame)).Inc()
+			c.in.metrics.wrote(f, c.in.now())
 		}
 	}
 }
@@ -289,23 +413,3 @@ func (c *client) closeWith(code websocket.StatusCode, reason string) {
 }
 
 func (c *client) shutdown() { c.closeWith(websocket.StatusGoingAway, "server shutting down") }
-
-// frameType reads only the type of an encoded frame, for metrics.
-func frameType(frame []byte) string {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(frame, &head) != nil || head.Type == "" {
-		return "unknown"
-	}
-	return head.Type
-}
-
-func writeJSONError(w http.ResponseWriter, status int, code, detail string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(struct {
-		Error  string `json:"error"`
-		Detail string `json:"detail,omitempty"`
-	}{code, detail})
-}

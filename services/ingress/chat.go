@@ -1,0 +1,309 @@
+package ingress
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// DefaultChatConversation is the conversation of POST /v1/chat requests
+// that name none: the original chat function had one conversation per
+// person.
+const DefaultChatConversation = "chat"
+
+// chatRequest is the body of POST /v1/chat, the original chat function's
+// contract: history, then message (or question, its older name) or a
+// confirm. History is checked but not used: the conversation's history is
+// kept server-side. conversation_id and timezone are additions.
+type chatRequest struct {
+	History        []chatEntry  `json:"history" validate:"max=200,dive"`
+	Message        string       `json:"message,omitempty" validate:"max=4000"`
+	Question       string       `json:"question,omitempty" validate:"max=4000"`
+	Confirm        *chatConfirm `json:"confirm,omitempty"`
+	ConversationID string       `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
+	Timezone       string       `json:"timezone,omitempty" validate:"omitempty,tz"`
+}
+
+type chatEntry struct {
+	Role    string `json:"role" validate:"required,oneof=user assistant system"`
+	Content string `json:"content" validate:"max=20000"`
+}
+
+type chatConfirm struct {
+	ProposalID string          `json:"proposal_id" validate:"required,purserid"`
+	Decision   string          `json:"decision" validate:"required,oneof=approve reject edit"`
+	Args       json.RawMessage `json:"args,omitempty"`
+}
+
+// chatResponse is the answer of POST /v1/chat: the original shape, plus
+// the conversation and turn ids.
+type chatResponse struct {
+	Answer               string                  `json:"answer"`
+	ConfirmationRequired bool                    `json:"confirmationRequired,omitempty"`
+	Proposal             *contracts.Proposal     `json:"proposal,omitempty"`
+	Added                *contracts.ExpenseView  `json:"added,omitempty"`
+	Updated              *contracts.ExpenseView  `json:"updated,omitempty"`
+	Deleted              *contracts.ExpenseView  `json:"deleted,omitempty"`
+	Listed               []contracts.ExpenseView `json:"listed,omitempty"`
+	Balance              *contracts.Balance      `json:"balance,omitempty"`
+	ConversationID       string                  `json:"conversation_id"`
+	TurnID               string                  `json:"turn_id"`
+}
+
+// endsTurn reports whether a frame of type typ ends a turn.
+func endsTurn(typ string) bool {
+	switch typ {
+	case contracts.FrameAnswer, contracts.FrameClarify, contracts.FrameProposal, contracts.FrameError:
+		return true
+	}
+	return false
+}
+
+// serveChat is POST /v1/chat: it publishes the turn like a websocket
+// message and answers with the frame that ends it, or streams the turn's
+// frames as server-sent events when asked to.
+func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
+	in.api("chat", http.MethodPost, w, r, func(w http.ResponseWriter, r *http.Request, p auth.Principal) {
+		if !isJSON(r) {
+			writeJSONError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, in.cfg.MaxChatBytes))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				writeJSONError(w, http.StatusRequestEntityTooLarge, "too_large", "the body is larger than the limit")
+				return
+			}
+			writeJSONError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
+			return
+		}
+		var req chatRequest
+		if err := contracts.Decode(body, &req); err != nil {
+			writeJSONError(w, http.StatusBadRequest, "bad_request", err.Error())
+			return
+		}
+		text := req.Message
+		if text == "" {
+			text = req.Question
+		}
+		switch {
+		case req.Message != "" && req.Question != "":
+			writeJSONError(w, http.StatusBadRequest, "bad_request", "send message or question, not both")
+			return
+		case (text == "") == (req.Confirm == nil):
+			writeJSONError(w, http.StatusBadRequest, "bad_request", "exactly one of message (or question) and confirm is required")
+			return
+		}
+		k := userKey{p.TenantID, p.UserID}
+		if !in.limits.allow(k, in.now()) {
+			in.metrics.rateLimited.Inc()
+			w.Header().Set("Retry-After", "1")
+			writeJSONError(w, http.StatusTooManyRequests, "rate_limited", "too many messages; wait a moment and try again")
+			return
+		}
+		conv := req.ConversationID
+		if conv == "" {
+			conv = DefaultChatConversation
+		}
+		tz := req.Timezone
+		if tz == "" {
+			tz = in.cfg.DefaultTimezone
+		}
+		var t contracts.UserTurn
+		if req.Confirm != nil {
+			t = confirmTurn(p.TenantID, p.UserID, rolesOf(p), conv, "", req.Confirm.ProposalID, req.Confirm.Decision, req.Confirm.Args, tz, in.now())
+		} else {
+			t = contracts.UserTurn{
+				TurnID: turnID(p.TenantID, p.UserID, conv, in.newID()), TenantID: p.TenantID, UserID: p.UserID, Roles: rolesOf(p),
+				ConversationID: conv, Text: text, Timezone: tz, SentAt: in.now().UTC(),
+			}
+		}
+		typ := "http_" + contracts.FrameMessage
+		if req.Confirm != nil {
+			typ = "http_" + contracts.FrameConfirm
+		}
+		in.metrics.framesIn.WithLabelValues(typ).Inc()
+		in.runChatTurn(w, r, t)
+	})
+}
+
+// runChatTurn watches the user's deliver subject for the turn's frames,
+// publishes the turn, and answers.
+func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contracts.UserTurn) {
+	ctx, cancel := context.WithTimeout(r.Context(), in.cfg.ChatTimeout)
+	defer cancel()
+	frames, stop, err := in.watchTurn(ctx, t.TenantID, t.UserID, t.TurnID)
+	if err != nil {
+		in.log.Error("chat: watch deliveries", "tenant", t.TenantID, "err", err)
+		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", "the message could not be queued; please retry")
+		return
+	}
+	defer stop()
+	if err := in.publishTurn(ctx, t); err != nil {
+		var verr *contracts.ValidationError
+		if errors.As(err, &verr) {
+			writeJSONError(w, http.StatusBadRequest, "bad_request", verr.Error())
+			return
+		}
+		in.log.Error("publish turn", "err", err, "tenant", t.TenantID, "turn", t.TurnID)
+		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", "the message could not be queued; please retry")
+		return
+	}
+	if wantsEventStream(r) {
+		in.streamTurn(ctx, w, t, frames)
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			if r.Context().Err() == nil {
+				writeJSONError(w, http.StatusGatewayTimeout, "timeout", "no answer in time; the turn may still finish and reach your open sockets")
+			}
+			return
+		case f := <-frames:
+			if !endsTurn(f.typ) {
+				continue
+			}
+			in.metrics.wrote(f, in.now())
+			in.answerChat(w, t, f)
+			return
+		}
+	}
+}
+
+// watchTurn subscribes to the user's deliver subject and passes on the
+// frames of turnID. The subscription is in place at the server when it
+// returns. Frames that end a turn are never dropped; tokens are, if the
+// reader falls behind.
+func (in *Ingress) watchTurn(ctx context.Context, tenant, user, turnID string) (<-chan *outFrame, func(), error) {
+	subject, err := bus.DeliverSubject(tenant, user)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make(chan *outFrame, 256)
+	sub, err := in.nc.Subscribe(subject, func(m *nats.Msg) {
+		f := newOutFrame(m.Data, m.Header.Get(bus.HeaderCreatedAt))
+		if f.turnID != turnID {
+			return
+		}
+		if endsTurn(f.typ) {
+			select {
+			case out <- f:
+			case <-ctx.Done():
+			}
+			return
+		}
+		select {
+		case out <- f:
+		default:
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	_ = sub.SetPendingLimits(-1, 64<<20)
+	if err := in.nc.FlushWithContext(ctx); err != nil {
+		_ = sub.Unsubscribe()
+		return nil, nil, err
+	}
+	return out, func() { _ = sub.Unsubscribe() }, nil
+}
+
+// answerChat answers with the frame f that ended turn t.
+func (in *Ingress) answerChat(w http.ResponseWriter, t contracts.UserTurn, f *outFrame) {
+	var sf contracts.ServerFrame
+	if err := json.Unmarshal(f.data, &sf); err != nil {
+		in.log.Error("chat: unreadable frame", "tenant", t.TenantID, "turn", t.TurnID, "err", err)
+		writeJSONError(w, http.StatusBadGateway, "bad_gateway", "the answer could not be read")
+		return
+	}
+	resp := chatResponse{ConversationID: t.ConversationID, TurnID: t.TurnID}
+	switch {
+	case sf.Answer != nil:
+		a := sf.Answer
+		resp.Answer, resp.Added, resp.Updated, resp.Deleted, resp.Listed, resp.Balance = a.Content, a.Added, a.Updated, a.Deleted, a.Listed, a.Balance
+	case sf.Clarify != nil:
+		resp.Answer = sf.Clarify.Question
+	case sf.Proposal != nil:
+		resp.Answer, resp.ConfirmationRequired, resp.Proposal = sf.Proposal.Summary, true, sf.Proposal
+	case sf.Error != nil:
+		writeJSONError(w, turnErrorStatus(sf.Error.Code), sf.Error.Code, sf.Error.Message)
+		return
+	default:
+		writeJSONError(w, http.StatusBadGateway, "bad_gateway", "the answer could not be read")
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// turnErrorStatus maps the code of a turn that ended in error to a status.
+func turnErrorStatus(code string) int {
+	switch code {
+	case contracts.CodeForbidden:
+		return http.StatusForbidden
+	case contracts.CodeRateLimited, contracts.CodeLimit:
+		return http.StatusTooManyRequests
+	case contracts.CodeProposalInvalid, contracts.CodeNotConfirmed, contracts.CodeNotFound:
+		return http.StatusConflict
+	case contracts.CodeInvalidArgs, contracts.CodeBadInput:
+		return http.StatusUnprocessableEntity
+	case contracts.CodeTimeout:
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusBadGateway
+}
+
+// streamTurn writes the turn's frames as server-sent events, starting with
+// the ack, until a frame ends the turn, the time is up or the client goes.
+func (in *Ingress) streamTurn(ctx context.Context, w http.ResponseWriter, t contracts.UserTurn, frames <-chan *outFrame) {
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(f *outFrame) bool {
+		var data bytes.Buffer
+		if err := json.Compact(&data, f.data); err != nil {
+			return true // not JSON: skip it
+		}
+		if _, err := io.WriteString(w, "event: "+f.typ+"\ndata: "+data.String()+"\n\n"); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		in.metrics.wrote(f, in.now())
+		return true
+	}
+	frame := func(sf contracts.ServerFrame) *outFrame {
+		b, _ := json.Marshal(sf)
+		return &outFrame{data: b, typ: sf.Type}
+	}
+	if !send(frame(contracts.ServerFrame{Type: contracts.FrameAck, ConversationID: t.ConversationID, TurnID: t.TurnID, At: in.now()})) {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			if ctx.Err() == context.DeadlineExceeded {
+				send(frame(contracts.ServerFrame{Type: contracts.FrameError, ConversationID: t.ConversationID, TurnID: t.TurnID, At: in.now(),
+					Error: &contracts.ErrorBody{Code: contracts.CodeTimeout, Message: "no answer in time; the turn may still finish and reach your open sockets"}}))
+			}
+			return
+		case f := <-frames:
+			if !send(f) || endsTurn(f.typ) {
+				return
+			}
+		}
+	}
+}
