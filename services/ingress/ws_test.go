@@ -31,10 +31,10 @@ func badTokens(t *testing.T) map[string]struct{ token, reason string } {
 	claims, _ := json.Marshal(map[string]any{"iss": issuer, "aud": audience, "sub": "ann", "tenant": "acme", "roles": []string{"member"},
 		"exp": time.Now().Add(time.Hour).Unix()})
 	return map[string]struct{ token, reason string }{
-		"none":          {"", "missing"},
-		"expired":       {mint(auth.NewMinter(testSecret, issuer, audience, func() time.Time { return time.Now().Add(-2 * time.Hour) })), "expired"},
-		"bad signature": {mint(auth.NewMinter([]byte("another-secret-another-secret-0123"), issuer, audience, nil)), "signature"},
-		"alg none":      {enc([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + enc(claims) + ".", "algorithm"},
+		"none":           {"", "missing"},
+		"expired":        {mint(auth.NewMinter(testSecret, issuer, audience, func() time.Time { return time.Now().Add(-2 * time.Hour) })), "expired"},
+		"bad signature":  {mint(auth.NewMinter([]byte("another-secret-another-secret-0123"), issuer, audience, nil)), "signature"},
+		"alg none":       {enc([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + enc(claims) + ".", "algorithm"},
 		"wrong audience": {mint(auth.NewMinter(testSecret, issuer, "someone-else", nil)), "claims"},
 	}
 }
