@@ -3,9 +3,8 @@ package app
 import (
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -39,8 +38,8 @@ func startUp(t *testing.T, edit ...func(*config.Config)) Info {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan Info, 1)
 	done := make(chan error, 1)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	go func() { done <- Up(ctx, cfg, log, func(i Info) { ready <- i }) }()
+	logs := watchLogs(t)
+	go func() { done <- Up(ctx, cfg, logs.logger(), func(i Info) { ready <- i }) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -51,9 +50,12 @@ func startUp(t *testing.T, edit ...func(*config.Config)) Info {
 		case <-time.After(30 * time.Second):
 			t.Errorf("Up did not stop within 30 s")
 		}
+		logs.check(t)
 	})
+	logs.forbid(cfg.OpenAIKey, cfg.MailTokenKey)
 	select {
 	case i := <-ready:
+		logs.forbid(i.DemoToken, string(i.Secret), hex.EncodeToString(i.Secret), base64.StdEncoding.EncodeToString(i.Secret))
 		return i
 	case err := <-done:
 		t.Fatalf("Up failed: %v", err)
@@ -225,6 +227,7 @@ func TestAuthBeforeUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	forbidInLogs(t, expired)
 	for name, header := range map[string]string{"no token": "", "expired": "Bearer " + expired, "garbage": "Bearer abc.def.ghi"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		h := http.Header{}
@@ -271,7 +274,9 @@ func keys[M ~map[string]V, V any](m M) []string {
 // through it and streams the answer's tokens to the socket.
 func TestUpWithAModelServer(t *testing.T) {
 	srv := llmtest.New(t)
-	info := startUp(t, func(c *config.Config) { c.OpenAIBaseURL = srv.URL; c.ModelName = "local-model" })
+	info := startUp(t, func(c *config.Config) {
+		c.OpenAIBaseURL, c.OpenAIKey, c.ModelName = srv.URL, "sk-test-0123456789-never-logged", "local-model"
+	})
 	srv.Push(llmtest.Text("Hi", " there", ", Demo!"))
 	c := dial(t, info, info.DemoToken)
 	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)

@@ -2,8 +2,7 @@ package app
 
 import (
 	"context"
-	"io"
-	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +25,9 @@ func TestServicesRunApart(t *testing.T) {
 	cfg.DatabaseURL = storetest.PostgresDSN(t)
 	cfg.JWTSecret = secret
 	cfg.HTTPAddr = "127.0.0.1:0"
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logs := watchLogs(t)
+	logs.forbid(secret)
+	log := logs.logger()
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var ingressAddr string
@@ -59,17 +60,49 @@ func TestServicesRunApart(t *testing.T) {
 				t.Error("a service did not stop within 30 s")
 			}
 		}
+		logs.check(t)
 	})
 
 	token, err := auth.NewMinter([]byte(secret), cfg.JWTIssuer, cfg.JWTAudience, time.Now).Mint("acme", "ann", []auth.Role{auth.RoleMember}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
+	logs.forbid(token)
 	c := dial(t, Info{HTTPAddr: ingressAddr}, token)
 	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"add coffee £3"}`)
 	p := c.next(contracts.FrameProposal)
 	if p.Proposal == nil || !strings.Contains(p.Proposal.Summary, "coffee") {
 		t.Fatalf("proposal frame = %+v", p)
+	}
+
+	// Someone else confirms ann's proposal, by its id, in ann's
+	// conversation and in one of their own: refused, nothing is added.
+	for _, who := range []struct{ tenant, user string }{{"acme", "bob"}, {"evil", "ann"}} {
+		forged, err := auth.NewMinter([]byte(secret), cfg.JWTIssuer, cfg.JWTAudience, time.Now).Mint(who.tenant, who.user, []auth.Role{auth.RoleOwner}, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logs.forbid(forged)
+		f := dial(t, Info{HTTPAddr: ingressAddr}, forged)
+		for i, conv := range []string{"c1", "mine"} {
+			f.send(`{"type":"confirm","id":"f` + strconv.Itoa(i) + `","conversation_id":"` + conv + `","proposal_id":"` + p.Proposal.ProposalID + `","decision":"approve"}`)
+			e := f.next(contracts.FrameError)
+			want := contracts.CodeProposalInvalid
+			if who.tenant == "acme" && conv == "c1" {
+				want = contracts.CodeForbidden // ann's own conversation
+			}
+			if e.Error == nil || e.Error.Code != want {
+				t.Fatalf("%s/%s confirming ann's proposal in %s: %+v", who.tenant, who.user, conv, e.Error)
+			}
+		}
+		f.send(`{"type":"message","id":"l1","conversation_id":"mine","text":"list my expenses"}`)
+		if l := f.next(contracts.FrameAnswer); len(l.Answer.Listed) != 0 {
+			t.Fatalf("%s/%s sees expenses %+v", who.tenant, who.user, l.Answer.Listed)
+		}
+	}
+	c.send(`{"type":"message","id":"m1b","conversation_id":"c2","text":"list my expenses"}`)
+	if l := c.next(contracts.FrameAnswer); len(l.Answer.Listed) != 0 {
+		t.Fatalf("after forged confirms ann has expenses %+v", l.Answer.Listed)
 	}
 	c.send(`{"type":"confirm","id":"m2","conversation_id":"c1","proposal_id":"` + p.Proposal.ProposalID + `","decision":"approve"}`)
 	a := c.next(contracts.FrameAnswer)

@@ -68,6 +68,9 @@ type harness struct {
 	// turns are the UserTurns the scripted orchestrator saw.
 	turns chan contracts.UserTurn
 	seq   int
+
+	mu      sync.Mutex
+	secrets []string // tokens minted here: no log line may hold one
 }
 
 type harnessOption func(*ingress.Config)
@@ -88,6 +91,9 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if _, ok := t.(*testing.B); ok {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	} else {
+		h.forbid(string(testSecret))
+		t.Cleanup(h.checkLogs) // registered first, so it runs after everything stopped
 	}
 
 	// The notifier: its router over AGENT and NOTIFY, and its responder.
@@ -246,7 +252,32 @@ func (h *harness) token(tenant, user string) string {
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	h.forbid(tok)
 	return tok
+}
+
+// forbid adds secrets that must appear in no log line.
+func (h *harness) forbid(secrets ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.secrets = append(h.secrets, secrets...)
+}
+
+// checkLogs fails the test for any log line holding a token or the secret.
+func (h *harness) checkLogs() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	text := h.logs.String()
+	if !strings.Contains(text, "level=DEBUG") {
+		h.t.Errorf("the services logged nothing at debug level; the log check would prove nothing")
+	}
+	for _, line := range strings.Split(text, "\n") {
+		for _, s := range h.secrets {
+			if s != "" && strings.Contains(line, s) {
+				h.t.Errorf("a log line holds a secret (starting %q): %.200s", s[:min(4, len(s))], line)
+			}
+		}
+	}
 }
 
 func (h *harness) wsURL() string { return "ws" + strings.TrimPrefix(h.srv.URL, "http") + "/v1/ws" }

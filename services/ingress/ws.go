@@ -145,14 +145,17 @@ type client struct {
 	closeReason string
 }
 
+// readLoop reads client frames until the socket closes. A socket silent
+// for IdleTimeout (not even a ping) is closed with 1001 and a reason.
 func (c *client) readLoop(ctx context.Context) {
+	idle := time.AfterFunc(c.in.cfg.IdleTimeout, func() { c.closeWith(websocket.StatusGoingAway, "idle timeout") })
+	defer idle.Stop()
 	for {
-		readCtx, cancel := context.WithTimeout(ctx, c.in.cfg.IdleTimeout)
-		typ, data, err := c.conn.Read(readCtx)
-		cancel()
+		typ, data, err := c.conn.Read(ctx)
 		if err != nil {
 			return
 		}
+		idle.Reset(c.in.cfg.IdleTimeout)
 		if typ != websocket.MessageText {
 			c.sendError("", contracts.ErrCodeBadFrame, "frames must be JSON text")
 			continue

@@ -42,6 +42,7 @@ func badTokens(t *testing.T) map[string]struct{ token, reason string } {
 func TestAuthRefusedBeforeUpgrade(t *testing.T) {
 	h := newHarness(t)
 	for name, tt := range badTokens(t) {
+		h.forbid(tt.token)
 		t.Run(name, func(t *testing.T) {
 			before := h.metric("purser_ingress_auth_failures_total", "reason", tt.reason)
 			hdr := http.Header{}
@@ -205,4 +206,28 @@ func TestRateLimitOnSocket(t *testing.T) {
 	if got := h.metric("purser_ingress_rate_limited_total"); got != 1 {
 		t.Errorf("rate limited = %v, want 1", got)
 	}
+}
+
+// A socket outlives neither its token nor a silence past the idle timeout.
+func TestSocketClosesWhenTokenExpires(t *testing.T) {
+	h := newHarness(t)
+	tok, err := auth.NewMinter(testSecret, issuer, audience, nil).Mint("acme", "ann", []auth.Role{auth.RoleMember}, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.forbid(tok)
+	c := h.dial(tok)
+	if got := c.closeStatus(); got != ingress.StatusTokenExpired {
+		t.Fatalf("close status = %v, want %d (token expired)", got, ingress.StatusTokenExpired)
+	}
+	eventually(t, "connection gauge back to 0", func() bool { return h.metric("purser_ingress_connections") == 0 })
+}
+
+func TestIdleSocketIsClosed(t *testing.T) {
+	h := newHarness(t, func(c *ingress.Config) { c.IdleTimeout = 300 * time.Millisecond })
+	c := h.dial(h.token("acme", "ann"))
+	if got := c.closeStatus(); got != websocket.StatusGoingAway {
+		t.Fatalf("close status = %v, want 1001 (idle)", got)
+	}
+	eventually(t, "connection gauge back to 0", func() bool { return h.metric("purser_ingress_connections") == 0 })
 }
