@@ -59,9 +59,10 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	in.log.Debug("socket open", "tenant", c.tenant, "user", c.user)
 
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(1)
 	go func() { defer wg.Done(); c.writeLoop(ctx) }()
-	go func() { defer wg.Done(); c.pingLoop(ctx) }()
+	stopPings := c.pings(ctx)
+	defer stopPings()
 	if c.first != nil {
 		wg.Add(1)
 		go func() {
@@ -387,24 +388,48 @@ func (c *client) writeLoop(ctx context.Context) {
 	}
 }
 
-func (c *client) pingLoop(ctx context.Context) {
-	t := time.NewTicker(c.in.cfg.PingInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
+// pings pings the client every PingInterval and closes the socket when a
+// pong does not come back within the interval. The pinger is a timer, not
+// a goroutine, between pings: an idle socket costs two goroutines (reader
+// and writer), which is most of its memory. The returned stop waits for a
+// ping in flight.
+func (c *client) pings(ctx context.Context) (stop func()) {
+	interval := c.in.cfg.PingInterval
+	var mu sync.Mutex
+	var t *time.Timer
+	var inFlight sync.WaitGroup
+	stopped := false
+	ping := func() {
+		mu.Lock()
+		if stopped {
+			mu.Unlock()
 			return
-		case <-c.done:
-			return
-		case <-t.C:
-			pctx, cancel := context.WithTimeout(ctx, c.in.cfg.PingInterval)
-			err := c.conn.Ping(pctx)
-			cancel()
-			if err != nil {
-				c.closeWith(websocket.StatusGoingAway, "no pong")
-				return
-			}
 		}
+		inFlight.Add(1)
+		mu.Unlock()
+		defer inFlight.Done()
+		pctx, cancel := context.WithTimeout(ctx, interval)
+		err := c.conn.Ping(pctx)
+		cancel()
+		if err != nil {
+			c.closeWith(websocket.StatusGoingAway, "no pong")
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			t.Reset(interval)
+		}
+	}
+	mu.Lock()
+	t = time.AfterFunc(interval, ping)
+	mu.Unlock()
+	return func() {
+		mu.Lock()
+		stopped = true
+		t.Stop()
+		mu.Unlock()
+		inFlight.Wait()
 	}
 }
 
