@@ -1,0 +1,186 @@
+package notifier
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/store/storetest"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// The handlers are called as the router calls them, on both stores; what
+// they publish is recorded rather than sent, since it is what they decide
+// that is checked here. The ingress tests run them over real NATS.
+
+type published struct {
+	subject string
+	id      string
+	frame   contracts.ServerFrame
+}
+
+type recorder struct {
+	mu  sync.Mutex
+	out []published
+}
+
+func (r *recorder) Publish(subject string, msgs ...*message.Message) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range msgs {
+		var f contracts.ServerFrame
+		if err := json.Unmarshal(m.Payload, &f); err != nil {
+			return err
+		}
+		r.out = append(r.out, published{subject: subject, id: m.UUID, frame: f})
+	}
+	return nil
+}
+
+func (r *recorder) Close() error { return nil }
+
+func newNotifier(t *testing.T, dsn string) (*Notifier, *recorder) {
+	rec := &recorder{}
+	st := storetest.Open(t, dsn)
+	return New(st, rec, prometheus.NewRegistry(), slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now), rec
+}
+
+func agentMsg(id, user, typ string, payload any) *message.Message {
+	b, _ := json.Marshal(payload)
+	m := message.NewMessage(id, b)
+	m.Metadata.Set(bus.MetaSubject, "purser.agent.acme."+user+".c1")
+	m.Metadata.Set(bus.HeaderType, typ)
+	return m
+}
+
+func TestRedeliveredEventsKeepTheirSeq(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			n, rec := newNotifier(t, e.DSN(t))
+			handle := func(m *message.Message) {
+				t.Helper()
+				if err := n.HandleAgent(m); err != nil {
+					t.Fatalf("handle %s: %v", m.UUID, err)
+				}
+			}
+			handle(agentMsg("e1", "ann", contracts.TypeAnswer, contracts.Answer{TurnID: "t1", Content: "one"}))
+			handle(agentMsg("e2", "ann", contracts.TypeClarify, contracts.Clarify{TurnID: "t2", Question: "two?"}))
+			handle(agentMsg("e1", "ann", contracts.TypeAnswer, contracts.Answer{TurnID: "t1", Content: "one"})) // redelivered
+			handle(agentMsg("e3", "bob", contracts.TypeAnswer, contracts.Answer{TurnID: "t3", Content: "bob's"}))
+			note, _ := json.Marshal(contracts.Notification{ID: "n1", Kind: "import_completed", Title: "Imported 3 transactions", CreatedAt: time.Now().UTC()})
+			for range 2 { // the notification, and its redelivery
+				m := message.NewMessage("n-n1", note)
+				m.Metadata.Set(bus.MetaSubject, "purser.notify.acme.ann")
+				if err := n.HandleNotify(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			want := []struct {
+				subject, typ string
+				seq          int64
+			}{
+				{"purser.deliver.acme.ann", contracts.FrameAnswer, 1},
+				{"purser.deliver.acme.ann", contracts.FrameClarify, 2},
+				{"purser.deliver.acme.ann", contracts.FrameAnswer, 1}, // the same seq again
+				{"purser.deliver.acme.bob", contracts.FrameAnswer, 1}, // bob's own sequence
+				{"purser.deliver.acme.ann", contracts.FrameNotification, 3},
+				{"purser.deliver.acme.ann", contracts.FrameNotification, 3},
+			}
+			if len(rec.out) != len(want) {
+				t.Fatalf("published %d frames, want %d", len(rec.out), len(want))
+			}
+			for i, w := range want {
+				got := rec.out[i]
+				if got.subject != w.subject || got.frame.Type != w.typ || got.frame.Seq != w.seq {
+					t.Errorf("frame %d = %s %s seq %d, want %s %s seq %d", i, got.subject, got.frame.Type, got.frame.Seq, w.subject, w.typ, w.seq)
+				}
+			}
+			if rec.out[0].id != rec.out[2].id {
+				t.Errorf("a redelivered event was republished with a new id (%s, %s)", rec.out[0].id, rec.out[2].id)
+			}
+
+			// Catch-up returns each stored frame once; the inbox holds one
+			// notification.
+			r := n.reply(bus.NotifierResume, &nats.Msg{Subject: "purser.notifier.resume.acme.ann", Data: []byte(`{"after_seq":0}`)})
+			if r.Error != nil || len(r.Frames) != 3 || r.More {
+				t.Fatalf("resume = %d frames, more %v, error %v", len(r.Frames), r.More, r.Error)
+			}
+			inbox := n.reply(bus.NotifierNotifications, &nats.Msg{Subject: "purser.notifier.notifications.acme.ann"})
+			if inbox.Error != nil || len(inbox.Notifications) != 1 || inbox.Notifications[0].Read {
+				t.Fatalf("inbox = %+v", inbox)
+			}
+		})
+	}
+}
+
+func TestBadEventsArePermanentErrors(t *testing.T) {
+	n, rec := newNotifier(t, storetest.SQLiteDSN(t))
+	cases := map[string]*message.Message{
+		"unknown type":   agentMsg("e1", "ann", "Surprise", contracts.Answer{TurnID: "t1", Content: "x"}),
+		"unknown field":  agentMsg("e2", "ann", contracts.TypeAnswer, map[string]any{"turn_id": "t1", "content": "x", "admin": true}),
+		"invalid answer": agentMsg("e3", "ann", contracts.TypeAnswer, contracts.Answer{}),
+		"bad subject":    agentMsg("e4", "ann.evil", contracts.TypeAnswer, contracts.Answer{TurnID: "t1", Content: "x"}),
+	}
+	for name, m := range cases {
+		err := n.HandleAgent(m)
+		if err == nil || !bus.IsPermanent(err) {
+			t.Errorf("%s: error = %v, want a permanent error", name, err)
+		}
+	}
+	if len(rec.out) != 0 {
+		t.Errorf("bad events published %d frames", len(rec.out))
+	}
+}
+
+func TestInboxRequests(t *testing.T) {
+	n, _ := newNotifier(t, storetest.SQLiteDSN(t))
+	note, _ := json.Marshal(contracts.Notification{ID: "n1", Kind: "import_failed", Title: "Import failed", CreatedAt: time.Now().UTC()})
+	m := message.NewMessage("n-n1", note)
+	m.Metadata.Set(bus.MetaSubject, "purser.notify.acme.ann")
+	if err := n.HandleNotify(m); err != nil {
+		t.Fatal(err)
+	}
+	ask := func(op, who, body string) contracts.InboxReply {
+		return n.reply(op, &nats.Msg{Subject: "purser.notifier." + op + "." + who, Data: []byte(body)})
+	}
+	for name, c := range map[string]struct {
+		op, who, body, code string
+	}{
+		"unknown field":       {bus.NotifierResume, "acme.ann", `{"after":1}`, contracts.InboxBadRequest},
+		"negative seq":        {bus.NotifierResume, "acme.ann", `{"after_seq":-1}`, contracts.InboxBadRequest},
+		"read without id":     {bus.NotifierRead, "acme.ann", `{}`, contracts.InboxBadRequest},
+		"read someone else's": {bus.NotifierRead, "acme.bob", `{"id":"n1"}`, contracts.InboxNotFound},
+		"read other tenant":   {bus.NotifierRead, "evil.ann", `{"id":"n1"}`, contracts.InboxNotFound},
+		"no such id":          {bus.NotifierRead, "acme.ann", `{"id":"n2"}`, contracts.InboxNotFound},
+	} {
+		r := ask(c.op, c.who, c.body)
+		if r.Error == nil || r.Error.Code != c.code {
+			t.Errorf("%s: reply %+v, want error %s", name, r, c.code)
+		}
+		if r.Error != nil && strings.Contains(r.Error.Message, "sql") {
+			t.Errorf("%s: error leaks internals: %q", name, r.Error.Message)
+		}
+	}
+	if unread := ask(bus.NotifierNotifications, "acme.ann", `{"unread":true}`); len(unread.Notifications) != 1 {
+		t.Fatalf("unread before reading = %+v", unread)
+	}
+	if r := ask(bus.NotifierRead, "acme.ann", `{"id":"n1"}`); r.Error != nil {
+		t.Fatalf("mark read: %+v", r.Error)
+	}
+	if unread := ask(bus.NotifierNotifications, "acme.ann", `{"unread":true}`); len(unread.Notifications) != 0 {
+		t.Fatalf("unread after reading = %+v", unread)
+	}
+	if all := ask(bus.NotifierNotifications, "acme.ann", ``); len(all.Notifications) != 1 || !all.Notifications[0].Read {
+		t.Fatalf("inbox after reading = %+v", all)
+	}
+}
