@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -176,6 +177,30 @@ func TestWalkingPath(t *testing.T) {
 	second := c.next(contracts.FrameAnswer)
 	if second.Seq != ans.Seq+1 {
 		t.Errorf("second answer seq = %d, want %d (the resent m1 must not have produced a frame)", second.Seq, ans.Seq+1)
+	}
+
+	// A second socket catches up through the notifier, and the inbox
+	// answers over HTTP, all inside purser up.
+	c2 := dial(t, info, info.DemoToken)
+	c2.send(fmt.Sprintf(`{"type":"resume","after_seq":%d}`, ans.Seq-1))
+	if f := c2.next(contracts.FrameAnswer); f.Seq != ans.Seq {
+		t.Errorf("resumed first frame seq = %d, want %d", f.Seq, ans.Seq)
+	}
+	if f := c2.next(contracts.FrameAnswer); f.Seq != second.Seq {
+		t.Errorf("resumed second frame seq = %d, want %d", f.Seq, second.Seq)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+info.HTTPAddr+"/v1/notifications", nil)
+	req.Header.Set("Authorization", "Bearer "+info.DemoToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var inbox struct {
+		Notifications []contracts.Notification `json:"notifications"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&inbox); err != nil || resp.StatusCode != http.StatusOK || inbox.Notifications == nil {
+		t.Errorf("GET /v1/notifications: %d %+v %v", resp.StatusCode, inbox, err)
 	}
 }
 
