@@ -153,6 +153,11 @@ func DSN(cfg config.Config) string {
 // PrintInfo writes how to connect, for a person at a terminal.
 func PrintInfo(w io.Writer, i Info) {
 	fmt.Fprintf(w, "\npurser is up.\n\n")
+	if i.DemoToken != "" {
+		// The fragment never reaches the server: the page reads the token
+		// from it, keeps it in the tab and clears the address bar.
+		fmt.Fprintf(w, "  web chat   http://%s/#token=%s\n", i.HTTPAddr, i.DemoToken)
+	}
 	fmt.Fprintf(w, "  websocket  %s\n", i.WebsocketURL())
 	fmt.Fprintf(w, "  chat       go run ./cmd/purser chat --url %s   (or: purser chat)\n", i.WebsocketURL())
 	if i.NATSURL != "" {

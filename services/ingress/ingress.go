@@ -128,12 +128,14 @@ func New(cfg Config, verifier Verifier, nc *nats.Conn, pub message.Publisher, m 
 	return in
 }
 
-// Routes registers the client-facing endpoints on mux.
+// Routes registers the client-facing endpoints on mux: the websocket, the
+// HTTP API and the web chat page at /.
 func (in *Ingress) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/ws", in.serveWS)
 	mux.HandleFunc("/v1/chat", in.serveChat)
 	mux.HandleFunc("/v1/notifications", in.serveNotifications)
 	mux.HandleFunc("/v1/notifications/{id}/read", in.serveMarkRead)
+	in.webRoutes(mux)
 }
 
 // randomID is a fresh client id for turns that come without one.
