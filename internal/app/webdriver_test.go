@@ -127,8 +127,10 @@ func (b *browser) call(method, path string, body any, out any) {
 	}
 }
 
-func (b *browser) open(url string) { b.call(http.MethodPost, "/url", map[string]string{"url": url}, nil) }
-func (b *browser) reload()         { b.call(http.MethodPost, "/refresh", map[string]any{}, nil) }
+func (b *browser) open(url string) {
+	b.call(http.MethodPost, "/url", map[string]string{"url": url}, nil)
+}
+func (b *browser) reload() { b.call(http.MethodPost, "/refresh", map[string]any{}, nil) }
 
 func (b *browser) url() string {
 	var u string
