@@ -63,6 +63,7 @@ func TestWebPageInABrowser(t *testing.T) {
 		t.Errorf("after reload %d proposal buttons are live", enabled)
 	}
 	b.waitText("#notifications li", note)
+	b.screenshot()
 	if unread := b.texts("#notifications li.unread"); len(unread) != 0 {
 		t.Errorf("after reload, unread = %q", unread)
 	}

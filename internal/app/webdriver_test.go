@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -177,6 +178,25 @@ func (b *browser) click(css string) {
 		return on
 	})
 	b.call(http.MethodPost, "/element/"+id+"/click", map[string]any{}, nil)
+}
+
+// screenshot saves the page as a PNG when PURSER_SCREENSHOT names a
+// file, for a person to look at; tests never depend on it.
+func (b *browser) screenshot() {
+	b.t.Helper()
+	path := os.Getenv("PURSER_SCREENSHOT")
+	if path == "" {
+		return
+	}
+	var encoded string
+	b.call(http.MethodGet, "/screenshot", nil, &encoded)
+	png, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
 }
 
 // texts returns the text of every element matching css, in order.

@@ -151,7 +151,7 @@ function handle(f) {
       bubble("tool", f.tool.tool.replaceAll("_", " ") + (f.tool.status === "failed" ? " failed" : " done"));
       break;
     case "notification":
-      bubble("notification", "🔔 " + f.notification.title);
+      bubble("notification", f.notification.title);
       addNotification(f.notification, true);
       break;
   }
