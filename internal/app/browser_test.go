@@ -1,9 +1,17 @@
 package app
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/pkg/contracts"
 )
 
 // The web page in a real browser against purser up: the token handed over
@@ -64,7 +72,61 @@ func TestWebPageInABrowser(t *testing.T) {
 	}
 	b.waitText("#notifications li", note)
 	b.screenshot()
+
 	if unread := b.texts("#notifications li.unread"); len(unread) != 0 {
 		t.Errorf("after reload, unread = %q", unread)
+	}
+
+	// A dropped socket: the page reconnects by itself.
+	b.script(`state.ws.close(); return true`, nil)
+	b.waitText("#status", "retrying")
+	b.waitText("#status", "connected")
+
+	// And misses nothing: while it is cut off a notification arrives; when
+	// it connects again it resumes after the last frame it showed.
+	// The frame has gone past (the notifier published it to the deliver
+	// subject) before the page connects, so only resume can bring it.
+	b.script(`state.ws.onclose = null; state.ws.close(); return true`, nil)
+	nc, err := nats.Connect(info.NATSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	delivered := make(chan *nats.Msg, 16)
+	if _, err := nc.ChanSubscribe("purser.deliver."+DemoTenant+"."+DemoUser, delivered); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	publishNotification(t, nc, "payslip-1", "Your payslip arrived")
+	select {
+	case m := <-delivered:
+		if !strings.Contains(string(m.Data), "Your payslip arrived") {
+			t.Fatalf("delivered %s", m.Data)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the notification was never delivered")
+	}
+	b.script(`connect(); return true`, nil)
+	b.waitText("#transcript li.notification", "Your payslip arrived")
+	if n := len(b.texts("#transcript li.answer")); n != 1 {
+		t.Errorf("after the resume the transcript has %d answers, want 1 (nothing shown twice)", n)
+	}
+}
+
+// publishNotification puts a Notification for the demo user on NOTIFY, as
+// the toolrunner would.
+func publishNotification(t *testing.T, nc *nats.Conn, id, title string) {
+	t.Helper()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(contracts.Notification{ID: id, Kind: "info", Title: title, CreatedAt: time.Now().UTC()})
+	subject, _ := bus.NotifySubject(DemoTenant, DemoUser)
+	msg := bus.NewMessage("n-"+id, b, bus.Headers{Type: contracts.TypeNotification, Tenant: DemoTenant, User: DemoUser, Correlation: id})
+	if err := bus.NewPublisher(nc, js).Publish(subject, msg); err != nil {
+		t.Fatal(err)
 	}
 }

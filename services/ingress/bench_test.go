@@ -228,17 +228,14 @@ func childHeap(b *testing.B, addr string) (int64, int64) {
 //	go test -run '^$' -bench Deliver -benchtime 200000x ./services/ingress
 func BenchmarkDeliver(b *testing.B) {
 	const users = 1000
-	frame := func(i int) []byte {
-		data, _ := json.Marshal(contracts.ServerFrame{Type: contracts.FrameAnswer, Seq: int64(i + 1), ConversationID: "c1", TurnID: "t" + strconv.Itoa(i),
-			At: time.Now().UTC(), Answer: &contracts.Answer{TurnID: "t" + strconv.Itoa(i), Content: "You spent £42.10 on groceries this week across 3 expenses."}})
-		return data
-	}
+	// One answer frame of a typical size, sent to every user.
+	payload, _ := json.Marshal(contracts.ServerFrame{Type: contracts.FrameAnswer, Seq: 1, ConversationID: "c1", TurnID: "t1",
+		At: time.Now().UTC(), Answer: &contracts.Answer{TurnID: "t1", Content: "You spent £42.10 on groceries this week across 3 expenses."}})
 	subjects := make([]string, users)
 	for i := range subjects {
 		subjects[i], _ = bus.DeliverSubject("acme", "u"+strconv.Itoa(i))
 	}
 	publish := func(b *testing.B, nc *nats.Conn, received *atomic.Int64) {
-		payload := frame(0)
 		b.ResetTimer()
 		for i := range b.N {
 			if err := nc.Publish(subjects[i%users], payload); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -230,4 +231,21 @@ func TestIdleSocketIsClosed(t *testing.T) {
 		t.Fatalf("close status = %v, want 1001 (idle)", got)
 	}
 	eventually(t, "connection gauge back to 0", func() bool { return h.metric("purser_ingress_connections") == 0 })
+}
+
+// A client that stops answering pings is closed with 1001 "no pong",
+// before its idle timeout.
+func TestSocketWithoutPongsIsClosed(t *testing.T) {
+	h := newHarness(t, func(c *ingress.Config) { c.PingInterval = 200 * time.Millisecond; c.IdleTimeout = time.Hour })
+	c := h.dial(h.token("acme", "ann"))
+	// coder/websocket answers pings only while reading: not reading is
+	// not answering.
+	eventually(t, "the silent socket closed", func() bool { return h.metric("purser_ingress_connections") == 0 })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _, err := c.conn.Read(ctx)
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.StatusGoingAway || ce.Reason != "no pong" {
+		t.Fatalf("close = %v, want 1001 no pong", err)
+	}
 }
