@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -85,7 +86,7 @@ func (n *Notifier) answer(op string, m *nats.Msg) {
 
 func (n *Notifier) reply(op string, m *nats.Msg) contracts.InboxReply {
 	// purser.notifier.<op>.<tenant>.<user>; the wildcard matched two tokens.
-	tokens, err := splitTokens(m.Subject, "purser.notifier."+op+".", 2)
+	tokens, err := splitTokens(m.Subject, strings.TrimSuffix(bus.NotifierWildcard(op), "*.*"), 2)
 	if err != nil {
 		return badRequest("subject: " + err.Error())
 	}
