@@ -10,9 +10,9 @@ import (
 
 // seedDemo gives the demo user a few expenses on first start, so that a
 // newcomer's first "what did I spend this month?" has an answer. It does
-// nothing once the demo tenant has any expense.
+// nothing once the demo user has any expense.
 func seedDemo(ctx context.Context, st *store.Store, now time.Time) error {
-	existing, err := st.ListExpenses(ctx, store.ExpenseFilter{TenantID: DemoTenant, Limit: 1})
+	existing, err := st.ListExpenses(ctx, store.ExpenseFilter{TenantID: DemoTenant, UserID: DemoUser, Limit: 1})
 	if err != nil {
 		return err
 	}

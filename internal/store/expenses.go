@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -21,11 +22,16 @@ type Expense struct {
 	UpdatedAt   time.Time
 }
 
-// ExpenseFilter selects a tenant's expenses. Empty fields do not filter;
-// From and To are inclusive dates.
+// ExpenseFilter selects a tenant's expenses. UserID is required unless
+// AllUsers is set, so a listing never spans users by omission: tools always
+// list the caller's own. Other empty fields do not filter; From and To are
+// inclusive dates.
 type ExpenseFilter struct {
 	TenantID string
 	UserID   string
+	// AllUsers lists every user's expenses in the tenant (operators and
+	// tests; no tool sets it).
+	AllUsers bool
 	From, To string
 	Category string
 	Limit    int
@@ -64,9 +70,10 @@ func (s *Store) AddExpense(ctx context.Context, e Expense) (Expense, error) {
 	return e, nil
 }
 
-// GetExpense returns the tenant's expense id, or ErrNotFound.
-func (s *Store) GetExpense(ctx context.Context, tenantID string, id int64) (Expense, error) {
-	e, err := scanExpense(tenantID, s.queryRow(ctx, `SELECT `+expenseCols+` FROM expenses WHERE tenant_id = ? AND id = ?`, tenantID, id))
+// GetExpense returns the user's expense id in the tenant, or ErrNotFound:
+// another user's expense is not found, so nobody learns that it exists.
+func (s *Store) GetExpense(ctx context.Context, tenantID, userID string, id int64) (Expense, error) {
+	e, err := scanExpense(tenantID, s.queryRow(ctx, `SELECT `+expenseCols+` FROM expenses WHERE tenant_id = ? AND user_id = ? AND id = ?`, tenantID, userID, id))
 	if err != nil {
 		return Expense{}, fmt.Errorf("get expense: %w", notFound(err))
 	}
@@ -74,20 +81,21 @@ func (s *Store) GetExpense(ctx context.Context, tenantID string, id int64) (Expe
 }
 
 // UpdateExpense replaces the item, amount, currency, date and category of
-// the tenant's expense e.ID and returns the stored row.
+// expense e.ID, which must belong to e.TenantID and e.UserID (else
+// ErrNotFound), and returns the stored row.
 func (s *Store) UpdateExpense(ctx context.Context, e Expense) (Expense, error) {
 	var out Expense
 	err := s.InTx(ctx, func(tx *Store) error {
 		n, err := tx.exec(ctx, `UPDATE expenses SET item = ?, amount_minor = ?, currency = ?, date = ?, category = ?, updated_at = ?
-			WHERE tenant_id = ? AND id = ?`, e.Item, e.AmountMinor, e.Currency, e.Date, e.Category,
-			tx.d.ts(tx.orNow(e.UpdatedAt)), e.TenantID, e.ID)
+			WHERE tenant_id = ? AND user_id = ? AND id = ?`, e.Item, e.AmountMinor, e.Currency, e.Date, e.Category,
+			tx.d.ts(tx.orNow(e.UpdatedAt)), e.TenantID, e.UserID, e.ID)
 		if err != nil {
 			return err
 		}
 		if n == 0 {
 			return ErrNotFound
 		}
-		out, err = tx.GetExpense(ctx, e.TenantID, e.ID)
+		out, err = tx.GetExpense(ctx, e.TenantID, e.UserID, e.ID)
 		return err
 	})
 	if err != nil {
@@ -96,9 +104,10 @@ func (s *Store) UpdateExpense(ctx context.Context, e Expense) (Expense, error) {
 	return out, nil
 }
 
-// DeleteExpense deletes the tenant's expense id, or returns ErrNotFound.
-func (s *Store) DeleteExpense(ctx context.Context, tenantID string, id int64) error {
-	n, err := s.exec(ctx, `DELETE FROM expenses WHERE tenant_id = ? AND id = ?`, tenantID, id)
+// DeleteExpense deletes the user's expense id in the tenant, or returns
+// ErrNotFound (for another user's expense too).
+func (s *Store) DeleteExpense(ctx context.Context, tenantID, userID string, id int64) error {
+	n, err := s.exec(ctx, `DELETE FROM expenses WHERE tenant_id = ? AND user_id = ? AND id = ?`, tenantID, userID, id)
 	if err != nil {
 		return fmt.Errorf("delete expense: %w", err)
 	}
@@ -111,8 +120,11 @@ func (s *Store) DeleteExpense(ctx context.Context, tenantID string, id int64) er
 // ListExpenses returns the tenant's expenses matching f, by date then id.
 func (s *Store) ListExpenses(ctx context.Context, f ExpenseFilter) ([]Expense, error) {
 	w := &where{}
+	if f.TenantID == "" || (f.UserID == "") == !f.AllUsers {
+		return nil, errors.New("list expenses: a tenant and either a user or AllUsers are required")
+	}
 	w.add("tenant_id = ?", f.TenantID)
-	if f.UserID != "" {
+	if !f.AllUsers {
 		w.add("user_id = ?", f.UserID)
 	}
 	if f.From != "" {

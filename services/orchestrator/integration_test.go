@@ -30,7 +30,7 @@ func eachEngine(t *testing.T, fn func(t *testing.T, s *systest.System)) {
 
 func expenses(t *testing.T, s *systest.System, tenant string) []store.Expense {
 	t.Helper()
-	rows, err := s.Store.ListExpenses(context.Background(), store.ExpenseFilter{TenantID: tenant})
+	rows, err := s.Store.ListExpenses(context.Background(), store.ExpenseFilter{TenantID: tenant, AllUsers: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func addExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 
 func updateExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.UpdateExpenseArgs)
-	e, err := tx.GetExpense(ctx, c.Caller.TenantID, a.ID)
+	e, err := tx.GetExpense(ctx, c.Caller.TenantID, c.Caller.UserID, a.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return Output{}, notFound(a.ID)
 	} else if err != nil {
@@ -99,13 +99,13 @@ func updateExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 
 func deleteExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.DeleteExpenseArgs)
-	e, err := tx.GetExpense(ctx, c.Caller.TenantID, a.ID)
+	e, err := tx.GetExpense(ctx, c.Caller.TenantID, c.Caller.UserID, a.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return Output{}, notFound(a.ID)
 	} else if err != nil {
 		return Output{}, err
 	}
-	if err := tx.DeleteExpense(ctx, c.Caller.TenantID, a.ID); errors.Is(err, store.ErrNotFound) {
+	if err := tx.DeleteExpense(ctx, c.Caller.TenantID, c.Caller.UserID, a.ID); errors.Is(err, store.ErrNotFound) {
 		return Output{}, notFound(a.ID)
 	} else if err != nil {
 		return Output{}, err

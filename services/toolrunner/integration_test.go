@@ -57,7 +57,7 @@ func approved(t *testing.T, s *systest.System, req *contracts.ToolRequest, id st
 
 func rows(t *testing.T, s *systest.System, tenant string) []store.Expense {
 	t.Helper()
-	out, err := s.Store.ListExpenses(context.Background(), store.ExpenseFilter{TenantID: tenant})
+	out, err := s.Store.ListExpenses(context.Background(), store.ExpenseFilter{TenantID: tenant, AllUsers: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestTenantsAreIsolated(t *testing.T) {
 		if !res.OK || strings.Contains(string(res.Data), "secret") {
 			t.Fatalf("alpha's list = %s", res.Data)
 		}
-		got, err := s.Store.GetExpense(ctx, "bravo", b.ID)
+		got, err := s.Store.GetExpense(ctx, "bravo", "bob", b.ID)
 		if err != nil || got.AmountMinor != 999 {
 			t.Fatalf("bravo's expense changed: %+v %v", got, err)
 		}

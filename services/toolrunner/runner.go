@@ -22,9 +22,9 @@ import (
 // transaction that also marks the proposal executed.
 type Tx interface {
 	AddExpense(ctx context.Context, e store.Expense) (store.Expense, error)
-	GetExpense(ctx context.Context, tenantID string, id int64) (store.Expense, error)
+	GetExpense(ctx context.Context, tenantID, userID string, id int64) (store.Expense, error)
 	UpdateExpense(ctx context.Context, e store.Expense) (store.Expense, error)
-	DeleteExpense(ctx context.Context, tenantID string, id int64) error
+	DeleteExpense(ctx context.Context, tenantID, userID string, id int64) error
 	ListExpenses(ctx context.Context, f store.ExpenseFilter) ([]store.Expense, error)
 	ListTransactions(ctx context.Context, f store.TransactionFilter) ([]store.Transaction, error)
 	PutDocument(ctx context.Context, d store.Document) (store.Document, bool, error)

@@ -271,39 +271,59 @@ func testExpenses(t *testing.T, st *store.Store) {
 	if !a1.UpdatedAt.Equal(t0) {
 		t.Fatalf("updated_at = %v, want created time", a1.UpdatedAt)
 	}
-	got := must(st.GetExpense(ctx, "ta", 1))(t)
+	got := must(st.GetExpense(ctx, "ta", "u1", 1))(t)
 	if diff := cmp.Diff(a1, got); diff != "" {
 		t.Fatalf("round trip (-want +got):\n%s", diff)
 	}
 	// Tenant B's id 1 is not tenant A's id 1, whatever the caller asks for.
-	if got := must(st.GetExpense(ctx, "tb", 1))(t); got.Item != "rent" {
+	if got := must(st.GetExpense(ctx, "tb", "u9", 1))(t); got.Item != "rent" {
 		t.Fatalf("tenant b's expense 1 = %q", got.Item)
 	}
-	_, err := st.GetExpense(ctx, "tb", 2)
+	_, err := st.GetExpense(ctx, "tb", "u9", 2)
 	wantErr(t, err, store.ErrNotFound)
 	foreign := a2
 	foreign.TenantID = "tb"
 	_, err = st.UpdateExpense(ctx, foreign)
 	wantErr(t, err, store.ErrNotFound)
-	wantErr(t, st.DeleteExpense(ctx, "tb", 2), store.ErrNotFound)
+	wantErr(t, st.DeleteExpense(ctx, "tb", "u1", 2), store.ErrNotFound)
+
+	// Another user of the same tenant can neither see, change nor delete
+	// u1's expense, and u1's row is untouched by the attempts.
+	_, err = st.GetExpense(ctx, "ta", "u2", 2)
+	wantErr(t, err, store.ErrNotFound)
+	otherUser := a2
+	otherUser.UserID, otherUser.AmountMinor = "u2", 1
+	_, err = st.UpdateExpense(ctx, otherUser)
+	wantErr(t, err, store.ErrNotFound)
+	wantErr(t, st.DeleteExpense(ctx, "ta", "u2", 2), store.ErrNotFound)
+	if n := len(must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta", UserID: "u2"}))(t)); n != 0 {
+		t.Fatalf("u2 lists %d of u1's expenses", n)
+	}
+	if got := must(st.GetExpense(ctx, "ta", "u1", 2))(t); got.AmountMinor != 350 {
+		t.Fatalf("u1's expense changed by u2: %+v", got)
+	}
+	_, err = st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta"})
+	if err == nil {
+		t.Fatal("a listing without a user was allowed")
+	}
 
 	a2.AmountMinor, a2.Item, a2.UpdatedAt = 400, "flat white", t0.Add(time.Hour)
 	up := must(st.UpdateExpense(ctx, a2))(t)
 	if up.AmountMinor != 400 || up.Item != "flat white" || !up.CreatedAt.Equal(t0) || !up.UpdatedAt.Equal(t0.Add(time.Hour)) {
 		t.Fatalf("updated = %+v", up)
 	}
-	list := must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta", From: "2026-11-10", To: "2026-11-30"}))(t)
+	list := must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta", UserID: "u1", From: "2026-11-10", To: "2026-11-30"}))(t)
 	if len(list) != 1 || list[0].ID != 2 {
 		t.Fatalf("range list = %+v, want only #2", list)
 	}
-	if n := len(must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta"}))(t)); n != 2 {
+	if n := len(must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta", UserID: "u1"}))(t)); n != 2 {
 		t.Fatalf("tenant a lists %d, want 2", n)
 	}
-	if n := len(must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta", Limit: 1}))(t)); n != 1 {
+	if n := len(must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta", UserID: "u1", Limit: 1}))(t)); n != 1 {
 		t.Fatalf("limit 1 lists %d", n)
 	}
-	check(t, st.DeleteExpense(ctx, "ta", 1))
-	wantErr(t, st.DeleteExpense(ctx, "ta", 1), store.ErrNotFound)
+	check(t, st.DeleteExpense(ctx, "ta", "u1", 1))
+	wantErr(t, st.DeleteExpense(ctx, "ta", "u1", 1), store.ErrNotFound)
 	// Ids are never reused after a delete.
 	if a3 := must(st.AddExpense(ctx, expense("ta", "u1", "tea", 200, "2026-11-21")))(t); a3.ID != 3 {
 		t.Fatalf("id after delete = %d, want 3", a3.ID)
@@ -566,7 +586,7 @@ func testInTx(t *testing.T, st *store.Store) {
 		return boom
 	})
 	wantErr(t, err, boom)
-	if n := len(must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "t1"}))(t)); n != 0 {
+	if n := len(must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "t1", UserID: "u1"}))(t)); n != 0 {
 		t.Fatalf("rolled-back expense is visible (%d rows)", n)
 	}
 	_, err = st.GetProposal(ctx, "t1", "p1")
