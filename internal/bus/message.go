@@ -85,8 +85,14 @@ func Permanent(err error) error {
 	return permanent{err}
 }
 
-// IsPermanent reports whether err was marked with Permanent.
+// IsPermanent reports whether err was marked with Permanent, or wraps an
+// error that says so itself with a Permanent() bool method (as the store's
+// invalid-content errors do, without importing the bus).
 func IsPermanent(err error) bool {
 	var p permanent
-	return errors.As(err, &p)
+	if errors.As(err, &p) {
+		return true
+	}
+	var self interface{ Permanent() bool }
+	return errors.As(err, &self) && self.Permanent()
 }

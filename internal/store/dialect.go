@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 const (
@@ -174,13 +176,36 @@ type querier interface {
 func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) {
 	res, err := s.q.ExecContext(ctx, s.d.rebind(q), args...)
 	if err != nil {
-		return 0, err
+		return 0, contentError(err)
 	}
 	return res.RowsAffected()
 }
 
 func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return s.q.QueryContext(ctx, s.d.rebind(q), args...)
+	rows, err := s.q.QueryContext(ctx, s.d.rebind(q), args...)
+	return rows, contentError(err)
+}
+
+// invalidContent is a statement the engine refused because of the data it
+// carried (Postgres SQLSTATE class 22, "data exception": a NUL byte, an
+// invalid byte sequence, a value out of range). Retrying cannot help.
+type invalidContent struct{ err error }
+
+func (e invalidContent) Error() string        { return "content the store cannot hold: " + e.err.Error() }
+func (e invalidContent) Unwrap() error        { return e.err }
+func (e invalidContent) Is(target error) bool { return target == ErrInvalidContent }
+
+// Permanent marks the error as one the bus must not retry.
+func (invalidContent) Permanent() bool { return true }
+
+// contentError marks err as invalidContent when the engine says the data
+// itself was at fault.
+func contentError(err error) error {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && strings.HasPrefix(pg.Code, "22") {
+		return invalidContent{err}
+	}
+	return err
 }
 
 func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {

@@ -34,6 +34,11 @@ var ErrNotFound = errors.New("not found")
 // expected one, or an id reused with different content.
 var ErrConflict = errors.New("conflict")
 
+// ErrInvalidContent is returned (wrapped) when the engine refuses a value
+// itself (a NUL byte, an invalid byte sequence): retrying cannot help, and
+// the error says it is permanent (a Permanent() bool method).
+var ErrInvalidContent = errors.New("invalid content")
+
 // Store is a handle on the system of record. A Store returned by Open is
 // safe for concurrent use; the *Store passed to an InTx callback is bound to
 // one transaction and must be used from one goroutine, inside the callback

@@ -166,6 +166,9 @@ func TestDecodeClientFrame(t *testing.T) {
 		{"conversation with dot", `{"type":"message","id":"m1","conversation_id":"a.b","text":"hi"}`, "", "conversation_id"},
 		{"id with star", `{"type":"message","id":"*","conversation_id":"c1","text":"hi"}`, "", "id"},
 		{"bad json", `{"type":"message",`, "", ""},
+		{"NUL in text", `{"type":"message","id":"m1","conversation_id":"c1","text":"add £4 ab\u0000cd today"}`, "", "text"},
+		{"invalid UTF-8", "{\"type\":\"message\",\"id\":\"m1\",\"conversation_id\":\"c1\",\"text\":\"caf\xe9\"}", "", ""},
+		{"only a bidi override", `{"type":"message","id":"m1","conversation_id":"c1","text":"\u202e"}`, "", "text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -327,5 +330,53 @@ func TestParseMinor(t *testing.T) {
 		if _, err := ParseMinor(bad); err == nil {
 			t.Errorf("ParseMinor(%q) accepted", bad)
 		}
+	}
+}
+
+func TestCleanText(t *testing.T) {
+	tests := []struct {
+		give, want, wantErr string
+	}{
+		{give: "add £4 coffee today", want: "add £4 coffee today"},
+		{give: "two\nlines\tand a tab\r\n", want: "two\nlines\tand a tab\r\n"},
+		{give: "pay \u202egnp.exe\u202c now", want: "pay gnp.exe now"},
+		{give: "isolate \u2066x\u2069 and bell\a and esc\x1b[31m and C1\u0085", want: "isolate x and bell and esc[31m and C1"},
+		{give: "ab\x00cd", wantErr: "text: must not contain a NUL character"},
+		{give: "caf\xe9", wantErr: "text: is not valid UTF-8 text"},
+	}
+	for _, tt := range tests {
+		got, err := CleanText("text", tt.give)
+		if tt.wantErr != "" {
+			if err == nil || err.Error() != tt.wantErr || !errors.Is(err, ErrInvalid) {
+				t.Errorf("CleanText(%q) error = %v, want %q", tt.give, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("CleanText(%q) = %q, %v; want %q", tt.give, got, err, tt.want)
+		}
+		if !SafeText(got) {
+			t.Errorf("SafeText(%q) = false after cleaning", got)
+		}
+	}
+}
+
+// Text that the ingress would have cleaned is refused on the bus and in
+// tool arguments: a publisher that skips the ingress, or a model, cannot
+// store a NUL or an override character.
+func TestUnsafeTextRefusedInMessagesAndArgs(t *testing.T) {
+	turn := `{"turn_id":"t1","tenant_id":"acme","user_id":"ann","roles":["member"],"conversation_id":"c1","text":"ab\u0000cd","timezone":"UTC","sent_at":"2026-11-23T10:00:00Z"}`
+	var ut UserTurn
+	if err := Decode([]byte(turn), &ut); err == nil || !strings.HasPrefix(err.Error(), "text:") {
+		t.Errorf("turn with NUL: %v", err)
+	}
+	spec, _ := LookupTool(ToolAddExpense)
+	for _, args := range []string{`{"item":"tea\u0000","amount":"4"}`, `{"item":"tea\u202e","amount":"4"}`, "{\"item\":\"t\xffea\",\"amount\":\"4\"}"} {
+		if _, err := spec.DecodeArgs([]byte(args)); err == nil {
+			t.Errorf("args %q accepted", args)
+		}
+	}
+	if _, err := spec.DecodeArgs([]byte(`{"item":"tea","amount":"4"}`)); err != nil {
+		t.Errorf("clean args refused: %v", err)
 	}
 }

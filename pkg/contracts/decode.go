@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 )
@@ -42,6 +43,10 @@ func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
 func Decode(data []byte, v any) error {
 	if len(data) > MaxMessageBytes {
 		return &ValidationError{Problem: fmt.Sprintf("message is larger than %d bytes", MaxMessageBytes)}
+	}
+	if !utf8.Valid(data) {
+		// encoding/json would turn the bad bytes into U+FFFD silently.
+		return &ValidationError{Problem: "message is not valid UTF-8"}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -93,6 +98,8 @@ func describe(fe validator.FieldError) string {
 		return "is required when decision is edit"
 	case "args_only_edit":
 		return "is only allowed when decision is edit"
+	case "text":
+		return "must be valid UTF-8 text without NUL, control or bidirectional-override characters"
 	case "purserid":
 		return "must be 1-64 letters, digits, '_' or '-'"
 	case "oneof":

@@ -2,7 +2,9 @@ package contracts
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Client frame types (client → server).
@@ -77,6 +79,9 @@ func DecodeClientFrame(data []byte) (ClientFrame, error) {
 	if len(data) > MaxMessageBytes {
 		return ClientFrame{}, &ValidationError{Problem: "frame is too large"}
 	}
+	if !utf8.Valid(data) {
+		return ClientFrame{}, &ValidationError{Problem: "frame is not valid UTF-8"}
+	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		return ClientFrame{}, jsonError(err)
 	}
@@ -84,7 +89,18 @@ func DecodeClientFrame(data []byte) (ClientFrame, error) {
 	switch head.Type {
 	case FrameMessage:
 		f.Message = new(MessageFrame)
-		return f, Decode(data, f.Message)
+		if err := Decode(data, f.Message); err != nil {
+			return f, err
+		}
+		text, err := CleanText("text", f.Message.Text)
+		if err != nil {
+			return f, err
+		}
+		if strings.TrimSpace(text) == "" {
+			return f, &ValidationError{Field: "text", Problem: "is required"}
+		}
+		f.Message.Text = text
+		return f, nil
 	case FrameConfirm:
 		f.Confirm = new(ConfirmFrame)
 		return f, Decode(data, f.Confirm)

@@ -33,7 +33,7 @@ type UserTurn struct {
 	UserID         string    `json:"user_id" validate:"required,purserid"`
 	Roles          []string  `json:"roles" validate:"required,min=1,max=3,dive,oneof=owner member viewer"`
 	ConversationID string    `json:"conversation_id" validate:"required,purserid"`
-	Text           string    `json:"text,omitempty" validate:"required_without=Confirm,excluded_with=Confirm,max=4000"`
+	Text           string    `json:"text,omitempty" validate:"required_without=Confirm,excluded_with=Confirm,max=4000,text"`
 	Confirm        *Confirm  `json:"confirm,omitempty"`
 	Timezone       string    `json:"timezone" validate:"required,tz"`
 	SentAt         time.Time `json:"sent_at" validate:"required"`

@@ -18,20 +18,20 @@ const (
 
 // AddExpenseArgs adds one expense.
 type AddExpenseArgs struct {
-	Item     string  `json:"item" validate:"required,max=200" jsonschema_description:"What was bought or paid for, e.g. 'electricity bill'."`
+	Item     string  `json:"item" validate:"required,max=200,text" jsonschema_description:"What was bought or paid for, e.g. 'electricity bill'."`
 	Amount   string  `json:"amount" validate:"required,decimal" jsonschema_description:"Amount as a decimal string in major units, e.g. '12.50'."`
 	Currency *string `json:"currency,omitempty" validate:"omitempty,currency" jsonschema_description:"ISO 4217 currency code, e.g. 'GBP'; the user's default when null."`
 	Date     *string `json:"date,omitempty" validate:"omitempty,date" jsonschema_description:"Date of the expense, YYYY-MM-DD in the user's time zone; today when null."`
-	Category *string `json:"category,omitempty" validate:"omitempty,max=64" jsonschema_description:"Category such as 'groceries' or 'utilities'; null when not given."`
+	Category *string `json:"category,omitempty" validate:"omitempty,max=64,text" jsonschema_description:"Category such as 'groceries' or 'utilities'; null when not given."`
 }
 
 // UpdateExpenseArgs changes fields of one expense; null fields stay as they are.
 type UpdateExpenseArgs struct {
 	ID       int64   `json:"id" validate:"required,gte=1" jsonschema_description:"The expense number as shown to the user."`
-	Item     *string `json:"item,omitempty" validate:"omitempty,min=1,max=200" jsonschema_description:"New description, or null to keep it."`
+	Item     *string `json:"item,omitempty" validate:"omitempty,min=1,max=200,text" jsonschema_description:"New description, or null to keep it."`
 	Amount   *string `json:"amount,omitempty" validate:"omitempty,decimal" jsonschema_description:"New amount as a decimal string, or null to keep it."`
 	Date     *string `json:"date,omitempty" validate:"omitempty,date" jsonschema_description:"New date YYYY-MM-DD, or null to keep it."`
-	Category *string `json:"category,omitempty" validate:"omitempty,max=64" jsonschema_description:"New category, or null to keep it."`
+	Category *string `json:"category,omitempty" validate:"omitempty,max=64,text" jsonschema_description:"New category, or null to keep it."`
 }
 
 // DeleteExpenseArgs deletes one expense.
@@ -42,7 +42,7 @@ type DeleteExpenseArgs struct {
 // ListExpensesArgs lists expenses.
 type ListExpensesArgs struct {
 	Range    *string `json:"range,omitempty" validate:"omitempty,daterange" jsonschema_description:"Date range: today, yesterday, this_week, last_week, this_month, last_month, last_N_days, YYYY-MM or YYYY-MM-DD..YYYY-MM-DD; this_month when null."`
-	Category *string `json:"category,omitempty" validate:"omitempty,max=64" jsonschema_description:"Only this category; all when null."`
+	Category *string `json:"category,omitempty" validate:"omitempty,max=64,text" jsonschema_description:"Only this category; all when null."`
 }
 
 // GetBalanceArgs totals expenses in a range.
@@ -52,7 +52,7 @@ type GetBalanceArgs struct {
 
 // SearchGmailArgs searches the user's mail.
 type SearchGmailArgs struct {
-	Query string `json:"query" validate:"required,max=500" jsonschema_description:"Words to look for in sender, subject and attachment names, e.g. 'visa statement'."`
+	Query string `json:"query" validate:"required,max=500,text" jsonschema_description:"Words to look for in sender, subject and attachment names, e.g. 'visa statement'."`
 	Days  *int   `json:"days,omitempty" validate:"omitempty,gte=1,lte=3650" jsonschema_description:"How many days back to search; 90 when null."`
 	Limit *int   `json:"limit,omitempty" validate:"omitempty,gte=1,lte=50" jsonschema_description:"Most messages to return; 5 when null."`
 }
@@ -72,13 +72,13 @@ type GetRecentImportsArgs struct {
 type GetTransactionsArgs struct {
 	FromDate     *string `json:"from_date,omitempty" validate:"omitempty,date" jsonschema_description:"First date YYYY-MM-DD, or null."`
 	ToDate       *string `json:"to_date,omitempty" validate:"omitempty,date" jsonschema_description:"Last date YYYY-MM-DD, or null."`
-	Vendor       *string `json:"vendor,omitempty" validate:"omitempty,max=100" jsonschema_description:"Part of the vendor or description, or null."`
-	Category     *string `json:"category,omitempty" validate:"omitempty,max=64" jsonschema_description:"Only this category, or null."`
+	Vendor       *string `json:"vendor,omitempty" validate:"omitempty,max=100,text" jsonschema_description:"Part of the vendor or description, or null."`
+	Category     *string `json:"category,omitempty" validate:"omitempty,max=64,text" jsonschema_description:"Only this category, or null."`
 	ReviewStatus *string `json:"review_status,omitempty" validate:"omitempty,oneof=ok needs_review" jsonschema:"enum=ok,enum=needs_review" jsonschema_description:"'needs_review' for transactions to check, 'ok' for the rest; all when null."`
 	Limit        *int    `json:"limit,omitempty" validate:"omitempty,gte=1,lte=500" jsonschema_description:"Most transactions to return; 50 when null."`
 }
 
 // AskClarificationArgs is the built-in clarify tool's argument.
 type AskClarificationArgs struct {
-	Question string `json:"question" validate:"required,max=2000" jsonschema_description:"One short question for the user."`
+	Question string `json:"question" validate:"required,max=2000,text" jsonschema_description:"One short question for the user."`
 }

@@ -58,6 +58,7 @@ func newValidator() *validator.Validate {
 			panic(err)
 		}
 	}
+	must("text", func(fl validator.FieldLevel) bool { return SafeText(fl.Field().String()) })
 	must("purserid", func(fl validator.FieldLevel) bool { return ValidID(fl.Field().String()) })
 	must("daterange", func(fl validator.FieldLevel) bool { return ValidRange(fl.Field().String()) })
 	must("date", func(fl validator.FieldLevel) bool {

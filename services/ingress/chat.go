@@ -96,6 +96,10 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 		if text == "" {
 			text = req.Question
 		}
+		if text, err = contracts.CleanText("message", text); err != nil {
+			writeJSONError(w, http.StatusBadRequest, "bad_request", err.Error())
+			return
+		}
 		switch {
 		case req.Message != "" && req.Question != "":
 			writeJSONError(w, http.StatusBadRequest, "bad_request", "send message or question, not both")

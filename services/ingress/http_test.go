@@ -149,6 +149,8 @@ func TestChatStatusCodes(t *testing.T) {
 		{"nothing to say", call{token: tok, contentType: "application/json", body: `{"history":[]}`}, http.StatusBadRequest, "bad_request"},
 		{"message and confirm", call{token: tok, contentType: "application/json", body: `{"message":"hi","confirm":{"proposal_id":"p1","decision":"approve"}}`}, http.StatusBadRequest, "bad_request"},
 		{"bad decision", call{token: tok, contentType: "application/json", body: `{"confirm":{"proposal_id":"p1","decision":"maybe"}}`}, http.StatusBadRequest, "bad_request"},
+		{"NUL in the message", call{token: tok, contentType: "application/json", body: `{"message":"add £4 ab\u0000cd today"}`}, http.StatusBadRequest, "bad_request"},
+		{"invalid UTF-8", call{token: tok, contentType: "application/json", body: "{\"message\":\"caf\xe9\"}"}, http.StatusBadRequest, "bad_request"},
 		{"too long", call{token: tok, contentType: "application/json", body: `{"message":"` + strings.Repeat("x", 5000) + `"}`}, http.StatusBadRequest, "bad_request"},
 		// The burst is one: the first turn passes (and times out, as
 		// nobody answers "silent"), the second is refused.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
 )
 
@@ -26,7 +27,8 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"OutboxOnceAndInOrder", testOutbox},
 		{"ProposalLifecycle", testProposals},
 		{"ProposalApproveRace", testProposalRace},
-		{"ExpensesScopedToTenant", testExpenses},
+		{"ExpensesScopedToTenantAndUser", testExpenses},
+		{"ContentErrorsArePermanent", testContentErrors},
 		{"ExpenseIDsUnderConcurrency", testExpenseIDs},
 		{"TransactionsDedupeAndFilter", testTransactions},
 		{"DocumentsDedupeBySHA", testDocuments},
@@ -607,4 +609,24 @@ func testMailTokens(t *testing.T, st *store.Store) {
 	}
 	_, err = st.GetMailToken(ctx, "t2", "u1")
 	wantErr(t, err, store.ErrNotFound)
+}
+
+// A value the engine itself refuses (Postgres will not hold a NUL in
+// text) is an invalid-content error that the bus does not retry, so one
+// such message cannot hold a lane for a minute of retries. SQLite holds it.
+func testContentErrors(t *testing.T, st *store.Store) {
+	_, err := st.AddExpense(ctx, expense("tc", "u1", "ab\x00cd", 400, "2026-11-01"))
+	if st.Dialect() != "postgres" {
+		check(t, err)
+		return
+	}
+	if !errors.Is(err, store.ErrInvalidContent) || !bus.IsPermanent(err) {
+		t.Fatalf("NUL in text = %v (invalid content %v, permanent %v)", err, errors.Is(err, store.ErrInvalidContent), bus.IsPermanent(err))
+	}
+	// An ordinary conflict is not permanent.
+	check(t, st.CreateProposal(ctx, proposal("tc", "p1")))
+	err = st.CreateProposal(ctx, proposal("tc", "p1"))
+	if err != nil && bus.IsPermanent(err) {
+		t.Fatalf("a repeated proposal id is marked permanent: %v", err)
+	}
 }
