@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/natstest"
@@ -30,6 +31,7 @@ type env struct {
 	nc  *nats.Conn
 	js  jetstream.JetStream
 	pub *bus.Publisher
+	reg *prometheus.Registry // the latest router's metrics
 }
 
 func newEnv(t testing.TB, defs ...bus.ConsumerDef) *env {
@@ -56,7 +58,8 @@ func (e *env) serve(service string, def bus.ConsumerDef, h message.NoPublishHand
 		e.t.Fatal(err)
 	}
 	sub := bus.NewSubscriber(js, service, []bus.ConsumerDef{def}, quiet)
-	r, err := bus.NewRouter(service, e.pub, quiet, bus.NewRouterMetrics(prometheus.NewRegistry()))
+	e.reg = prometheus.NewRegistry()
+	r, err := bus.NewRouter(service, e.pub, quiet, bus.NewRouterMetrics(e.reg))
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -269,6 +272,38 @@ func TestPermanentErrorGoesStraightToTheDeadLetterQueue(t *testing.T) {
 	if n := calls.Load(); n != 1 {
 		t.Errorf("handler ran %d times; a permanent error must not be retried", n)
 	}
+	h := dl[0].Headers()
+	if got := h.Get(bus.HeaderDLQReason); !strings.Contains(got, `unknown field "x"`) {
+		t.Errorf("%s = %q, want the handler's reason", bus.HeaderDLQReason, got)
+	}
+	if got := h.Get(bus.HeaderDLQSubject); got != "purser.notify.t1.u1" {
+		t.Errorf("%s = %q", bus.HeaderDLQSubject, got)
+	}
+	waitFor(t, "the dead_letter count", func() bool {
+		return testutil.ToFloat64(deadLetters(e.reg)) == 1
+	})
+}
+
+// deadLetters is the purser_bus_messages_handled_total{outcome="dead_letter"}
+// series of reg, summed.
+func deadLetters(reg *prometheus.Registry) prometheus.Collector {
+	return prometheus.CollectorFunc(func(ch chan<- prometheus.Metric) {
+		mfs, _ := reg.Gather()
+		var n float64
+		for _, mf := range mfs {
+			if mf.GetName() != "purser_bus_messages_handled_total" {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "outcome" && l.GetValue() == "dead_letter" {
+						n += m.GetCounter().GetValue()
+					}
+				}
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(prometheus.NewDesc("dead_letters", "", nil, nil), prometheus.CounterValue, n)
+	})
 }
 
 func TestFailingMessageIsRetriedThenDeadLetteredWithTheReason(t *testing.T) {

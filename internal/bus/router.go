@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -29,11 +30,12 @@ func NewRouterMetrics(reg prometheus.Registerer) *RouterMetrics {
 }
 
 // NewRouter builds a watermill router for service with purser's
-// middleware, outermost first: correlation id, metrics, poison queue to
-// purser.dlq.<service> for permanent errors, last-error note (for the
-// subscriber's dead-letter reason), bounded retry of other errors, and
-// recoverer (a panic becomes an error; the service keeps serving). The
-// poison queue sits outside retry, or retry would never run.
+// middleware, outermost first: correlation id, metrics, dead-lettering of
+// permanent errors to purser.dlq.<service> (with Purser-Dlq-Reason, a log
+// line and the dead_letter outcome), last-error note (for the subscriber's
+// dead-letter reason), bounded retry of other errors, and recoverer (a
+// panic becomes an error; the service keeps serving). Dead-lettering sits
+// outside retry, or retry would never run.
 func NewRouter(service string, pub message.Publisher, log *slog.Logger, m *RouterMetrics) (*message.Router, error) {
 	logger := watermill.NewSlogLoggerWithLevelMapping(log, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
 	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: 20 * time.Second}, logger)
@@ -41,10 +43,6 @@ func NewRouter(service string, pub message.Publisher, log *slog.Logger, m *Route
 		return nil, err
 	}
 	dlq, err := DLQSubject(service)
-	if err != nil {
-		return nil, err
-	}
-	poison, err := middleware.PoisonQueueWithFilter(pub, dlq, IsPermanent)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +56,7 @@ func NewRouter(service string, pub message.Publisher, log *slog.Logger, m *Route
 	r.AddMiddleware(
 		middleware.CorrelationID,
 		m.middleware(service),
-		poison,
+		deadLetter(pub, dlq, log),
 		noteLastError,
 		retry.Middleware,
 		middleware.Recoverer,
@@ -75,13 +73,46 @@ func (m *RouterMetrics) middleware(service string) message.HandlerMiddleware {
 			m.duration.WithLabelValues(service, name).Observe(time.Since(start).Seconds())
 			outcome := "ok"
 			switch {
-			case err != nil && IsPermanent(err):
+			case err == nil && msg.Metadata.Get(metaDeadLettered) != "":
 				outcome = "dead_letter"
 			case err != nil:
 				outcome = "retry"
 			}
 			m.handled.WithLabelValues(service, name, outcome).Inc()
 			return out, err
+		}
+	}
+}
+
+// metaDeadLettered marks, for the metrics middleware, a message that was
+// settled by sending it to the dead-letter queue.
+const metaDeadLettered = metaPrefix + "dead_lettered"
+
+// deadLetter sends a message whose handler failed permanently to the
+// service's dead-letter subject, with the reason and the original subject
+// in headers, logs it, and settles it. Only a failed publish is retried.
+func deadLetter(pub message.Publisher, dlq string, log *slog.Logger) message.HandlerMiddleware {
+	return func(h message.HandlerFunc) message.HandlerFunc {
+		return func(msg *message.Message) ([]*message.Message, error) {
+			out, err := h(msg)
+			if err == nil || !IsPermanent(err) {
+				return out, err
+			}
+			reason := truncate(err.Error(), 500)
+			dead := message.NewMessage(msg.UUID+"-dlq", msg.Payload)
+			for k, v := range msg.Metadata {
+				dead.Metadata.Set(k, v)
+			}
+			dead.Metadata.Set(HeaderDLQReason, reason)
+			dead.Metadata.Set(HeaderDLQSubject, msg.Metadata.Get(MetaSubject))
+			dead.SetContext(msg.Context())
+			if perr := pub.Publish(dlq, dead); perr != nil {
+				return nil, fmt.Errorf("dead-letter (%s): %w", reason, perr)
+			}
+			log.Warn("dead letter", "handler", message.HandlerNameFromCtx(msg.Context()), "subject", msg.Metadata.Get(MetaSubject),
+				"type", msg.Metadata.Get(HeaderType), "correlation_id", msg.Metadata.Get(HeaderCorrelation), "reason", reason)
+			msg.Metadata.Set(metaDeadLettered, "1")
+			return nil, nil
 		}
 	}
 }

@@ -3,7 +3,10 @@ package bus
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/ThreeDotsLabs/watermill/message"
 )
 
 var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -80,3 +83,38 @@ func NotifierSubject(op, tenant, user string) (string, error) {
 
 // NotifierWildcard is purser.notifier.<op>.*.*, what the notifier serves.
 func NotifierWildcard(op string) string { return "purser.notifier." + op + ".*.*" }
+
+// CheckIdentity refuses, as a permanent error, a message whose subject is
+// not the one its payload's identity maps to (want, from one of the
+// *Subject functions), or whose Purser-Tenant, Purser-User or
+// Purser-Conversation headers contradict the payload. A consumer calls it
+// after decoding, so that a message published on one tenant's subject can
+// never act for another.
+func CheckIdentity(msg *message.Message, want string, wantErr error, tenant, user, conversation string) error {
+	if wantErr != nil {
+		return Permanent(fmt.Errorf("identity: %w", wantErr))
+	}
+	if got := logicalSubject(msg.Metadata.Get(MetaSubject)); got != want {
+		return Permanent(fmt.Errorf("identity: subject %q does not match the payload's %q", got, want))
+	}
+	for _, h := range []struct{ name, want string }{
+		{HeaderTenant, tenant}, {HeaderUser, user}, {HeaderConversation, conversation},
+	} {
+		if got := msg.Metadata.Get(h.name); got != "" && h.want != "" && got != h.want {
+			return Permanent(fmt.Errorf("identity: header %s %q does not match the payload's %q", h.name, got, h.want))
+		}
+	}
+	return nil
+}
+
+// logicalSubject is the subject a message was published on: TURNS stores
+// purser.turns.<tenant>.<conversation> as purser.turns.<lane>.<tenant>.<conversation>.
+func logicalSubject(stored string) string {
+	tokens := strings.Split(stored, ".")
+	if len(tokens) == 5 && tokens[0] == "purser" && tokens[1] == "turns" {
+		if _, err := strconv.Atoi(tokens[2]); err == nil {
+			return strings.Join([]string{"purser", "turns", tokens[3], tokens[4]}, ".")
+		}
+	}
+	return stored
+}

@@ -69,6 +69,9 @@ func (n *Notifier) HandleAgent(msg *message.Message) error {
 		return err
 	}
 	tenant, user, conv := tokens[0], tokens[1], tokens[2]
+	if err := bus.CheckIdentity(msg, msg.Metadata.Get(bus.MetaSubject), nil, tenant, user, conv); err != nil {
+		return err
+	}
 	frame := contracts.ServerFrame{ConversationID: conv, At: n.now().UTC()}
 	typ := msg.Metadata.Get(bus.HeaderType)
 	switch typ {
@@ -113,6 +116,9 @@ func (n *Notifier) HandleNotify(msg *message.Message) error {
 		return err
 	}
 	tenant, user := tokens[0], tokens[1]
+	if err := bus.CheckIdentity(msg, msg.Metadata.Get(bus.MetaSubject), nil, tenant, user, ""); err != nil {
+		return err
+	}
 	var note contracts.Notification
 	if err := decode(msg, &note); err != nil {
 		return err

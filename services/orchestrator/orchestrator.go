@@ -105,6 +105,11 @@ func (o *Orchestrator) HandleTurn(msg *message.Message) error {
 		o.metrics.turns.WithLabelValues("invalid").Inc()
 		return bus.Permanent(fmt.Errorf("decode turn: %w", err))
 	}
+	want, werr := bus.TurnSubject(turn.TenantID, turn.ConversationID)
+	if err := bus.CheckIdentity(msg, want, werr, turn.TenantID, turn.UserID, turn.ConversationID); err != nil {
+		o.metrics.turns.WithLabelValues("invalid").Inc()
+		return err
+	}
 	if err := o.apply(msg.Context(), turn.TenantID, turn.ConversationID, Event{Kind: EvTurn, Turn: &turn}); err != nil {
 		return err
 	}
@@ -118,6 +123,9 @@ func (o *Orchestrator) HandleToolResult(msg *message.Message) error {
 	tenant, conv, ok := strings.Cut(rest, ".")
 	if !ok || !bus.ValidToken(tenant) || !bus.ValidToken(conv) {
 		return bus.Permanent(fmt.Errorf("unexpected subject %q", subject))
+	}
+	if err := bus.CheckIdentity(msg, subject, nil, tenant, "", conv); err != nil {
+		return err
 	}
 	var res contracts.ToolResult
 	if err := contracts.Decode(msg.Payload, &res); err != nil {

@@ -94,6 +94,10 @@ func (i *Importer) Handle(msg *message.Message) error {
 	if err := contracts.Decode(msg.Payload, &job); err != nil {
 		return bus.Permanent(fmt.Errorf("decode import job: %w", err))
 	}
+	want, werr := bus.ImportSubject(job.TenantID, job.UserID)
+	if err := bus.CheckIdentity(msg, want, werr, job.TenantID, job.UserID, ""); err != nil {
+		return err
+	}
 	ctx := msg.Context()
 	doc, err := i.store.GetDocument(ctx, job.TenantID, job.DocumentID)
 	if errors.Is(err, store.ErrNotFound) {

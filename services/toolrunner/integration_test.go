@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/internal/systest"
@@ -254,6 +255,29 @@ func TestRateLimitHoldsAcrossReplicas(t *testing.T) {
 		}
 		if ok != limit || limited != calls-limit {
 			t.Fatalf("%d through and %d limited, want %d and %d", ok, limited, limit, calls-limit)
+		}
+	})
+}
+
+// A tool request published on another tool's subject is dead-lettered and
+// runs nothing: the subject a request arrives on is the tool it may run.
+func TestRequestOnAnotherToolsSubjectIsDeadLettered(t *testing.T) {
+	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
+		req := request("acme", "ann", "c1", contracts.ToolDeleteExpense, `{"id":1}`)
+		b, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Pub.Publish("purser.tool.request.list_expenses", bus.NewMessage("req-c1", b, bus.Headers{Type: contracts.TypeToolRequest,
+			Tenant: "acme", User: "ann", Conversation: "conv-ann", Correlation: req.TurnID})); err != nil {
+			t.Fatal(err)
+		}
+		dead := s.Bus.WaitN(1, func(m systest.Msg) bool { return strings.HasPrefix(m.Subject, "purser.dlq.") })
+		if reason := dead[0].Header.Get(bus.HeaderDLQReason); !strings.Contains(reason, "identity") {
+			t.Errorf("dead letter reason = %q", reason)
+		}
+		if got := s.Bus.All(func(m systest.Msg) bool { return strings.HasPrefix(m.Subject, "purser.tool.result.") }); len(got) != 0 {
+			t.Fatalf("the misrouted request was answered: %s", got[0].Data)
 		}
 	})
 }

@@ -99,6 +99,10 @@ func (r *Runner) Handle(msg *message.Message) error {
 	if err := contracts.Decode(msg.Payload, &req); err != nil {
 		return bus.Permanent(fmt.Errorf("decode tool request: %w", err))
 	}
+	want, werr := bus.ToolRequestSubject(req.Tool)
+	if err := bus.CheckIdentity(msg, want, werr, req.TenantID, req.UserID, req.ConversationID); err != nil {
+		return err
+	}
 	ctx := msg.Context()
 	res, err := r.Run(ctx, req)
 	if err != nil {
