@@ -170,9 +170,13 @@ func TestWalkingPath(t *testing.T) {
 		t.Errorf("correlation id = %q, want the turn id %q", agent.Header.Get("Purser-Correlation-Id"), ack.TurnID)
 	}
 
-	// The same message id again is the same turn: no second answer.
+	// The same message id again is the same turn: it is answered with the
+	// first answer (the same frame, the same seq), and no new frame exists.
 	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
 	c.next(contracts.FrameAck)
+	if again := c.next(contracts.FrameAnswer); again.Seq != ans.Seq || again.TurnID != ans.TurnID {
+		t.Errorf("resent m1 answered with seq %d turn %s, want the first answer's %d %s", again.Seq, again.TurnID, ans.Seq, ans.TurnID)
+	}
 	c.send(`{"type":"message","id":"m2","conversation_id":"c1","text":"hi there"}`)
 	second := c.next(contracts.FrameAnswer)
 	if second.Seq != ans.Seq+1 {

@@ -53,6 +53,21 @@ func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
 	return nil
 }
 
+// PublishDedup publishes m to a stream subject and reports whether the
+// stream dropped it as a duplicate of an earlier message with the same id
+// (within the stream's duplicate window).
+func (p *Publisher) PublishDedup(topic string, m *message.Message) (duplicate bool, err error) {
+	nm := toNATS(topic, m)
+	nm.Header.Set(HeaderMsgID, m.UUID)
+	ctx, cancel := context.WithTimeout(m.Context(), publishTimeout)
+	defer cancel()
+	ack, err := p.js.PublishMsg(ctx, nm)
+	if err != nil {
+		return false, fmt.Errorf("publish %s: %w", topic, err)
+	}
+	return ack.Duplicate, nil
+}
+
 // Close does nothing: the connection belongs to the caller.
 func (p *Publisher) Close() error { return nil }
 

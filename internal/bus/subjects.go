@@ -69,10 +69,11 @@ const (
 	NotifierResume        = "resume"
 	NotifierNotifications = "notifications"
 	NotifierRead          = "read"
+	NotifierTurn          = "turn"
 )
 
 // NotifierOps are every request the notifier answers.
-var NotifierOps = []string{NotifierResume, NotifierNotifications, NotifierRead}
+var NotifierOps = []string{NotifierResume, NotifierNotifications, NotifierRead, NotifierTurn}
 
 // NotifierSubject is purser.notifier.<op>.<tenant>.<user>, on core NATS.
 // Tenant and user come from the subject, which only the ingress names,

@@ -1,10 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 )
 
@@ -145,4 +148,29 @@ func (s *Store) FramesAfter(ctx context.Context, tenantID, userID string, afterS
 		out = append(out, f)
 	}
 	return out, rows.Err()
+}
+
+// FramesOfTurn returns, in seq order, the frames of turnID among the
+// user's latest scan frames (a frame's payload is a ServerFrame whose
+// turn_id names its turn).
+func (s *Store) FramesOfTurn(ctx context.Context, tenantID, userID, turnID string, scan int) ([]Frame, error) {
+	latest, err := s.query(ctx, `SELECT seq, payload FROM frames WHERE tenant_id = ? AND user_id = ? ORDER BY seq DESC LIMIT ?`,
+		tenantID, userID, scan)
+	if err != nil {
+		return nil, fmt.Errorf("frames of turn: %w", err)
+	}
+	defer latest.Close()
+	needle := []byte(`"turn_id":` + strconv.Quote(turnID))
+	var out []Frame
+	for latest.Next() {
+		var f Frame
+		if err := latest.Scan(&f.Seq, &f.Payload); err != nil {
+			return nil, fmt.Errorf("frames of turn: %w", err)
+		}
+		if bytes.Contains(f.Payload, needle) {
+			out = append(out, f)
+		}
+	}
+	slices.Reverse(out)
+	return out, latest.Err()
 }

@@ -12,6 +12,8 @@ type InboxRequest struct {
 	Unread bool `json:"unread,omitempty"`
 	// ID names the notification the read op marks read.
 	ID string `json:"id,omitempty" validate:"omitempty,purserid"`
+	// TurnID names the turn whose stored frames the turn op returns.
+	TurnID string `json:"turn_id,omitempty" validate:"omitempty,purserid"`
 }
 
 // InboxReply answers an InboxRequest. When Error is set nothing else is.

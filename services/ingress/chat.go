@@ -3,6 +3,8 @@ package ingress
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,10 +17,17 @@ import (
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
-// DefaultChatConversation is the conversation of POST /v1/chat requests
-// that name none: the original chat function had one conversation per
-// person.
-const DefaultChatConversation = "chat"
+// DefaultChatConversation is the conversation of a user's POST /v1/chat
+// requests that name none: the original chat function had one conversation
+// per person, so each user of a tenant gets their own, "chat-<user>" (or,
+// for a user id too long to fit a 64-character id, "chat-" and a hash of it).
+func DefaultChatConversation(userID string) string {
+	if id := "chat-" + userID; contracts.ValidID(id) {
+		return id
+	}
+	sum := sha256.Sum256([]byte(userID))
+	return "chat-" + hex.EncodeToString(sum[:16])
+}
 
 // chatRequest is the body of POST /v1/chat, the original chat function's
 // contract: history, then message (or question, its older name) or a
@@ -117,7 +126,7 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 		}
 		conv := req.ConversationID
 		if conv == "" {
-			conv = DefaultChatConversation
+			conv = DefaultChatConversation(p.UserID)
 		}
 		tz := req.Timezone
 		if tz == "" {
@@ -153,7 +162,16 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 		return
 	}
 	defer stop()
-	if err := in.publishTurn(ctx, t); err != nil {
+	if t.Confirm != nil {
+		// A decision made before, sent again: nothing runs twice, and the
+		// answer says so at once.
+		if _, end, err := in.storedOutcome(ctx, t); err == nil && end != nil {
+			writeJSONError(w, http.StatusConflict, "already_decided", "that proposal was already decided; nothing was run again")
+			return
+		}
+	}
+	repeated, err := in.publishTurn(ctx, t)
+	if err != nil {
 		var verr *contracts.ValidationError
 		if errors.As(err, &verr) {
 			writeJSONError(w, http.StatusBadRequest, "bad_request", verr.Error())
@@ -162,6 +180,16 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 		in.log.Error("publish turn", "err", err, "tenant", t.TenantID, "turn", t.TurnID)
 		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", "the message could not be queued; please retry")
 		return
+	}
+	if repeated {
+		if _, end, err := in.storedOutcome(ctx, t); err == nil && end != nil {
+			if t.Confirm != nil {
+				writeJSONError(w, http.StatusConflict, "already_decided", "that proposal was already decided; nothing was run again")
+				return
+			}
+			in.answerChat(w, t, end)
+			return
+		}
 	}
 	if wantsEventStream(r) {
 		in.streamTurn(ctx, w, t, frames)

@@ -101,7 +101,7 @@ func TestChatAnswers(t *testing.T) {
 	tok := h.token("acme", "ann")
 
 	a := h.chat(tok, `{"history":[{"role":"user","content":"hi"},{"role":"assistant","content":"Hello!"}],"message":"how much?"}`)
-	if a.Answer != "All good." || len(a.Listed) != 1 || a.ConversationID != ingress.DefaultChatConversation || a.TurnID == "" {
+	if a.Answer != "All good." || len(a.Listed) != 1 || a.ConversationID != ingress.DefaultChatConversation("ann") || a.TurnID == "" {
 		t.Errorf("answer = %+v", a)
 	}
 	if a := h.chat(tok, `{"history":[],"question":"clarify this"}`); a.Answer != "Which account?" || a.ConfirmationRequired {

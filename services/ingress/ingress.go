@@ -156,18 +156,26 @@ func turnID(tenant, user, conversation, clientID string) string {
 	return "t" + hex.EncodeToString(sum[:16])
 }
 
-// publishTurn validates and publishes one turn.
-func (in *Ingress) publishTurn(ctx context.Context, t contracts.UserTurn) error {
+// dedupPublisher is a publisher that can say when the stream dropped a
+// publish as a repeat of an earlier one (bus.Publisher is one).
+type dedupPublisher interface {
+	PublishDedup(topic string, m *message.Message) (duplicate bool, err error)
+}
+
+// publishTurn validates and publishes one turn. Repeated reports that the
+// stream already had a turn of that id: the same message or confirm sent
+// again.
+func (in *Ingress) publishTurn(ctx context.Context, t contracts.UserTurn) (repeated bool, err error) {
 	if err := contracts.Validate(&t); err != nil {
-		return err
+		return false, err
 	}
 	subject, err := bus.TurnSubject(t.TenantID, t.ConversationID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	payload, err := json.Marshal(t)
 	if err != nil {
-		return fmt.Errorf("encode turn: %w", err)
+		return false, fmt.Errorf("encode turn: %w", err)
 	}
 	msg := bus.NewMessage(t.TurnID, payload, bus.Headers{
 		Type:         contracts.TypeUserTurn,
@@ -177,11 +185,36 @@ func (in *Ingress) publishTurn(ctx context.Context, t contracts.UserTurn) error 
 		Correlation:  t.TurnID,
 	})
 	msg.SetContext(ctx)
-	if err := in.pub.Publish(subject, msg); err != nil {
-		return fmt.Errorf("publish turn: %w", err)
+	if dp, ok := in.pub.(dedupPublisher); ok {
+		repeated, err = dp.PublishDedup(subject, msg)
+	} else {
+		err = in.pub.Publish(subject, msg)
 	}
-	in.metrics.turns.Inc()
-	return nil
+	if err != nil {
+		return false, fmt.Errorf("publish turn: %w", err)
+	}
+	if !repeated {
+		in.metrics.turns.Inc()
+	}
+	return repeated, nil
+}
+
+// storedOutcome returns the stored frames of turn t (asked of the
+// notifier) and the one that ended it, if it has ended: what a repeated
+// message or confirm is answered with.
+func (in *Ingress) storedOutcome(ctx context.Context, t contracts.UserTurn) (frames []*outFrame, end *outFrame, err error) {
+	reply, err := in.request(ctx, bus.NotifierTurn, t.TenantID, t.UserID, contracts.InboxRequest{TurnID: t.TurnID})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, raw := range reply.Frames {
+		f := newOutFrame(raw, "")
+		frames = append(frames, f)
+		if endsTurn(f.typ) {
+			end = f
+		}
+	}
+	return frames, end, nil
 }
 
 func rolesOf(p auth.Principal) []string {

@@ -248,7 +248,8 @@ func (c *client) allow(id string) bool {
 }
 
 func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTurn) {
-	if err := c.in.publishTurn(ctx, t); err != nil {
+	repeated, err := c.in.publishTurn(ctx, t)
+	if err != nil {
 		var verr *contracts.ValidationError
 		if errors.As(err, &verr) {
 			c.sendError(clientID, contracts.ErrCodeBadFrame, verr.Error())
@@ -263,6 +264,19 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 		ack.Ack = &contracts.AckBody{ID: clientID}
 	}
 	c.sendFrame(ack)
+	// A reused id (or a decision made before, which has no id of its own)
+	// is the same turn: answer with what it already produced. A turn still
+	// running answers live, as usual.
+	if repeated || (t.Confirm != nil && clientID == "") {
+		frames, _, err := c.in.storedOutcome(ctx, t)
+		if err != nil {
+			c.in.log.Warn("repeated turn: stored outcome", "tenant", t.TenantID, "turn", t.TurnID, "err", err)
+			return
+		}
+		for _, f := range frames {
+			c.deliver(f)
+		}
+	}
 }
 
 func (c *client) sendError(id, code, msg string) {

@@ -106,6 +106,8 @@ func (n *Notifier) reply(op string, m *nats.Msg) contracts.InboxReply {
 		return n.notifications(ctx, tenant, user, req)
 	case bus.NotifierRead:
 		return n.markRead(ctx, tenant, user, req)
+	case bus.NotifierTurn:
+		return n.turnFrames(ctx, tenant, user, req)
 	}
 	return badRequest("unknown request")
 }
@@ -143,6 +145,36 @@ func (n *Notifier) resume(ctx context.Context, tenant, user string, req contract
 		}
 		size += len(b)
 		out.Frames = append(out.Frames, b)
+	}
+	return out
+}
+
+// turnScan is how many of the user's latest frames the turn op looks
+// through: a repeated message or confirm comes soon after the first.
+const turnScan = 1000
+
+// turnFrames returns the user's stored frames of turn req.TurnID, each
+// with its seq, so that a repeated message or confirm can be answered
+// with the outcome the first one had.
+func (n *Notifier) turnFrames(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
+	if req.TurnID == "" {
+		return badRequest("turn_id: is required")
+	}
+	stored, err := n.store.FramesOfTurn(ctx, tenant, user, req.TurnID, turnScan)
+	if err != nil {
+		n.log.Error("turn: read frames", "tenant", tenant, "err", err)
+		return unavailable()
+	}
+	var out contracts.InboxReply
+	for _, f := range stored {
+		var frame contracts.ServerFrame
+		if err := json.Unmarshal(f.Payload, &frame); err != nil {
+			continue
+		}
+		frame.Seq = f.Seq
+		if b, err := json.Marshal(frame); err == nil {
+			out.Frames = append(out.Frames, b)
+		}
 	}
 	return out
 }

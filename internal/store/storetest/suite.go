@@ -515,6 +515,22 @@ func testFrames(t *testing.T, st *store.Store) {
 	if n := len(must(st.FramesAfter(ctx, "t1", "u1", 4, 10))(t)); n != 0 {
 		t.Fatalf("%d frames after the last", n)
 	}
+	// A turn's frames are found among the user's latest, in order, and
+	// never another user's or another turn's.
+	must2(st.AppendFrame(ctx, "t1", "u1", "e5", []byte(`{"type":"ack","turn_id":"tA"}`), t0))(t)
+	must2(st.AppendFrame(ctx, "t1", "u1", "e6", []byte(`{"type":"answer","turn_id":"tB"}`), t0))(t)
+	must2(st.AppendFrame(ctx, "t1", "u1", "e7", []byte(`{"type":"answer","turn_id":"tA"}`), t0))(t)
+	must2(st.AppendFrame(ctx, "t1", "u2", "e8", []byte(`{"type":"answer","turn_id":"tA"}`), t0))(t)
+	var seqs []int64
+	for _, f := range must(st.FramesOfTurn(ctx, "t1", "u1", "tA", 100))(t) {
+		seqs = append(seqs, f.Seq)
+	}
+	if diff := cmp.Diff([]int64{5, 7}, seqs); diff != "" {
+		t.Fatalf("frames of turn tA (-want +got):\n%s", diff)
+	}
+	if n := len(must(st.FramesOfTurn(ctx, "t1", "u1", "tA", 1))(t)); n != 1 {
+		t.Fatalf("a scan of the latest frame found %d frames of tA, want 1", n)
+	}
 }
 
 func testFramesRace(t *testing.T, st *store.Store) {
