@@ -82,6 +82,9 @@ func tokenCmd(cfg *config.Config, stdout io.Writer) *cobra.Command {
 		Short: "Mint a JWT for a tenant and user, signed with PURSER_JWT_SECRET (or the secret 'purser up' generated)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if ttl > auth.DefaultMaxLifetime {
+				return fmt.Errorf("--ttl: at most %s; purser refuses longer-lived tokens", auth.DefaultMaxLifetime)
+			}
 			secret, err := app.Secret(*cfg)
 			if err != nil {
 				return err

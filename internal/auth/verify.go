@@ -29,12 +29,22 @@ type Config struct {
 	Issuer     string        // required; the token's iss must equal it
 	Audience   string        // required; the token's aud must contain it
 	Leeway     time.Duration // clock skew allowed on exp and nbf
+	// MaxLifetime bounds how far ahead a token's exp may be (and, when it
+	// carries iat, exp - iat): a stolen long-lived token is refused.
+	// Default DefaultMaxLifetime.
+	MaxLifetime time.Duration
 	HTTPClient *http.Client  // for JWKS; default: a client with a 5 s timeout
 	Now        func() time.Time
 }
 
+// DefaultMaxLifetime is the longest token lifetime accepted by default.
+const DefaultMaxLifetime = 24 * time.Hour
+
 // Verifier checks tokens. It is safe for concurrent use.
 type Verifier struct {
+	maxLifetime time.Duration
+	leeway      time.Duration
+	now         func() time.Time
 	secret  []byte   // HS256 mode
 	keys    *keySet  // JWKS mode
 	methods []string // the pinned algorithms
@@ -68,13 +78,19 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	if cfg.Leeway < 0 {
 		bad("Leeway must not be negative")
 	}
+	if cfg.MaxLifetime < 0 {
+		bad("MaxLifetime must not be negative")
+	}
+	if cfg.MaxLifetime == 0 {
+		cfg.MaxLifetime = DefaultMaxLifetime
+	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	v := &Verifier{}
+	v := &Verifier{maxLifetime: cfg.MaxLifetime, leeway: cfg.Leeway, now: cfg.Now}
 	if cfg.JWKSURL != "" {
 		client := cfg.HTTPClient
 		if client == nil {
@@ -133,7 +149,27 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 	if err != nil {
 		return Principal{}, classify(err)
 	}
-	return principalFrom(claims)
+	p, err := principalFrom(claims)
+	if err != nil {
+		return Principal{}, err
+	}
+	if err := v.checkLifetime(claims, p.ExpiresAt); err != nil {
+		return Principal{}, err
+	}
+	return p, nil
+}
+
+// checkLifetime refuses a token that lives longer than the maximum: its
+// exp too far from now, or from its own iat.
+func (v *Verifier) checkLifetime(c jwt.MapClaims, exp time.Time) error {
+	tooLong := fmt.Errorf("%w: lifetime longer than %s", ErrBadClaims, v.maxLifetime)
+	if exp.Sub(v.now()) > v.maxLifetime+v.leeway {
+		return tooLong
+	}
+	if iat, err := c.GetIssuedAt(); err == nil && iat != nil && exp.Sub(iat.Time) > v.maxLifetime+v.leeway {
+		return tooLong
+	}
+	return nil
 }
 
 // peekHeader reads alg and kid from the token's header, decoded the way

@@ -84,6 +84,13 @@ func TestVerifyHS256(t *testing.T) {
 		{"no roles", hs(func(c jwt.MapClaims) { delete(c, "roles") }), ErrBadClaims},
 		{"empty roles", hs(func(c jwt.MapClaims) { c["roles"] = []string{} }), ErrBadClaims},
 		{"roles not a list", hs(func(c jwt.MapClaims) { c["roles"] = "owner" }), ErrBadClaims},
+		{"a 100-year lifetime", hs(func(c jwt.MapClaims) { c["exp"] = t0.AddDate(100, 0, 0).Unix() }), ErrBadClaims},
+		{"exp a day and an hour ahead", hs(func(c jwt.MapClaims) { c["exp"] = t0.Add(25 * time.Hour).Unix() }), ErrBadClaims},
+		{"issued with a two-day lifetime", hs(func(c jwt.MapClaims) {
+			c["iat"] = t0.Add(-47 * time.Hour).Unix()
+			c["exp"] = t0.Add(time.Hour).Unix()
+		}), ErrBadClaims},
+		{"exp a day ahead", hs(func(c jwt.MapClaims) { c["exp"] = t0.Add(24 * time.Hour).Unix() }), nil},
 		{"garbage", "abc.def.ghi", ErrBadSignature},
 		{"two segments", "abc.def", ErrBadSignature},
 		{"too long", hs(func(c jwt.MapClaims) { c["pad"] = strings.Repeat("x", maxTokenBytes) }), ErrBadSignature},
