@@ -2,6 +2,7 @@ package ingress
 
 import (
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -34,13 +35,29 @@ func newHub(nc *nats.Conn, log *slog.Logger, m *metrics) *hub {
 	return &hub{nc: nc, log: log, metrics: m, users: map[userKey]*userConns{}}
 }
 
-// add registers c and subscribes to the user's deliver subject if c is
-// the user's first socket here.
-func (h *hub) add(c *client) error {
+// errTooManySockets refuses a socket past the user's cap.
+var errTooManySockets = errors.New("too many open sockets for this user")
+
+// sockets is how many sockets the user has open here.
+func (h *hub) sockets(k userKey) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if uc, ok := h.users[k]; ok {
+		return len(uc.conns)
+	}
+	return 0
+}
+
+// add registers c, unless the user already has max sockets here, and
+// subscribes to the user's deliver subject if c is their first.
+func (h *hub) add(c *client, max int) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	k := userKey{c.tenant, c.user}
 	uc, ok := h.users[k]
+	if ok && len(uc.conns) >= max {
+		return errTooManySockets
+	}
 	if !ok {
 		subject, err := bus.DeliverSubject(c.tenant, c.user)
 		if err != nil {

@@ -62,6 +62,9 @@ type Config struct {
 	ChatTimeout time.Duration
 	// MaxChatBytes is the largest POST /v1/chat body. Default 1 MiB.
 	MaxChatBytes int64
+	// MaxSocketsPerUser is how many sockets one user may hold open on
+	// this replica; one more is refused with 429. Default 16.
+	MaxSocketsPerUser int
 }
 
 func (c Config) withDefaults() Config {
@@ -94,6 +97,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ChatTimeout == 0 {
 		c.ChatTimeout = 60 * time.Second
+	}
+	if c.MaxSocketsPerUser == 0 {
+		c.MaxSocketsPerUser = 16
 	}
 	if c.MaxChatBytes == 0 {
 		c.MaxChatBytes = contracts.MaxMessageBytes

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -23,6 +24,12 @@ const StatusTokenExpired websocket.StatusCode = 4001
 func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	principal, ok := in.authenticate(w, r)
 	if !ok {
+		return
+	}
+	if in.hub.sockets(userKey{principal.TenantID, principal.UserID}) >= in.cfg.MaxSocketsPerUser {
+		in.metrics.rateLimited.Inc()
+		w.Header().Set("Retry-After", "10")
+		writeJSONError(w, http.StatusTooManyRequests, "too_many_sockets", fmt.Sprintf("at most %d open connections per user; close one first", in.cfg.MaxSocketsPerUser))
 		return
 	}
 	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
@@ -51,7 +58,10 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	if c.initial {
 		c.first = make(chan struct{})
 	}
-	if err := in.hub.add(c); err != nil {
+	if err := in.hub.add(c, in.cfg.MaxSocketsPerUser); errors.Is(err, errTooManySockets) {
+		_ = conn.Close(websocket.StatusPolicyViolation, "too many open connections for this user")
+		return
+	} else if err != nil {
 		_ = conn.Close(websocket.StatusInternalError, "unavailable")
 		return
 	}

@@ -249,3 +249,35 @@ func TestSocketWithoutPongsIsClosed(t *testing.T) {
 		t.Fatalf("close = %v, want 1001 no pong", err)
 	}
 }
+
+// One user may hold MaxSocketsPerUser sockets; one more is refused before
+// the upgrade with 429, another user is not affected, and closing one
+// frees a place.
+func TestSocketCapPerUser(t *testing.T) {
+	h := newHarness(t, func(c *ingress.Config) { c.MaxSocketsPerUser = 3 })
+	ann := h.token("acme", "ann")
+	var open []*wsClient
+	for range 3 {
+		open = append(open, h.dial(ann))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, resp, err := websocket.Dial(ctx, h.wsURL(), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": []string{"Bearer " + ann}}})
+	if err == nil || resp == nil || resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("fourth socket: err %v, resp %v; want 429", err, resp)
+	}
+	h.dial(h.token("acme", "bob")) // bob has places of his own
+	open[0].conn.Close(websocket.StatusNormalClosure, "")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		conn, _, err := websocket.Dial(ctx, h.wsURL(), &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": []string{"Bearer " + ann}}})
+		if err == nil {
+			conn.CloseNow()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no place after a socket closed: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
