@@ -70,10 +70,11 @@ const (
 	NotifierNotifications = "notifications"
 	NotifierRead          = "read"
 	NotifierTurn          = "turn"
+	NotifierAudit         = "audit"
 )
 
 // NotifierOps are every request the notifier answers.
-var NotifierOps = []string{NotifierResume, NotifierNotifications, NotifierRead, NotifierTurn}
+var NotifierOps = []string{NotifierResume, NotifierNotifications, NotifierRead, NotifierTurn, NotifierAudit}
 
 // NotifierSubject is purser.notifier.<op>.<tenant>.<user>, on core NATS.
 // Tenant and user come from the subject, which only the ingress names,

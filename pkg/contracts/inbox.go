@@ -1,6 +1,9 @@
 package contracts
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // InboxRequest is the body of a request to the notifier on
 // purser.notifier.<op>.<tenant>.<user>; each op reads its own fields.
@@ -23,6 +26,7 @@ type InboxReply struct {
 	Frames        []json.RawMessage `json:"frames,omitempty"`
 	More          bool              `json:"more,omitempty"`
 	Notifications []Notification    `json:"notifications,omitempty"`
+	Audit         []AuditEntry      `json:"audit,omitempty"`
 	Error         *InboxError       `json:"error,omitempty"`
 }
 
@@ -40,3 +44,17 @@ const (
 	InboxNotFound    = "not_found"
 	InboxUnavailable = "unavailable"
 )
+
+// AuditEntry is one tool call in a tenant's audit log, as an owner reads
+// it: who called which tool, the arguments (secrets redacted), the outcome
+// and how long it took.
+type AuditEntry struct {
+	ID         string          `json:"id"`
+	UserID     string          `json:"user_id"`
+	Tool       string          `json:"tool"`
+	CallID     string          `json:"call_id"`
+	Outcome    string          `json:"outcome"`
+	Args       json.RawMessage `json:"args,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
+	CreatedAt  time.Time       `json:"created_at"`
+}

@@ -108,6 +108,8 @@ func (n *Notifier) reply(op string, m *nats.Msg) contracts.InboxReply {
 		return n.markRead(ctx, tenant, user, req)
 	case bus.NotifierTurn:
 		return n.turnFrames(ctx, tenant, user, req)
+	case bus.NotifierAudit:
+		return n.audit(ctx, tenant, req)
 	}
 	return badRequest("unknown request")
 }
@@ -175,6 +177,27 @@ func (n *Notifier) turnFrames(ctx context.Context, tenant, user string, req cont
 		if b, err := json.Marshal(frame); err == nil {
 			out.Frames = append(out.Frames, b)
 		}
+	}
+	return out
+}
+
+// audit returns the tenant's latest audit entries. Only the ingress asks,
+// and only for an owner (bus permissions keep other publishers off
+// purser.notifier.>).
+func (n *Notifier) audit(ctx context.Context, tenant string, req contracts.InboxRequest) contracts.InboxReply {
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	entries, err := n.store.ListAudit(ctx, tenant, min(limit, 200))
+	if err != nil {
+		n.log.Error("audit: list", "tenant", tenant, "err", err)
+		return unavailable()
+	}
+	out := contracts.InboxReply{Audit: make([]contracts.AuditEntry, 0, len(entries))}
+	for _, e := range entries {
+		out.Audit = append(out.Audit, contracts.AuditEntry{ID: e.ID, UserID: e.UserID, Tool: e.Tool, CallID: e.CallID, Outcome: e.Outcome,
+			Args: e.Args, DurationMS: e.DurationMS, CreatedAt: e.CreatedAt.UTC()})
 	}
 	return out
 }
