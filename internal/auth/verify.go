@@ -24,17 +24,17 @@ const minSecretBytes = 32
 
 // Config says how tokens are verified.
 type Config struct {
-	Secret     []byte        // HS256 when set
-	JWKSURL    string        // RS256 and ES256 when set; exactly one of Secret and JWKSURL
-	Issuer     string        // required; the token's iss must equal it
-	Audience   string        // required; the token's aud must contain it
-	Leeway     time.Duration // clock skew allowed on exp and nbf
+	Secret   []byte        // HS256 when set
+	JWKSURL  string        // RS256 and ES256 when set; exactly one of Secret and JWKSURL
+	Issuer   string        // required; the token's iss must equal it
+	Audience string        // required; the token's aud must contain it
+	Leeway   time.Duration // clock skew allowed on exp and nbf
 	// MaxLifetime bounds how far ahead a token's exp may be (and, when it
 	// carries iat, exp - iat): a stolen long-lived token is refused.
 	// Default DefaultMaxLifetime.
 	MaxLifetime time.Duration
-	HTTPClient *http.Client  // for JWKS; default: a client with a 5 s timeout
-	Now        func() time.Time
+	HTTPClient  *http.Client // for JWKS; default: a client with a 5 s timeout
+	Now         func() time.Time
 }
 
 // DefaultMaxLifetime is the longest token lifetime accepted by default.
@@ -45,10 +45,10 @@ type Verifier struct {
 	maxLifetime time.Duration
 	leeway      time.Duration
 	now         func() time.Time
-	secret  []byte   // HS256 mode
-	keys    *keySet  // JWKS mode
-	methods []string // the pinned algorithms
-	parser  *jwt.Parser
+	secret      []byte   // HS256 mode
+	keys        *keySet  // JWKS mode
+	methods     []string // the pinned algorithms
+	parser      *jwt.Parser
 }
 
 // NewVerifier checks cfg and returns a verifier. Its errors name the bad
