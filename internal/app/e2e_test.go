@@ -361,6 +361,11 @@ func TestStatementImportEndToEnd(t *testing.T) {
 	if p.Proposal.Tool != contracts.ToolFetchEmailAttachments || !strings.Contains(p.Proposal.Summary, "visa_statement_") {
 		t.Fatalf("proposal = %+v", p.Proposal)
 	}
+	// The proposal names the sender, and warns that nothing was ever
+	// imported from that domain: a spoofed bank mail must not read like one.
+	if !strings.Contains(p.Proposal.Summary, "statements@northbank.example") || !strings.Contains(p.Proposal.Summary, "never imported") {
+		t.Errorf("first import's summary = %q, want the sender and a new-sender warning", p.Proposal.Summary)
+	}
 	c.send(`{"type":"confirm","id":"m2","conversation_id":"c1","proposal_id":"` + p.Proposal.ProposalID + `","decision":"approve"}`)
 	ans := c.next(contracts.FrameAnswer)
 	if !strings.Contains(ans.Answer.Content, "visa_statement_") {
@@ -374,6 +379,9 @@ func TestStatementImportEndToEnd(t *testing.T) {
 	// The same statement again: nothing new.
 	c.send(`{"type":"message","id":"m3","conversation_id":"c1","text":"Find my last Visa statement and process it"}`)
 	p2 := c.next(contracts.FrameProposal)
+	if !strings.Contains(p2.Proposal.Summary, "statements@northbank.example") || strings.Contains(p2.Proposal.Summary, "never imported") {
+		t.Errorf("second import's summary = %q, want the sender and no warning", p2.Proposal.Summary)
+	}
 	c.send(`{"type":"confirm","id":"m4","conversation_id":"c1","proposal_id":"` + p2.Proposal.ProposalID + `","decision":"approve"}`)
 	again := c.next(contracts.FrameAnswer)
 	if !strings.Contains(strings.ToLower(again.Answer.Content), "already") {

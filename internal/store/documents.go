@@ -23,19 +23,21 @@ type Document struct {
 	Filename        string
 	MediaType       string
 	SourceMessageID string
-	Size            int64
-	Content         []byte
-	Status          string
-	Detail          string
-	Imported        int
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
+	// SenderDomain is the domain of the message's From address, lower case.
+	SenderDomain string
+	Size         int64
+	Content      []byte
+	Status       string
+	Detail       string
+	Imported     int
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
-const documentCols = `id, user_id, sha256, filename, media_type, source_message_id, size, content, status, detail, imported, created_at, updated_at`
+const documentCols = `id, user_id, sha256, filename, media_type, source_message_id, sender_domain, size, content, status, detail, imported, created_at, updated_at`
 
 func documentDest(d *Document) []any {
-	return []any{&d.ID, &d.UserID, &d.SHA256, &d.Filename, &d.MediaType, &d.SourceMessageID, &d.Size, &d.Content,
+	return []any{&d.ID, &d.UserID, &d.SHA256, &d.Filename, &d.MediaType, &d.SourceMessageID, &d.SenderDomain, &d.Size, &d.Content,
 		&d.Status, &d.Detail, &d.Imported, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt}}
 }
 
@@ -56,9 +58,9 @@ func (s *Store) PutDocument(ctx context.Context, d Document) (Document, bool, er
 	}
 	var created bool
 	err := s.InTx(ctx, func(tx *Store) error {
-		n, err := tx.exec(ctx, `INSERT INTO documents (tenant_id, `+documentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		n, err := tx.exec(ctx, `INSERT INTO documents (tenant_id, `+documentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO NOTHING`, d.TenantID, d.ID, d.UserID, d.SHA256, d.Filename, d.MediaType, d.SourceMessageID,
-			d.Size, blobArg(d.Content), d.Status, d.Detail, d.Imported, tx.d.ts(d.CreatedAt), tx.d.ts(d.UpdatedAt))
+			strings.ToLower(d.SenderDomain), d.Size, blobArg(d.Content), d.Status, d.Detail, d.Imported, tx.d.ts(d.CreatedAt), tx.d.ts(d.UpdatedAt))
 		if err != nil {
 			return err
 		}
@@ -144,4 +146,16 @@ func (s *Store) QueuedDocuments(ctx context.Context, cutoff time.Time, limit int
 		out = append(out, d)
 	}
 	return out, rows.Err()
+}
+
+// KnownSenderDomain reports whether the user has any document from the
+// e-mail domain (compared in lower case).
+func (s *Store) KnownSenderDomain(ctx context.Context, tenantID, userID, domain string) (bool, error) {
+	var n int
+	err := s.queryRow(ctx, `SELECT COUNT(*) FROM documents WHERE tenant_id = ? AND user_id = ? AND sender_domain = ?`,
+		tenantID, userID, strings.ToLower(domain)).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("known sender: %w", err)
+	}
+	return n > 0, nil
 }

@@ -29,6 +29,9 @@ type MailSummary struct {
 	Date        time.Time `json:"date"`
 	Attachments []string  `json:"attachments"`
 	Score       float64   `json:"score"`
+	// NewSender is true when the user has never imported a statement from
+	// the sender's e-mail domain: a spoofed bank mail reads like a real one.
+	NewSender bool `json:"new_sender,omitempty"`
 }
 
 // MailSearch is the output of search_gmail.

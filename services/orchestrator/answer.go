@@ -130,7 +130,11 @@ func summarize(tool string, args json.RawMessage, s State, _ Env) string {
 		_ = json.Unmarshal(args, &a)
 		var m contracts.MailSummary
 		if raw, ok := s.Memory["entities.message"]; ok && json.Unmarshal(raw, &m) == nil && m.ID == a.MessageID {
-			return fmt.Sprintf("Import %s from \"%s\" (%s)?", strings.Join(m.Attachments, ", "), m.Subject, m.Date.Format("2 Jan 2006"))
+			out := fmt.Sprintf("Import %s from \"%s\" (%s), sent by %s?", strings.Join(m.Attachments, ", "), m.Subject, m.Date.Format("2 Jan 2006"), m.From)
+			if m.NewSender {
+				out += " You have never imported a statement from this sender before: check that it really is your bank."
+			}
+			return out
 		}
 		return "Import the statements attached to that message?"
 	}

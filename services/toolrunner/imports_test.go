@@ -3,6 +3,8 @@ package toolrunner_test
 import (
 	"context"
 	"encoding/csv"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +17,17 @@ import (
 )
 
 // mailbox is an in-memory mailbox for one user.
+// mailbox is a fake mail provider. Search ranks matches in a fixed order,
+// newest message id (largest) first, as the real ranking orders ties by a
+// stable key: ranging over the map made the first match random.
 type mailbox struct{ msgs map[string]toolrunner.Fetched }
 
 func (m mailbox) Search(_ context.Context, tenant, user, query string, _, limit int, now time.Time) ([]contracts.MailSummary, error) {
 	var out []contracts.MailSummary
-	for id, f := range m.msgs {
+	ids := slices.Sorted(maps.Keys(m.msgs))
+	slices.Reverse(ids)
+	for _, id := range ids {
+		f := m.msgs[id]
 		if !strings.Contains(strings.ToLower(f.Subject), strings.Fields(strings.ToLower(query))[0]) {
 			continue
 		}

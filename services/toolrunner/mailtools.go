@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/mail"
 	"path/filepath"
 	"strings"
 	"time"
@@ -24,8 +25,9 @@ type Mail interface {
 	Fetch(ctx context.Context, tenant, user, messageID string) (Fetched, error)
 }
 
-// Fetched is one message's attachments.
+// Fetched is one message's sender, subject and attachments.
 type Fetched struct {
+	From    string
 	Subject string
 	Files   []File
 }
@@ -49,7 +51,7 @@ func MailTools(m Mail) []Tool {
 	const outputCap = 64 << 10
 	return []Tool{
 		{Name: contracts.ToolSearchGmail, Kind: contracts.KindRead, Deadline: 20 * time.Second, OutputCap: outputCap, PerMinute: 20,
-			Run: func(ctx context.Context, _ Tx, c Call) (Output, error) { return searchMail(ctx, m, c) }},
+			Run: func(ctx context.Context, tx Tx, c Call) (Output, error) { return searchMail(ctx, m, tx, c) }},
 		{Name: contracts.ToolFetchEmailAttachments, Kind: contracts.KindMutation, Deadline: 60 * time.Second, OutputCap: outputCap, PerMinute: 10,
 			Run: func(ctx context.Context, tx Tx, c Call) (Output, error) { return fetchAttachments(ctx, m, tx, c) }},
 		{Name: contracts.ToolGetRecentImports, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60,
@@ -57,7 +59,7 @@ func MailTools(m Mail) []Tool {
 	}
 }
 
-func searchMail(ctx context.Context, m Mail, c Call) (Output, error) {
+func searchMail(ctx context.Context, m Mail, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.SearchGmailArgs)
 	days, limit := 90, 5
 	if a.Days != nil {
@@ -72,6 +74,14 @@ func searchMail(ctx context.Context, m Mail, c Call) (Output, error) {
 	}
 	if found == nil {
 		found = []contracts.MailSummary{}
+	}
+	for i := range found {
+		domain := SenderDomain(found[i].From)
+		known, err := tx.KnownSenderDomain(ctx, c.Caller.TenantID, c.Caller.UserID, domain)
+		if err != nil {
+			return Output{}, err
+		}
+		found[i].NewSender = !known
 	}
 	total := int64(len(found))
 	return Output{Data: contracts.MailSearch{Messages: found}, Total: &total}, nil
@@ -103,7 +113,8 @@ func fetchAttachments(ctx context.Context, m Mail, tx Tx, c Call) (Output, error
 		}
 		id, sum := DocumentID(c.Caller.TenantID, c.Caller.UserID, f.Data)
 		d, created, err := tx.PutDocument(ctx, store.Document{TenantID: c.Caller.TenantID, ID: id, UserID: c.Caller.UserID, SHA256: sum,
-			Filename: f.Name, MediaType: f.MediaType, SourceMessageID: a.MessageID, Size: int64(len(f.Data)), Content: f.Data,
+			Filename: f.Name, MediaType: f.MediaType, SourceMessageID: a.MessageID, SenderDomain: SenderDomain(msg.From),
+			Size: int64(len(f.Data)), Content: f.Data,
 			Status: store.DocumentQueued, CreatedAt: c.Now})
 		if err != nil {
 			return Output{}, err
@@ -156,4 +167,21 @@ func recentImports(ctx context.Context, tx Tx, c Call) (Output, error) {
 			Detail: d.Detail, CreatedAt: d.CreatedAt})
 	}
 	return Output{Data: out}, nil
+}
+
+// SenderDomain is the lower-case domain of a From header ("Bank
+// <alerts@mail.bank.example>" gives "mail.bank.example"), or "" when it
+// has none.
+func SenderDomain(from string) string {
+	addr := from
+	if a, err := mail.ParseAddress(from); err == nil {
+		addr = a.Address
+	} else if i, j := strings.LastIndexByte(from, '<'), strings.LastIndexByte(from, '>'); i >= 0 && j > i {
+		addr = from[i+1 : j]
+	}
+	at := strings.LastIndexByte(addr, '@')
+	if at < 0 {
+		return ""
+	}
+	return strings.ToLower(strings.TrimSpace(addr[at+1:]))
 }

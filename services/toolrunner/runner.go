@@ -29,6 +29,7 @@ type Tx interface {
 	ListTransactions(ctx context.Context, f store.TransactionFilter) ([]store.Transaction, error)
 	PutDocument(ctx context.Context, d store.Document) (store.Document, bool, error)
 	RecentDocuments(ctx context.Context, tenantID, userID string, limit int) ([]store.Document, error)
+	KnownSenderDomain(ctx context.Context, tenantID, userID, domain string) (bool, error)
 }
 
 // TxStore is a transaction: the tools' view plus the bookkeeping that must

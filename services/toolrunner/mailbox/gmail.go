@@ -149,6 +149,9 @@ func (g Gmail) Fetch(ctx context.Context, tenant, user, id string) (toolrunner.F
 			if strings.EqualFold(h.Name, "subject") {
 				out.Subject = decodeHeader(h.Value)
 			}
+			if strings.EqualFold(h.Name, "from") {
+				out.From = decodeHeader(h.Value)
+			}
 		}
 		walkParts(m.Payload, func(p *gmail.MessagePart) {
 			if fetchErr != nil || p.Filename == "" || p.Body == nil {

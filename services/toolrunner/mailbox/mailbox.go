@@ -217,7 +217,7 @@ func (l Local) Fetch(_ context.Context, tenant, user, id string) (toolrunner.Fet
 	}
 	for _, m := range msgs {
 		if m.ID == id {
-			return toolrunner.Fetched{Subject: m.Subject, Files: m.Attachments}, nil
+			return toolrunner.Fetched{From: m.From, Subject: m.Subject, Files: m.Attachments}, nil
 		}
 	}
 	return toolrunner.Fetched{}, toolrunner.ErrNoMessage
