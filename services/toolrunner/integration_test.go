@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
@@ -118,6 +120,18 @@ func TestMutationNeedsAnApprovedProposal(t *testing.T) {
 
 func TestRedeliveryAndDoubleConfirmWriteOnce(t *testing.T) {
 	eachEngine(t, systest.Options{Toolrunners: 2}, func(t *testing.T, s *systest.System) {
+		// Every publish of c1's result, duplicates included (the watch
+		// keeps one per message id).
+		c1Results := make(chan []byte, 8)
+		sub, err := s.NC.Subscribe("purser.tool.result.acme.conv-ann", func(m *nats.Msg) {
+			if strings.Contains(string(m.Data), `"call_id":"c1"`) {
+				c1Results <- m.Data
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Unsubscribe()
 		req := request("acme", "ann", "c1", contracts.ToolAddExpense, addArgs)
 		approved(t, s, &req, "p1")
 		s.SendToolRequest(req)
@@ -125,10 +139,18 @@ func TestRedeliveryAndDoubleConfirmWriteOnce(t *testing.T) {
 		if !first.OK {
 			t.Fatalf("approved add failed: %+v", first.Error)
 		}
-		// The same request again (redelivery or replay) gets the stored
-		// result; a second call id for the same proposal (a doubled
-		// confirm) is refused.
-		s.SendToolRequest(req)
+		// The same request again (a replay past JetStream's duplicate
+		// window, so under another message id) gets the stored result; a
+		// second call id for the same proposal (a doubled confirm) is
+		// refused.
+		replay, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Pub.Publish("purser.tool.request."+req.Tool, bus.NewMessage("replay-c1", replay, bus.Headers{Type: contracts.TypeToolRequest,
+			Tenant: req.TenantID, User: req.UserID, Conversation: req.ConversationID, Correlation: req.TurnID})); err != nil {
+			t.Fatal(err)
+		}
 		dup := req
 		dup.CallID = "c2"
 		s.SendToolRequest(dup)
@@ -136,14 +158,17 @@ func TestRedeliveryAndDoubleConfirmWriteOnce(t *testing.T) {
 		if second.OK || second.Error.Code != contracts.CodeProposalInvalid {
 			t.Fatalf("second call for one proposal = %+v", second)
 		}
-		s.Bus.Quiet(300 * time.Millisecond)
-		results := s.Bus.All(func(m systest.Msg) bool {
-			return m.Subject == "purser.tool.result.acme.conv-ann" && strings.Contains(string(m.Data), `"call_id":"c1"`)
-		})
-		for _, m := range results {
-			if string(m.Data) != string(results[0].Data) {
-				t.Fatalf("replayed result differs:\n%s\n%s", results[0].Data, m.Data)
+		var results [][]byte
+		for len(results) < 2 {
+			select {
+			case b := <-c1Results:
+				results = append(results, b)
+			case <-time.After(30 * time.Second):
+				t.Fatalf("saw %d results of c1, want the first and the replay's", len(results))
 			}
+		}
+		if string(results[1]) != string(results[0]) {
+			t.Fatalf("replayed result differs:\n%s\n%s", results[0], results[1])
 		}
 		if got := rows(t, s, "acme"); len(got) != 1 || got[0].AmountMinor != 20000 {
 			t.Fatalf("expenses = %+v, want exactly one", got)
@@ -278,6 +303,47 @@ func TestRequestOnAnotherToolsSubjectIsDeadLettered(t *testing.T) {
 		}
 		if got := s.Bus.All(func(m systest.Msg) bool { return strings.HasPrefix(m.Subject, "purser.tool.result.") }); len(got) != 0 {
 			t.Fatalf("the misrouted request was answered: %s", got[0].Data)
+		}
+	})
+}
+
+// A mutation runs only for a proposal that belongs to the caller, in the
+// same conversation, names the same tool and is approved: each rule is
+// broken alone, and each time nothing is written.
+func TestProposalMustMatchTheCall(t *testing.T) {
+	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
+		ctx := context.Background()
+		store1 := func(id, user, conv, tool, status string) {
+			t.Helper()
+			err := s.Store.CreateProposal(ctx, store.Proposal{ID: id, TenantID: "acme", UserID: user, ConversationID: conv, TurnID: "turn-" + id,
+				Tool: tool, Args: json.RawMessage(addArgs), Summary: "test", Status: status, Revision: 1, ExpiresAt: now.Add(15 * time.Minute), CreatedAt: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		tests := []struct {
+			name                         string
+			propUser, propConv, propTool string
+			status                       string
+		}{
+			{"another user's proposal", "bob", "conv-ann", contracts.ToolAddExpense, store.ProposalApproved},
+			{"another conversation's proposal", "ann", "conv-other", contracts.ToolAddExpense, store.ProposalApproved},
+			{"a proposal of another tool", "ann", "conv-ann", contracts.ToolFetchEmailAttachments, store.ProposalApproved},
+			{"a rejected proposal", "ann", "conv-ann", contracts.ToolAddExpense, store.ProposalRejected},
+		}
+		for i, tt := range tests {
+			id := fmt.Sprintf("p%d", i)
+			store1(id, tt.propUser, tt.propConv, tt.propTool, tt.status)
+			req := request("acme", "ann", fmt.Sprintf("c%d", i), contracts.ToolAddExpense, addArgs)
+			req.ProposalID = id
+			s.SendToolRequest(req)
+			res := s.Result("acme", "conv-ann", req.CallID)
+			if res.OK || res.Error.Code != contracts.CodeNotConfirmed {
+				t.Errorf("%s: result = %+v, want not_confirmed", tt.name, res)
+			}
+		}
+		if n := len(rows(t, s, "acme")); n != 0 {
+			t.Fatalf("%d expenses written for proposals that do not match the call", n)
 		}
 	})
 }

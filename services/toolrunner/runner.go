@@ -127,55 +127,78 @@ func (r *Runner) Run(ctx context.Context, req contracts.ToolRequest) (contracts.
 	r.metrics.inFlight.Inc()
 	defer r.metrics.inFlight.Dec()
 
-	res, args, runErr := r.execute(ctx, req)
-	res.CallID, res.TurnID, res.Tool = req.CallID, req.TurnID, req.Tool
-	res.Meta.DurationMS = time.Since(start).Milliseconds()
+	res, args, runErr := r.execute(ctx, req, start)
+	if !res.stored {
+		stamp(&res.ToolResult, req, start)
+	}
 	if runErr != nil {
 		return contracts.ToolResult{}, runErr
 	}
-	outcome := "ok"
+	result := "ok"
 	if !res.OK {
-		outcome = res.Error.Code
+		result = res.Error.Code
 	}
-	r.metrics.calls.WithLabelValues(req.Tool, outcome).Inc()
+	r.metrics.calls.WithLabelValues(req.Tool, result).Inc()
 	r.metrics.latency.WithLabelValues(req.Tool).Observe(time.Since(start).Seconds())
-	if err := r.audit(ctx, req, args, outcome, res.Meta.DurationMS); err != nil {
+	if err := r.audit(ctx, req, args, result, res.Meta.DurationMS); err != nil {
 		return contracts.ToolResult{}, err
 	}
-	return res, nil
+	return res.ToolResult, nil
+}
+
+// outcome is a call's result, and whether it was stored under the call
+// id (then exactly as stored, so that a replay answers byte for byte the
+// same).
+type outcome struct {
+	contracts.ToolResult
+	stored bool
+}
+
+// stamp sets the call's ids and how long it took on res.
+func stamp(res *contracts.ToolResult, req contracts.ToolRequest, start time.Time) {
+	res.CallID, res.TurnID, res.Tool = req.CallID, req.TurnID, req.Tool
+	res.Meta.DurationMS = time.Since(start).Milliseconds()
+}
+
+// remembered stamps and stores res under the call id and returns it as
+// execute does.
+func (r *Runner) remembered(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult, args any, start time.Time) (outcome, any, error) {
+	stamp(&res, req, start)
+	err := r.remember(ctx, tx, req, res)
+	return outcome{res, true}, args, err
 }
 
 // execute validates, authorises, limits and runs the call. A non-nil
 // error means the outcome is unknown (the store failed) and the request
 // must be retried; everything else is in the result.
-func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest) (contracts.ToolResult, any, error) {
+func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start time.Time) (outcome, any, error) {
 	now := r.now()
 	tool, ok := r.tools[req.Tool]
 	if !ok {
-		return errResult(contracts.CodeUnknownTool, "This tool is not available."), nil, nil
+		return outcome{ToolResult: errResult(contracts.CodeUnknownTool, "This tool is not available.")}, nil, nil
 	}
 	spec, _ := contracts.LookupTool(req.Tool)
 	args, err := spec.DecodeArgs(req.Args)
 	if err != nil {
-		return errResult(contracts.CodeInvalidArgs, err.Error()), nil, nil
+		return outcome{ToolResult: errResult(contracts.CodeInvalidArgs, err.Error())}, nil, nil
 	}
 	if !now.Before(req.Deadline) {
-		return errResult(contracts.CodeTimeout, "The request expired before it could run."), args, nil
+		return outcome{ToolResult: errResult(contracts.CodeTimeout, "The request expired before it could run.")}, args, nil
 	}
 	mutation := tool.Kind == contracts.KindMutation
 	if mutation && !slices.Contains(req.Roles, contracts.RoleOwner) && !slices.Contains(req.Roles, contracts.RoleMember) {
-		return errResult(contracts.CodeForbidden, "You have read-only access, so nothing was changed."), args, nil
+		return outcome{ToolResult: errResult(contracts.CodeForbidden, "You have read-only access, so nothing was changed.")}, args, nil
 	}
 	if mutation {
 		if res, ok, err := r.checkProposal(ctx, req); err != nil || !ok {
-			return res, args, err
+			return outcome{ToolResult: res}, args, err
 		}
 	}
 	if tool.PerMinute > 0 {
 		key := strings.Join([]string{req.TenantID, req.UserID, req.Tool}, ".")
 		ok, retry, err := r.limiter.Allow(ctx, key, tool.PerMinute, now)
 		if err != nil {
-			return contracts.ToolResult{}, nil, fmt.Errorf("rate limit: %w", err)
+			return outcome{}, nil, fmt.Errorf("rate limit: %w", err)
 		}
 		if !ok {
 			r.metrics.rateLimited.WithLabelValues(req.Tool).Inc()
@@ -185,7 +208,7 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest) (contra
 			}
 			res := errResult(contracts.CodeRateLimited, fmt.Sprintf("Too many %s calls; try again in %d seconds.", req.Tool, secs))
 			res.Error.RetryAfter = secs
-			return res, args, nil
+			return outcome{ToolResult: res}, args, nil
 		}
 	}
 	loc, err := time.LoadLocation(req.Timezone)
@@ -202,7 +225,7 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest) (contra
 	if !mutation {
 		out, err := safeRun(cctx, tool, r.store, call)
 		res := r.envelope(tool, out, err, cctx)
-		return res, args, r.remember(ctx, r.store, req, res)
+		return r.remembered(ctx, r.store, req, res, args, start)
 	}
 	var res contracts.ToolResult
 	var jobs []contracts.ImportJob
@@ -216,6 +239,7 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest) (contra
 			return errRollback
 		}
 		jobs = out.Jobs
+		stamp(&res, req, start)
 		return r.remember(cctx, tx, req, res)
 	})
 	if err == nil {
@@ -227,18 +251,18 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest) (contra
 	case errors.Is(err, errRollback):
 		// The tool refused (bad id, not found): nothing changed, the
 		// proposal stays approved, and the refusal is the result.
-		return res, args, r.remember(ctx, r.store, req, res)
+		return r.remembered(ctx, r.store, req, res, args, start)
 	case errors.Is(err, store.ErrConflict):
 		// Executed already, under another call id: never twice.
 		res = errResult(contracts.CodeProposalInvalid, "That change was already made.")
-		return res, args, r.remember(ctx, r.store, req, res)
+		return r.remembered(ctx, r.store, req, res, args, start)
 	case err != nil && cctx.Err() != nil && ctx.Err() == nil:
 		res = errResult(contracts.CodeTimeout, "The tool took too long; nothing was changed.")
-		return res, args, r.remember(ctx, r.store, req, res)
+		return r.remembered(ctx, r.store, req, res, args, start)
 	case err != nil:
-		return contracts.ToolResult{}, args, fmt.Errorf("run %s: %w", req.Tool, err)
+		return outcome{}, args, fmt.Errorf("run %s: %w", req.Tool, err)
 	}
-	return res, args, nil
+	return outcome{res, true}, args, nil
 }
 
 var errRollback = errors.New("tool refused")
