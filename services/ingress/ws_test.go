@@ -207,6 +207,15 @@ func TestRateLimitOnSocket(t *testing.T) {
 	if got := h.metric("purser_ingress_rate_limited_total"); got != 1 {
 		t.Errorf("rate limited = %v, want 1", got)
 	}
+	// The limit is per user: another user of the same tenant, and ann's
+	// namesake in another tenant, still have their own budget.
+	for _, who := range [][2]string{{"acme", "bob"}, {"other", "ann"}} {
+		o := h.dial(h.token(who[0], who[1]))
+		o.send(`{"type":"message","id":"o1","conversation_id":"c1","text":"silent"}`)
+		if f := o.next(contracts.FrameAck); f.Ack == nil || f.Ack.ID != "o1" {
+			t.Fatalf("%s/%s limited by ann's turns: %+v", who[0], who[1], f)
+		}
+	}
 }
 
 // A socket outlives neither its token nor a silence past the idle timeout.
