@@ -2,58 +2,127 @@ package statements
 
 import (
 	"encoding/csv"
-	"fmt"
 	"io"
+	"math/big"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 )
 
-// parseCSV reads a delimited statement: by header names when the file has
-// a header, else by what each column holds.
+// parseCSV reads a delimited statement. The table is found among
+// preamble and trailer lines by its rows that hold a date and an amount;
+// its columns are named by a header when there is one and decided by what
+// they hold over the whole file otherwise.
 func parseCSV(text string, opts Options) (Result, error) {
 	delim, err := sniffDelimiter(text)
 	if err != nil {
 		return Result{}, err
 	}
-	rows, err := readRows(text, delim, MaxRows+1)
+	rows, err := readRows(text, delim, MaxRows+1000)
 	if err != nil {
 		return Result{}, err
 	}
 	if len(rows) == 0 {
 		return Result{}, unreadable("the file is empty")
 	}
-	if len(rows) > MaxRows+1 {
+	if len(rows) > MaxRows+1000 {
 		return Result{}, unreadable("more than %d rows", MaxRows)
 	}
-	var m mapping
-	var ok bool
-	if isHeader(rows[0]) {
-		m, ok = byHeader(rows[0])
-		rows = rows[1:]
-		if !ok {
-			m, err = byContent(rows, opts)
-			m.layout = "guessed columns under an unknown header"
-			m.guessed = true
+	first, last := -1, -1
+	for i, r := range rows {
+		if dataRow(r) {
+			if first < 0 {
+				first = i
+			}
+			last = i
 		}
-	} else {
-		m, err = byContent(rows, opts)
 	}
+	if first < 0 {
+		if len(rows) > 0 && isHeader(rows[0]) {
+			return Result{}, unreadable("a header but no rows with a date and an amount")
+		}
+		return Result{}, unreadable("no rows with a date and an amount")
+	}
+	var header []string
+	headerAt := -1
+	for i := first - 1; i >= max(0, first-3); i-- {
+		if isHeader(rows[i]) {
+			header, headerAt = rows[i], i
+			break
+		}
+	}
+	preamble := rows[:max(0, first)]
+	if headerAt >= 0 {
+		preamble = rows[:headerAt]
+	}
+	var body [][]string
+	skipped := 0
+	for _, r := range rows[first : last+1] {
+		if dataRow(r) {
+			body = append(body, r)
+		} else if nonEmpty(r) > 1 {
+			skipped++
+		}
+	}
+	trailer := 0
+	for _, r := range rows[last+1:] {
+		if nonEmpty(r) > 0 {
+			trailer++
+		}
+	}
+	m, err := mapColumns(header, body)
 	if err != nil {
 		return Result{}, err
 	}
-	return m.apply(rows, opts)
+	if len(preamble) > 0 {
+		m.layout += ", after " + countOf(len(preamble), "preamble line")
+		if c := currencyIn(preamble); c != "" && m.fileCcy == "" {
+			m.fileCcy = c
+		}
+	}
+	if trailer > 0 {
+		m.layout += ", " + countOf(trailer, "trailer line") + " left out"
+	}
+	b := newBuilder("csv", m.layout, opts)
+	b.guessed = m.guessed
+	if skipped > 0 {
+		b.warn("left out %s without a date and an amount", countOf(skipped, "row"))
+	}
+	if err := m.apply(b, body); err != nil {
+		return Result{}, err
+	}
+	return b.finish()
+}
+
+func countOf(n int, what string) string {
+	s := what
+	if n != 1 {
+		s += "s"
+	}
+	return itoa(n) + " " + s
+}
+
+func itoa(n int) string { return big.NewInt(int64(n)).String() }
+
+func nonEmpty(r []string) int {
+	n := 0
+	for _, c := range r {
+		if c != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func sniffDelimiter(text string) (rune, error) {
 	sample := text
-	if i := nthIndex(text, '\n', 40); i > 0 {
+	if i := nthIndex(text, '\n', 200); i > 0 {
 		sample = text[:i]
 	}
 	best, bestScore := rune(0), 0.0
 	for _, d := range []rune{',', ';', '\t', '|'} {
-		rows, err := readRows(sample, d, 40)
+		rows, err := readRows(sample, d, 200)
 		if err != nil || len(rows) == 0 {
 			continue
 		}
@@ -108,6 +177,9 @@ func readRows(text string, delim rune, limit int) ([][]string, error) {
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
+		if len(rec) > maxColumns {
+			rec = rec[:maxColumns]
+		}
 		for i := range rec {
 			rec[i] = strings.TrimSpace(rec[i])
 		}
@@ -116,7 +188,33 @@ func readRows(text string, delim rune, limit int) ([][]string, error) {
 	return rows, nil
 }
 
-// isHeader: a first row with words and no dates or decimal amounts.
+// dataRow: a row with a date in one cell and an amount in another.
+func dataRow(r []string) bool {
+	if len(r) < 2 {
+		return false
+	}
+	date := -1
+	for i, c := range r {
+		if _, ok := splitDate(c); ok {
+			date = i
+			break
+		}
+	}
+	if date < 0 {
+		return false
+	}
+	for i, c := range r {
+		if i == date || c == "" {
+			continue
+		}
+		if a, err := readAmount(c, sepAuto); err == nil && (a.decimals > 0 || len(c) <= 7) {
+			return true
+		}
+	}
+	return false
+}
+
+// isHeader: a row with words and no dates or decimal amounts.
 func isHeader(row []string) bool {
 	words := 0
 	for _, c := range row {
@@ -133,64 +231,324 @@ func isHeader(row []string) bool {
 	return words >= 2
 }
 
+// currencyIn finds the one currency code that lines name (preamble lines
+// such as "Currency;DKK" or "Account 1234 EUR").
+func currencyIn(rows [][]string) string {
+	found := ""
+	for _, r := range rows {
+		for _, c := range r {
+			for _, w := range strings.FieldsFunc(c, func(r rune) bool { return !unicode.IsLetter(r) }) {
+				if len(w) == 3 && isoCodes[w] && w != "XXX" && w != "XTS" {
+					if found != "" && found != w {
+						return ""
+					}
+					found = w
+				}
+			}
+		}
+	}
+	return found
+}
+
 // mapping says which column holds what.
 type mapping struct {
-	layout               string
-	date, amount         int // -1 when absent
-	debit, credit        int
-	desc                 []int
-	currency, kind, dir  int
-	flip                 bool // amounts are from the bank's side (card charges positive)
-	order                dateOrder
-	guessed, dateGuessed bool
-	fixedCurrency        string
+	layout              string
+	date, amount        int // -1 when absent
+	debit, credit       int
+	desc                []int
+	currency, kind, dir int
+	flip                bool // amounts are from the card issuer's side
+	guessed             bool
+	fileCcy             string
+	sep                 map[int]rune // decimal separator by column
 }
 
 func noMapping() mapping {
-	return mapping{date: -1, amount: -1, debit: -1, credit: -1, currency: -1, kind: -1, dir: -1}
+	return mapping{date: -1, amount: -1, debit: -1, credit: -1, currency: -1, kind: -1, dir: -1, sep: map[int]rune{}}
 }
 
-var headerNames = map[string][]string{
-	"date":     {"transaction date", "booking date", "posted date", "posting date", "date", "datum", "buchungsdatum", "fecha"},
-	"amount":   {"amount", "gross", "betrag", "montant", "importe", "bedrag", "value"},
-	"debit":    {"debit", "withdrawal", "withdrawals", "paid out", "money out", "debit amount"},
-	"credit":   {"credit", "deposit", "deposits", "paid in", "money in", "credit amount"},
-	"desc":     {"description", "details", "name", "payee", "narrative", "memo", "label", "text", "merchant", "reference", "item title"},
-	"currency": {"currency", "ccy", "curr", "currency code"},
+// Header names. Order within a list is preference.
+var (
+	amountNames = []string{"amount", "transaction amount", "gross", "betrag", "montant", "importe", "importo", "bedrag", "beløb", "belopp",
+		"beløp", "kwota", "valor", "umsatz", "sum", "value", "net", "amt"}
+	debitNames  = []string{"debit", "withdrawal", "paid out", "money out", "outgoing", "out", "payments", "charges", "soll", "débit", "débito", "debito", "cargo", "ausgang", "af", "spent"}
+	creditNames = []string{"credit", "deposit", "paid in", "money in", "incoming", "in", "receipts", "haben", "crédit", "crédito", "credito", "abono", "eingang", "bij", "received"}
+	descNames   = []string{"description", "summary", "transaction details", "details", "narrative", "particulars", "memo", "payee", "merchant",
+		"name", "beschreibung", "verwendungszweck", "buchungstext", "omschrijving", "libellé", "libelle", "concepto", "descripción", "text", "tekst", "label",
+		"item title", "counterparty", "beneficiary", "reference", "notes", "remarks"}
+	balanceWords = []string{"balance", "saldo", "solde", "kontostand"}
+	ccyNames     = []string{"currency", "ccy", "curr", "currency code", "währung", "devise", "moneda", "valuta", "valuuta", "waluta"}
+)
+
+// nameIs: the header cell is the name or has it as a word.
+func nameIs(h, name string) bool {
+	if h == name {
+		return true
+	}
+	i := strings.Index(h, name)
+	for i >= 0 {
+		before := i == 0 || !unicode.IsLetter(rune(h[i-1]))
+		end := i + len(name)
+		after := end >= len(h) || !unicode.IsLetter(rune(h[end]))
+		if before && after {
+			return true
+		}
+		j := strings.Index(h[i+1:], name)
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
-func byHeader(h []string) (mapping, bool) {
+// rankIn is the name's place in names: exact names first, then names
+// that are a word of it ("Amount (DKK)").
+func rankIn(h string, names []string) int {
+	h = strings.TrimSpace(h)
+	for i, n := range names {
+		if h == n {
+			return i
+		}
+	}
+	for i, n := range names {
+		if nameIs(h, n) {
+			return len(names) + i
+		}
+	}
+	return -1
+}
+
+// dateRank orders date columns by name: the transaction or booking date
+// over the value, initial, process or due date.
+func dateRank(h string) int {
+	for _, w := range []string{"value", "valuta", "wertstellung", "valeur", "initial", "process", "effective", "settle", "received", "due", "valor", "start", "end"} {
+		if strings.Contains(h, w) {
+			return 1
+		}
+	}
+	for _, w := range []string{"transaction", "trans", "transaktion", "purchase", "operation", "opération", "operación"} {
+		if strings.Contains(h, w) {
+			return 4
+		}
+	}
+	for _, w := range []string{"book", "buchung", "post", "boek", "bokför", "compta"} {
+		if strings.Contains(h, w) {
+			return 3
+		}
+	}
+	return 2
+}
+
+// mapColumns decides what each column holds, from the header's names
+// where there is one and from the whole body's contents.
+func mapColumns(header []string, body [][]string) (mapping, error) {
 	m := noMapping()
-	norm := make([]string, len(h))
-	for i, c := range h {
-		norm[i] = strings.ToLower(strings.Trim(c, " \"'"))
+	cols := stats(body)
+	for i, c := range cols {
+		m.sep[i] = c.sep
 	}
-	find := func(key string) int {
-		for _, want := range headerNames[key] {
-			for i, c := range norm {
-				if c == want {
-					return i
+	names := make([]string, len(cols))
+	for i := range names {
+		if i < len(header) {
+			names[i] = strings.ToLower(strings.Trim(header[i], " \"'*"))
+		}
+	}
+	// Date: among the columns of dates, the best-named.
+	bestRank := 0
+	for i, c := range cols {
+		if !c.dateColumn() {
+			continue
+		}
+		r := 2
+		if header != nil {
+			r = dateRank(names[i])
+		}
+		if r > bestRank {
+			m.date, bestRank = i, r
+		}
+	}
+	if m.date < 0 {
+		return m, unreadable("no column of dates")
+	}
+	var money []int
+	for i, c := range cols {
+		switch {
+		case i == m.date || c.dateColumn():
+		case c.moneyColumn():
+			money = append(money, i)
+		case valuesIn(c, "AF", "BIJ", "D", "C", "DR", "CR", "DB", "DEBIT", "CREDIT", "S", "H"):
+			if m.dir < 0 && (header == nil || !slices.ContainsFunc(descNames, func(n string) bool { return nameIs(names[i], n) })) {
+				m.dir = i
+			}
+		case valuesIn(c, "DEBIT", "CREDIT", "CHECK", "DEP", "DIRECTDEBIT", "ATM", "POS", "FEE", "XFER", "PAYMENT", "INT", "SRVCHG", "OTHER", "CASH"):
+			m.kind = i
+		case c.nonEmpty > 0 && allCurrencies(c.values):
+			m.currency = i
+		}
+	}
+	if m.currency < 0 {
+		// One currency in the amount cells, or in a header "Amount (DKK)".
+		for _, i := range money {
+			if c := cols[i].ccy; c != "" {
+				m.fileCcy = c
+			}
+			if cols[i].dollar {
+				m.layout = "dollar amounts"
+			}
+		}
+		if m.fileCcy == "" && header != nil {
+			m.fileCcy = currencyIn([][]string{header})
+		}
+	}
+	// Amounts: by name first.
+	var amountCols, debitCols, creditCols []int
+	for _, i := range money {
+		h := names[i]
+		if h == "" {
+			continue
+		}
+		if slices.ContainsFunc(balanceWords, func(w string) bool { return strings.Contains(h, w) }) {
+			continue
+		}
+		d, c, a := rankIn(h, debitNames), rankIn(h, creditNames), rankIn(h, amountNames)
+		switch {
+		case d >= 0 && c < 0:
+			debitCols = append(debitCols, i)
+		case c >= 0 && d < 0:
+			creditCols = append(creditCols, i)
+		case a >= 0 || (d >= 0 && c >= 0):
+			amountCols = append(amountCols, i)
+		}
+	}
+	slices.SortStableFunc(amountCols, func(x, y int) int { return rankIn(names[x], amountNames) - rankIn(names[y], amountNames) })
+	switch {
+	case len(debitCols) > 0 && len(creditCols) > 0:
+		m.debit, m.credit = debitCols[0], creditCols[0]
+		m.layout = join(m.layout, "debit and credit columns by name")
+	case len(amountCols) > 0:
+		m.amount = amountCols[0]
+		m.layout = join(m.layout, "amount column by name")
+	default:
+		var unnamedBalance []int
+		for _, i := range money {
+			h := names[i]
+			if !slices.ContainsFunc(balanceWords, func(w string) bool { return strings.Contains(h, w) }) {
+				unnamedBalance = append(unnamedBalance, i)
+			}
+		}
+		if err := m.byContent(body, unnamedBalance, money); err != nil {
+			return m, err
+		}
+		if header != nil {
+			m.layout = join(m.layout, "under a header of unknown names")
+		}
+	}
+	m.pickDescription(cols, names, money, header != nil)
+	if m.kind >= 0 && m.amount >= 0 {
+		// Card exports that write purchases as positive DEBITs are from the
+		// card issuer's side: flip them to the holder's.
+		pos, neg := 0, 0
+		for _, r := range body {
+			if !strings.EqualFold(cell(r, m.kind), "DEBIT") {
+				continue
+			}
+			if v, _, err := parseAmount(cell(r, m.amount)); err == nil {
+				if v > 0 {
+					pos++
+				} else if v < 0 {
+					neg++
 				}
 			}
 		}
-		for _, want := range headerNames[key] {
-			for i, c := range norm {
-				if strings.Contains(c, want) && !strings.Contains(c, "balance") && !strings.Contains(c, "value date") {
-					return i
-				}
+		m.flip = pos > neg
+		if m.flip {
+			m.layout += ", card charges written as positive"
+		}
+	}
+	if header != nil {
+		m.layout = "header: " + strings.Join(header[:min(len(header), 8)], ", ") + "; " + m.layout
+	}
+	return m, nil
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + ", " + b
+}
+
+// byContent decides the amount columns of a headerless file (or one whose
+// header names none of them) by how they relate: balances before and
+// after, debit and credit columns each row fills one of, an amount beside
+// a running balance.
+func (m *mapping) byContent(rows [][]string, candidates, money []int) error {
+	if len(candidates) == 0 {
+		candidates = money
+	}
+	switch {
+	case len(candidates) == 0:
+		return unreadable("no column of amounts")
+	case len(candidates) == 1:
+		m.amount = candidates[0]
+		m.layout = join(m.layout, "date and amount columns")
+	case len(money) > maxMoneyColumns:
+		m.amount, m.guessed = candidates[0], true
+		m.layout = join(m.layout, "guessed the first of many amount columns")
+	default:
+		if a, ok := balanceDifference(rows, money); ok {
+			m.amount = a
+			m.layout = join(m.layout, "amount with balances before and after")
+		} else if d, c, ok := debitCredit(rows, candidates); ok {
+			m.debit, m.credit = d, c
+			m.layout = join(m.layout, "debit and credit columns")
+		} else if a, ok := besideRunningBalance(rows, money); ok {
+			m.amount = a
+			m.layout = join(m.layout, "amount beside a running balance")
+		} else {
+			m.amount, m.guessed = candidates[0], true
+			m.layout = join(m.layout, "guessed the first of several amount columns")
+		}
+	}
+	return nil
+}
+
+// pickDescription ranks the text columns: by name under a header, else by
+// how many letters they hold; apply takes the first one a row fills.
+func (m *mapping) pickDescription(cols []colStats, names []string, money []int, named bool) {
+	type ranked struct {
+		col   int
+		score float64
+	}
+	var texts []ranked
+	for i, c := range cols {
+		if i == m.date || i == m.amount || i == m.debit || i == m.credit || i == m.dir || i == m.kind || i == m.currency || slices.Contains(money, i) || c.letters == 0 {
+			continue
+		}
+		score := c.wordiness / float64(max(1, c.cells))
+		if named {
+			if r := rankIn(names[i], descNames); r >= 0 {
+				score = 1e6 - float64(r)
 			}
 		}
-		return -1
+		texts = append(texts, ranked{i, score})
 	}
-	m.date, m.amount, m.debit, m.credit, m.currency = find("date"), find("amount"), find("debit"), find("credit"), find("currency")
-	if m.amount >= 0 && (m.amount == m.debit || m.amount == m.credit) {
-		m.debit, m.credit = -1, -1
+	slices.SortStableFunc(texts, func(a, b ranked) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return 0
+	})
+	for _, r := range texts {
+		m.desc = append(m.desc, r.col)
 	}
-	if d := find("desc"); d >= 0 {
-		m.desc = []int{d}
+	if len(m.desc) == 0 && m.kind >= 0 {
+		m.desc = []int{m.kind}
 	}
-	m.layout = "header: " + strings.Join(h[:min(len(h), 8)], ", ")
-	return m, m.date >= 0 && (m.amount >= 0 || (m.debit >= 0 && m.credit >= 0))
 }
 
 // colStats is what one column holds across rows.
@@ -198,6 +556,10 @@ type colStats struct {
 	cells, nonEmpty, dates, amounts, decimals, moneyish, digitsOnly int
 	letters, wordiness                                              float64
 	values                                                          []string
+	sep                                                             rune
+	ccy                                                             string
+	dollar                                                          bool
+	mixedCcy                                                        bool
 }
 
 var reDigits = regexp.MustCompile(`^[0-9]+$`)
@@ -208,6 +570,11 @@ const maxMoneyColumns = 8
 
 // maxColumns is the widest row read (PayPal's export has 41).
 const maxColumns = 128
+
+var (
+	reCommaDecimal = regexp.MustCompile(`(?:^|[^0-9.,])[0-9]{1,3}(?:\.[0-9]{3})*,[0-9]{1,2}(?:$|[^0-9])|[0-9],[0-9]{4,}`)
+	reDotDecimal   = regexp.MustCompile(`(?:^|[^0-9.,])[0-9]{1,3}(?:,[0-9]{3})*\.[0-9]{1,2}(?:$|[^0-9])|[0-9]\.[0-9]{4,}`)
+)
 
 func stats(rows [][]string) []colStats {
 	width := 0
@@ -227,13 +594,30 @@ func stats(rows [][]string) []colStats {
 			if _, ok := splitDate(c); ok {
 				s.dates++
 			}
-			if v, dec, err := parseAmount(c); err == nil {
+			if a, err := readAmount(c, sepAuto); err == nil {
 				s.amounts++
-				if dec {
+				if a.decimals > 0 {
 					s.decimals++
 				}
-				if dec || v == 0 {
+				if a.decimals > 0 || a.r.Sign() == 0 || a.ccy != "" || a.dollar {
 					s.moneyish++
+				}
+				if a.ccy != "" {
+					if s.ccy != "" && s.ccy != a.ccy {
+						s.mixedCcy = true
+					}
+					s.ccy = a.ccy
+				}
+				s.dollar = s.dollar || a.dollar
+				switch {
+				case reCommaDecimal.MatchString(c) && !reDotDecimal.MatchString(c):
+					if s.sep == sepAuto {
+						s.sep = sepComma
+					}
+				case reDotDecimal.MatchString(c) && !reCommaDecimal.MatchString(c):
+					if s.sep == sepAuto {
+						s.sep = sepDot
+					}
 				}
 			}
 			if reDigits.MatchString(c) {
@@ -255,14 +639,18 @@ func stats(rows [][]string) []colStats {
 		if cols[i].nonEmpty > 0 {
 			cols[i].letters /= float64(cols[i].nonEmpty)
 		}
+		if cols[i].mixedCcy {
+			cols[i].ccy = ""
+		}
 	}
 	return cols
 }
 
 // moneyColumn: every non-empty cell an amount, and the non-zero ones
-// written with decimals (so account numbers and references do not count).
+// written with decimals or a currency (so account numbers and references
+// do not count).
 func (s colStats) moneyColumn() bool {
-	return s.nonEmpty > 0 && s.amounts == s.nonEmpty && s.moneyish == s.nonEmpty && s.decimals > 0
+	return s.nonEmpty > 0 && s.amounts == s.nonEmpty && s.moneyish == s.nonEmpty && (s.decimals > 0 || s.ccy != "" || s.dollar)
 }
 
 func (s colStats) dateColumn() bool { return s.nonEmpty > 0 && s.dates == s.nonEmpty }
@@ -282,109 +670,9 @@ func valuesIn(s colStats, set ...string) bool {
 	return true
 }
 
-var reISO = regexp.MustCompile(`^[A-Z]{3}$`)
-
-// byContent maps a headerless file by what its columns hold.
-func byContent(rows [][]string, opts Options) (mapping, error) {
-	m := noMapping()
-	if len(rows) == 0 {
-		return m, unreadable("no rows")
-	}
-	cols := stats(rows)
-	var money []int
-	for i, c := range cols {
-		switch {
-		case m.date < 0 && c.dateColumn():
-			m.date = i
-		case c.dateColumn():
-			// a second date column (value date, process date): not needed
-		case c.moneyColumn():
-			money = append(money, i)
-		case valuesIn(c, "AF", "BIJ", "D", "C", "DR", "CR"):
-			m.dir = i
-		case valuesIn(c, "DEBIT", "CREDIT", "CHECK", "DEP", "DIRECTDEBIT", "ATM", "POS", "FEE", "XFER", "PAYMENT"):
-			m.kind = i
-		case c.nonEmpty > 0 && allMatch(c.values, reISO):
-			m.currency = i
-		}
-	}
-	if m.date < 0 {
-		return m, unreadable("no column of dates")
-	}
-	switch {
-	case len(money) == 0:
-		return m, unreadable("no column of amounts")
-	case len(money) == 1:
-		m.amount = money[0]
-		m.layout = "date and amount columns"
-	case len(money) > maxMoneyColumns:
-		m.amount, m.layout, m.guessed = money[0], "guessed the first of many amount columns", true
-	default:
-		if a, ok := balanceDifference(rows, money); ok {
-			m.amount, m.layout = a, "amount with balances before and after"
-		} else if d, c, ok := debitCredit(rows, money); ok {
-			m.debit, m.credit, m.layout = d, c, "debit and credit columns"
-		} else if a, ok := besideRunningBalance(rows, money); ok {
-			m.amount, m.layout = a, "amount beside a running balance"
-		} else {
-			m.amount, m.layout, m.guessed = money[0], "guessed the first of several amount columns", true
-		}
-	}
-	// Description: the remaining columns by how many letters they hold
-	// across rows; apply takes the first one a row fills.
-	type ranked struct {
-		col   int
-		score float64
-	}
-	var texts []ranked
-	for i, c := range cols {
-		if i == m.date || i == m.amount || i == m.debit || i == m.credit || i == m.dir || i == m.kind || i == m.currency || slices.Contains(money, i) || c.letters == 0 {
-			continue
-		}
-		texts = append(texts, ranked{i, c.wordiness / float64(len(rows))})
-	}
-	slices.SortStableFunc(texts, func(a, b ranked) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
-		}
-		return 0
-	})
-	for _, r := range texts {
-		m.desc = append(m.desc, r.col)
-	}
-	if len(m.desc) == 0 {
-		m.guessed = true
-	}
-	if m.kind >= 0 && m.amount >= 0 {
-		// Card exports that write purchases as positive DEBITs are from the
-		// bank's side: flip them to the holder's.
-		pos, neg := 0, 0
-		for _, r := range rows {
-			if len(r) <= max(m.kind, m.amount) || !strings.EqualFold(r[m.kind], "DEBIT") {
-				continue
-			}
-			if v, _, err := parseAmount(r[m.amount]); err == nil {
-				if v > 0 {
-					pos++
-				} else if v < 0 {
-					neg++
-				}
-			}
-		}
-		m.flip = pos > neg
-		if m.flip {
-			m.layout += ", card charges written as positive"
-		}
-	}
-	return m, nil
-}
-
-func allMatch(vs []string, re *regexp.Regexp) bool {
+func allCurrencies(vs []string) bool {
 	for _, v := range vs {
-		if v != "" && !re.MatchString(v) {
+		if v != "" && !isoCodes[strings.ToUpper(v)] {
 			return false
 		}
 	}
@@ -444,17 +732,11 @@ func debitCredit(rows [][]string, money []int) (debit, credit int, ok bool) {
 	for i, d := range money {
 		for _, c := range money[i+1:] {
 			all := true
-			debits, credits := 0, 0
 			for _, r := range rows {
 				dv, cv := amountAt(r, d), amountAt(r, c)
 				if (dv == 0) == (cv == 0) {
 					all = false
 					break
-				}
-				if dv != 0 {
-					debits++
-				} else {
-					credits++
 				}
 			}
 			if all {
@@ -493,72 +775,122 @@ func besideRunningBalance(rows [][]string, money []int) (int, bool) {
 	return 0, false
 }
 
-// apply turns rows into transactions with the mapping.
-func (m mapping) apply(rows [][]string, opts Options) (Result, error) {
-	res := Result{Format: "csv", Layout: m.layout}
-	currency := opts.DefaultCurrency
-	if m.currency < 0 {
+// balanceRow matches the text of opening, closing, brought-forward and
+// total rows, which are never transactions.
+var balanceRow = regexp.MustCompile(`(?i)^\s*(?:` +
+	`(?:opening|closing|previous|new|starting|ending|beginning|start|end|available|ledger|statement|current)\s+balance` +
+	`|balance\s*(?:brought|carried|b/?f|c/?f|forward|at|as|on|$)` +
+	`|(?:brought|carried)\s+(?:forward|fwd)|b/f\b|c/f\b|bfwd|cfwd` +
+	`|saldo\b|solde\b|anfangssaldo|endsaldo|schlusssaldo|kontostand|beginsaldo|eindsaldo|ingående saldo|utgående saldo` +
+	`|(?:sub)?totals?\b(?:\s*(?:debits?|credits?|amount|payments|in|out|for\b.*|:.*))?\s*$` +
+	`|sum\s*(?:total)?\s*$)`)
+
+func isBalanceRow(r []string, m mapping) bool {
+	for i, c := range r {
+		if i == m.amount || i == m.debit || i == m.credit || i == m.date {
+			continue
+		}
+		if c != "" && balanceRow.MatchString(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// apply turns the body's rows into transactions.
+func (m mapping) apply(b *builder, rows [][]string) error {
+	b.fileCcy = m.fileCcy
+	// CR/DR markers on some amounts only: the unmarked ones are the other
+	// kind (a card statement marks its credits, a bank its debits).
+	crOnly, drOnly := false, false
+	if m.amount >= 0 {
+		cr, dr, plainUnsigned := 0, 0, 0
 		for _, r := range rows {
-			for _, i := range []int{m.amount, m.debit, m.credit} {
-				if c := currencyOf(cell(r, i)); c != "" {
-					currency = c
-				}
+			a, err := readAmount(cell(r, m.amount), m.sep[m.amount])
+			if err != nil {
+				continue
+			}
+			switch {
+			case a.mark > 0:
+				cr++
+			case a.mark < 0:
+				dr++
+			case !a.signed:
+				plainUnsigned++
 			}
 		}
-	}
-	var cells []dateCell
-	for _, r := range rows {
-		if c, ok := splitDate(cell(r, m.date)); ok {
-			cells = append(cells, c)
+		crOnly, drOnly = cr > 0 && dr == 0 && plainUnsigned > 0, dr > 0 && cr == 0 && plainUnsigned > 0
+		if crOnly {
+			b.res.Layout += ", credits marked CR"
+		}
+		if drOnly {
+			b.res.Layout += ", debits marked DR"
 		}
 	}
-	order, ambiguous := orderOf(cells, currency)
-	if order == 0 {
-		return Result{}, unreadable("the dates are written in more than one order")
-	}
-	if ambiguous {
-		res.Warnings = append(res.Warnings, "could not tell day from month in the dates; read them as "+map[dateOrder]string{dmy: "day/month", mdy: "month/day"}[order])
-	}
-	skipped := 0
+	balances, skipped := 0, 0
 	for _, r := range rows {
+		if isBalanceRow(r, m) {
+			balances++
+			continue
+		}
 		dc, ok := splitDate(cell(r, m.date))
-		date, ok2 := dc.format(order)
-		if !ok || !ok2 {
+		if !ok {
 			skipped++
 			continue
 		}
-		var amt int64
+		var amt *big.Rat
+		ccy := ""
 		switch {
 		case m.amount >= 0:
-			v, _, err := parseAmount(cell(r, m.amount))
+			a, err := readAmount(cell(r, m.amount), m.sep[m.amount])
 			if err != nil {
 				skipped++
 				continue
 			}
-			amt = v
+			amt, ccy = a.value(), a.ccy
+			if a.mark == 0 && !a.signed {
+				if crOnly {
+					amt.Neg(amt)
+				}
+			}
+			b.dollar = b.dollar || a.dollar
 		default:
-			d, _, derr := parseAmount(cell(r, m.debit))
-			c, _, cerr := parseAmount(cell(r, m.credit))
+			d, derr := readAmount(cell(r, m.debit), m.sep[m.debit])
+			c, cerr := readAmount(cell(r, m.credit), m.sep[m.credit])
 			if derr != nil && cerr != nil {
 				skipped++
 				continue
 			}
-			amt = abs(c) - abs(d)
+			amt = new(big.Rat)
+			if cerr == nil {
+				amt.Add(amt, new(big.Rat).Abs(c.r))
+				ccy = c.ccy
+				b.dollar = b.dollar || c.dollar
+			}
+			if derr == nil {
+				amt.Sub(amt, new(big.Rat).Abs(d.r))
+				if ccy == "" {
+					ccy = d.ccy
+				}
+				b.dollar = b.dollar || d.dollar
+			}
 		}
 		if m.flip {
-			amt = -amt
+			amt.Neg(amt)
 		}
 		if m.dir >= 0 {
 			switch strings.ToUpper(cell(r, m.dir)) {
-			case "AF", "D", "DR":
-				amt = -abs(amt)
-			case "BIJ", "C", "CR":
-				amt = abs(amt)
+			case "AF", "D", "DR", "DB", "DEBIT", "S":
+				amt.Abs(amt)
+				amt.Neg(amt)
+			case "BIJ", "C", "CR", "CREDIT", "H":
+				amt.Abs(amt)
 			}
 		}
-		cur := currency
-		if m.currency >= 0 && reISO.MatchString(cell(r, m.currency)) {
-			cur = cell(r, m.currency)
+		if m.currency >= 0 {
+			if c := strings.ToUpper(cell(r, m.currency)); isoCodes[c] {
+				ccy = c
+			}
 		}
 		desc := ""
 		for _, i := range m.desc {
@@ -566,18 +898,17 @@ func (m mapping) apply(rows [][]string, opts Options) (Result, error) {
 				break
 			}
 		}
-		t := Txn{Date: date, AmountMinor: amt, Currency: cur, Description: desc}
-		if m.guessed {
-			t.NeedsReview, t.ReviewReason = true, "the statement's layout was guessed"
-		} else if ambiguous {
-			t.NeedsReview, t.ReviewReason = true, "the date's day and month could be either way round"
+		if err := b.add(rawTxn{date: dc, amt: amt, ccy: ccy, desc: desc}); err != nil {
+			return err
 		}
-		res.Transactions = append(res.Transactions, t)
+	}
+	if balances > 0 {
+		b.res.Layout += ", " + countOf(balances, "balance or total row") + " left out"
 	}
 	if skipped > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("skipped %d row(s) without a date and an amount", skipped))
+		b.warn("skipped %s without a date and an amount", countOf(skipped, "row"))
 	}
-	return res, nil
+	return nil
 }
 
 func abs(v int64) int64 {

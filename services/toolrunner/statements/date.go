@@ -3,6 +3,7 @@ package statements
 import (
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -10,26 +11,111 @@ import (
 type dateOrder int
 
 const (
-	ymd dateOrder = iota + 1 // 2014-01-22, 2014/01/22, 20140122
+	ymd dateOrder = iota + 1 // 2014-01-22, 2014/01/22, 20140122, 7 Nov 2013
 	dmy                      // 22.01.2014, 22/01/2014
 	mdy                      // 01/22/2014
 )
 
+func (o dateOrder) String() string {
+	switch o {
+	case dmy:
+		return "day/month"
+	case mdy:
+		return "month/day"
+	case ymd:
+		return "year-month-day"
+	}
+	return ""
+}
+
+// ParseDateOrder reads a caller's default ("dmy", "mdy", or a locale such
+// as "en-US"); 0 when it says nothing.
+func ParseDateOrder(s string) dateOrder {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "dmy", "day/month", "dd/mm":
+		return dmy
+	case "mdy", "month/day", "mm/dd":
+		return mdy
+	case "":
+		return 0
+	}
+	// Locales that write the month first.
+	for _, l := range []string{"en-us", "en_us", "us", "en-ph", "en_ph", "en-ca", "en_ca", "fil"} {
+		if s == l || strings.HasPrefix(s, l+".") {
+			return mdy
+		}
+	}
+	return dmy
+}
+
 var (
 	reCompact = regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})(?:\d{6})?(?:\.\d+)?(?:\[[^\]]*\])?$`) // 20091224 or 20091224120000[0:GMT]
 	reYMD     = regexp.MustCompile(`^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$`)
-	reXYZ     = regexp.MustCompile(`^(\d{1,2})([-/.])(\d{1,2})[-/.](\d{2}|\d{4})(?:[T ].*)?$`)
+	reXYZ     = regexp.MustCompile(`^(\d{1,2})([-/.])(\d{1,2})[-/.](\d{1,4})(?:[T ,].*)?$`)
+	// 07 Nov 2013, 7-Nov-13, 10-Nov-9, 07Nov13, 7 November 2013, 07 Nov
+	reDMonY = regexp.MustCompile(`^(\d{1,2})[\s\-./]*([A-Za-zéèûäöüå]{3,10})\.?(?:[\s\-./,]*(\d{1,4}))?(?:[T ].*)?$`)
+	// Nov 7, 2013, November 07 2013, Nov-07-2013
+	reMonDY = regexp.MustCompile(`^([A-Za-zéèûäöüå]{3,10})\.?[\s\-./]*(\d{1,2})(?:st|nd|rd|th)?(?:[\s\-./,]+(\d{4}))?$`)
 )
 
-// dateParts splits a cell into year and two unordered fields; order says
-// which forms were possible.
+var monthNames = map[string]int{}
+
+func init() {
+	for i, names := range [][]string{
+		{"jan", "january", "janv", "janvier", "januar", "ene", "enero", "gen", "gennaio", "januari", "jänner"},
+		{"feb", "february", "févr", "fevr", "février", "februar", "febrero", "febbraio", "februari"},
+		{"mar", "march", "mars", "märz", "marz", "marzo", "maart", "mrt"},
+		{"apr", "april", "avr", "avril", "abr", "abril", "aprile"},
+		{"may", "mai", "mayo", "maggio", "mei", "maj"},
+		{"jun", "june", "juin", "juni", "junio", "giugno"},
+		{"jul", "july", "juil", "juillet", "juli", "julio", "luglio"},
+		{"aug", "august", "août", "aout", "ago", "agosto", "augustus", "aug."},
+		{"sep", "sept", "september", "septembre", "setiembre", "septiembre", "settembre", "set"},
+		{"oct", "october", "octobre", "okt", "oktober", "octubre", "ottobre", "out"},
+		{"nov", "november", "novembre", "noviembre"},
+		{"dec", "december", "décembre", "decembre", "dez", "dezember", "dic", "diciembre", "dicembre"},
+	} {
+		for _, n := range names {
+			monthNames[n] = i + 1
+		}
+	}
+}
+
+func monthOf(s string) int { return monthNames[strings.ToLower(s)] }
+
+// dateCell is a date as written: a year and two fields whose order may
+// still be open.
 type dateCell struct {
 	y, a, b int
-	fixed   dateOrder // ymd when unambiguous from the form; 0 when a/b order is open
+	fixed   dateOrder // ymd when the form settles it (a is the month); 0 when a/b order is open
 	sep     string
+	noYear  bool // "07 Nov": the year comes from the statement
+}
+
+// fullYear reads a 1-, 2- or 4-digit year.
+func fullYear(s string) (int, bool) {
+	y, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, false
+	}
+	switch len(s) {
+	case 1, 2:
+		if y < 70 {
+			return 2000 + y, true
+		}
+		return 1900 + y, true
+	case 4:
+		return y, true
+	}
+	return 0, false
 }
 
 func splitDate(s string) (dateCell, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) < 5 || len(s) > 40 {
+		return dateCell{}, false
+	}
 	if m := reCompact.FindStringSubmatch(s); m != nil {
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
@@ -45,12 +131,35 @@ func splitDate(s string) (dateCell, bool) {
 	if m := reXYZ.FindStringSubmatch(s); m != nil {
 		a, _ := strconv.Atoi(m[1])
 		b, _ := strconv.Atoi(m[3])
-		y, _ := strconv.Atoi(m[4])
-		if len(m[4]) == 2 {
-			y += 2000
+		y, ok := fullYear(m[4])
+		if !ok || len(m[4]) == 3 {
+			return dateCell{}, false
 		}
-		ok := (a >= 1 && a <= 31 && b >= 1 && b <= 12) || (a >= 1 && a <= 12 && b >= 1 && b <= 31)
+		ok = (a >= 1 && a <= 31 && b >= 1 && b <= 12) || (a >= 1 && a <= 12 && b >= 1 && b <= 31)
 		return dateCell{y: y, a: a, b: b, sep: m[2]}, ok && y >= 1970 && y <= 2100
+	}
+	if m := reDMonY.FindStringSubmatch(s); m != nil {
+		mo := monthOf(m[2])
+		d, _ := strconv.Atoi(m[1])
+		c := dateCell{a: mo, b: d, fixed: ymd}
+		if m[3] == "" {
+			c.noYear, c.y = true, 2000
+			return c, mo > 0 && validDate(2000, mo, d) // 2000 was a leap year
+		}
+		y, ok := fullYear(m[3])
+		c.y = y
+		return c, ok && mo > 0 && validDate(y, mo, d)
+	}
+	if m := reMonDY.FindStringSubmatch(s); m != nil {
+		mo := monthOf(m[1])
+		d, _ := strconv.Atoi(m[2])
+		c := dateCell{a: mo, b: d, fixed: ymd}
+		if m[3] == "" {
+			c.noYear, c.y = true, 2000
+			return c, mo > 0 && validDate(2000, mo, d)
+		}
+		c.y, _ = strconv.Atoi(m[3])
+		return c, mo > 0 && validDate(c.y, mo, d)
 	}
 	return dateCell{}, false
 }
@@ -62,15 +171,18 @@ func validDate(y, m, d int) bool {
 	return d <= time.Date(y, time.Month(m)+1, 0, 0, 0, 0, 0, time.UTC).Day()
 }
 
-// orderOf decides day/month order for a column's cells: a field over 12
-// settles it; otherwise "." means day first (European), and "/" with a
-// dollar currency means month first. ambiguous reports a guess.
-func orderOf(cells []dateCell, currency string) (order dateOrder, ambiguous bool) {
-	dayFirst, monthFirst := false, false
+// orderOf decides day/month order from all of a column's cells: a field
+// over 12 anywhere settles it. Otherwise the caller's default applies (the
+// user's locale or what is known of the account), then the separator's
+// custom ("." is day first). open reports that nothing in the file
+// settled it.
+func orderOf(cells []dateCell, def dateOrder) (order dateOrder, open bool) {
+	dayFirst, monthFirst, allFixed := false, false, len(cells) > 0
 	for _, c := range cells {
 		if c.fixed == ymd {
-			return ymd, false
+			continue
 		}
+		allFixed = false
 		if c.a > 12 {
 			dayFirst = true
 		}
@@ -79,6 +191,8 @@ func orderOf(cells []dateCell, currency string) (order dateOrder, ambiguous bool
 		}
 	}
 	switch {
+	case allFixed:
+		return ymd, false
 	case dayFirst && !monthFirst:
 		return dmy, false
 	case monthFirst && !dayFirst:
@@ -86,18 +200,20 @@ func orderOf(cells []dateCell, currency string) (order dateOrder, ambiguous bool
 	case dayFirst && monthFirst:
 		return 0, true // inconsistent column
 	}
-	if len(cells) > 0 && cells[0].sep == "." {
-		return dmy, false
+	if def == dmy || def == mdy {
+		return def, true
 	}
-	if currency == "USD" {
-		return mdy, true
+	for _, c := range cells {
+		if c.fixed != ymd && c.sep == "." {
+			return dmy, true
+		}
 	}
 	return dmy, true
 }
 
 func (c dateCell) format(o dateOrder) (string, bool) {
 	y, m, d := c.y, c.a, c.b
-	if o == dmy {
+	if c.fixed != ymd && o == dmy {
 		m, d = c.b, c.a
 	}
 	if !validDate(y, m, d) {

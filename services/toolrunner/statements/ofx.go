@@ -2,6 +2,7 @@ package statements
 
 import (
 	"bytes"
+	"math/big"
 	"regexp"
 	"strings"
 
@@ -18,8 +19,8 @@ func parseOFX(raw []byte, text string, opts Options) (Result, error) {
 		utf = reCharset.ReplaceAll(utf, []byte("CHARSET:NONE"))
 	}
 	if resp, err := ofxgo.ParseResponse(bytes.NewReader(utf)); err == nil {
-		if r, ok := fromOFXGo(resp, opts); ok {
-			return r, nil
+		if b, ok := fromOFXGo(resp, opts); ok {
+			return b.finish()
 		}
 	}
 	return lenientOFX(text, opts)
@@ -27,99 +28,99 @@ func parseOFX(raw []byte, text string, opts Options) (Result, error) {
 
 var reCharset = regexp.MustCompile(`CHARSET:[A-Za-z0-9-]+`)
 
-func fromOFXGo(resp *ofxgo.Response, opts Options) (Result, bool) {
-	res := Result{Format: "ofx", Layout: "OFX " + resp.Version.String()}
-	add := func(cur string, list *ofxgo.TransactionList) {
+func ofxDesc(name, memo string) string {
+	name, memo = strings.TrimSpace(name), strings.TrimSpace(memo)
+	switch {
+	case memo == "" || strings.Contains(name, memo):
+		return name
+	case strings.Contains(memo, name):
+		return memo
+	}
+	return name + " " + memo
+}
+
+func fromOFXGo(resp *ofxgo.Response, opts Options) (*builder, bool) {
+	b := newBuilder("ofx", "OFX "+resp.Version.String(), opts)
+	add := func(cur, acct string, list *ofxgo.TransactionList) {
 		if list == nil {
 			return
 		}
 		for _, t := range list.Transactions {
-			amt, _, err := parseAmount(t.TrnAmt.String())
-			if err != nil {
-				continue
-			}
 			c := cur
 			if t.Currency != nil {
-				c = t.Currency.CurSym.String()
+				if ok, _ := t.Currency.Valid(); ok {
+					c = t.Currency.CurSym.String()
+				}
 			}
-			desc := strings.TrimSpace(string(t.Name))
-			if t.Payee != nil && desc == "" {
-				desc = strings.TrimSpace(string(t.Payee.Name))
+			if !isoCodes[c] {
+				c = ""
 			}
-			if memo := strings.TrimSpace(string(t.Memo)); memo != "" && !strings.Contains(memo, desc) {
-				desc = strings.TrimSpace(desc + " " + memo)
-			} else if memo != "" {
-				desc = memo
+			name := string(t.Name)
+			if t.Payee != nil && name == "" {
+				name = string(t.Payee.Name)
 			}
-			res.Transactions = append(res.Transactions, Txn{Date: t.DtPosted.Format("2006-01-02"), AmountMinor: amt, Currency: orDefault(c, opts.DefaultCurrency),
-				Description: strings.Join(strings.Fields(desc), " "), FITID: strings.TrimSpace(string(t.FiTID))})
+			d := t.DtPosted.Time
+			_ = b.add(rawTxn{date: dateCell{y: d.Year(), a: int(d.Month()), b: d.Day(), fixed: ymd}, amt: new(big.Rat).Set(&t.TrnAmt.Rat),
+				ccy: c, desc: ofxDesc(name, string(t.Memo)), fitid: strings.TrimSpace(string(t.FiTID)), account: acct})
 		}
 	}
 	for _, m := range resp.Bank {
 		if st, ok := m.(*ofxgo.StatementResponse); ok {
-			add(st.CurDef.String(), st.BankTranList)
+			add(st.CurDef.String(), string(st.BankAcctFrom.AcctID), st.BankTranList)
 		}
 	}
 	for _, m := range resp.CreditCard {
 		if st, ok := m.(*ofxgo.CCStatementResponse); ok {
-			add(st.CurDef.String(), st.BankTranList)
+			add(st.CurDef.String(), string(st.CCAcctFrom.AcctID), st.BankTranList)
 		}
 	}
-	return res, len(res.Transactions) > 0
-}
-
-func orDefault(s, d string) string {
-	if len(s) == 3 {
-		return s
-	}
-	return d
+	return b, len(b.txns) > 0
 }
 
 var (
 	reTrn    = regexp.MustCompile(`(?is)<STMTTRN>(.*?)(?:</STMTTRN>|<STMTTRN>|</BANKTRANLIST>)`)
 	reCurDef = regexp.MustCompile(`(?i)<CURDEF>\s*([A-Z]{3})`)
+	reLeaf   = regexp.MustCompile(`(?is)<([A-Z0-9.]+)>([^<\r\n]*)`)
 )
 
-// ofxField reads a leaf element, closed or not.
-func ofxField(block, name string) string {
-	re := regexp.MustCompile(`(?is)<` + name + `>([^<\r\n]*)`)
-	if m := re.FindStringSubmatch(block); m != nil {
-		return strings.TrimSpace(m[1])
+// ofxFields reads the leaf elements of a block, closed or not.
+func ofxFields(block string) map[string]string {
+	out := map[string]string{}
+	for _, m := range reLeaf.FindAllStringSubmatch(block, 64) {
+		k := strings.ToUpper(m[1])
+		if _, ok := out[k]; !ok {
+			out[k] = strings.TrimSpace(m[2])
+		}
 	}
-	return ""
+	return out
 }
 
 // lenientOFX reads STMTTRN records directly.
 func lenientOFX(text string, opts Options) (Result, error) {
-	cur := opts.DefaultCurrency
-	if m := reCurDef.FindStringSubmatch(text); m != nil {
-		cur = strings.ToUpper(m[1])
+	b := newBuilder("ofx", "OFX (read leniently)", opts)
+	if m := reCurDef.FindStringSubmatch(text); m != nil && isoCodes[strings.ToUpper(m[1])] {
+		b.fileCcy = strings.ToUpper(m[1])
 	}
-	res := Result{Format: "ofx", Layout: "OFX (read leniently)"}
 	blocks := reTrn.FindAllStringSubmatch(text, MaxRows+1)
 	if len(blocks) > MaxRows {
 		return Result{}, unreadable("more than %d transactions", MaxRows)
 	}
-	for _, b := range blocks {
-		dt := ofxField(b[1], "DTPOSTED")
-		c, ok := splitDate(dt)
-		date, ok2 := c.format(ymd)
-		amt, _, err := parseAmount(ofxField(b[1], "TRNAMT"))
-		if !ok || !ok2 || c.fixed != ymd || err != nil {
-			res.Warnings = append(res.Warnings, "skipped a transaction without a readable date or amount")
+	for _, bl := range blocks {
+		f := ofxFields(bl[1])
+		c, ok := splitDate(f["DTPOSTED"])
+		a, err := readAmount(f["TRNAMT"], sepDot)
+		if !ok || c.fixed != ymd || err != nil {
+			b.warn("skipped a transaction without a readable date or amount")
 			continue
 		}
-		desc := ofxField(b[1], "NAME")
-		if memo := ofxField(b[1], "MEMO"); memo != "" && !strings.Contains(memo, desc) {
-			desc = strings.TrimSpace(desc + " " + memo)
-		} else if memo != "" {
-			desc = memo
+		ccy := ""
+		if cs := strings.ToUpper(f["CURSYM"]); isoCodes[cs] {
+			ccy = cs
 		}
-		res.Transactions = append(res.Transactions, Txn{Date: date, AmountMinor: amt, Currency: cur,
-			Description: strings.Join(strings.Fields(desc), " "), FITID: ofxField(b[1], "FITID")})
+		_ = b.add(rawTxn{date: c, amt: a.value(), ccy: ccy, desc: ofxDesc(f["NAME"], f["MEMO"]), fitid: f["FITID"]})
 	}
-	if len(res.Transactions) == 0 {
+	if len(b.txns) == 0 {
 		return Result{}, unreadable("an OFX file without transactions")
 	}
-	return res, nil
+	return b.finish()
 }

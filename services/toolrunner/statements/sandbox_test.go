@@ -31,11 +31,12 @@ func sandbox(hook string) *Sandbox {
 	if hook != "" {
 		env = append(env, TestHookEnv+"="+hook)
 	}
-	return &Sandbox{Command: []string{os.Args[0]}, Env: env, MaxInput: 1 << 20, CPU: time.Second, Memory: 256 << 20, Wall: 20 * time.Second}
+	return &Sandbox{Command: []string{os.Args[0]}, Env: env, MaxInput: 1 << 20, CPU: time.Second, Memory: 256 << 20, Wall: 20 * time.Second,
+		Options: Options{DefaultCurrency: "GBP"}}
 }
 
 func sample(t testing.TB, name string) []byte {
-	b, err := os.ReadFile(filepath.Join("testdata", name))
+	b, err := os.ReadFile(filepath.Join("testdata", "samples", name))
 	if err != nil {
 		t.Fatal(err)
 	}

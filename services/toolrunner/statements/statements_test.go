@@ -13,57 +13,26 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// Counts and signed sums (holder's side) from the samples' MANIFEST.md.
-var manifest = []struct {
-	file     string
-	count    int
-	sum      int64
-	currency string // "" when the file names none (the default applies)
-}{
-	{"chase_checking_noheader.csv", 9, 692211, ""},
-	{"ing_nl_afbij.csv", 3, -1863, ""},
-	{"austrian_bank_semicolon.csv", 13, -14957, "EUR"},
-	{"french_bank_semicolon.csv", 9, -33744, ""},
-	{"suntrust_debit_credit.csv", 7, 70000, ""},
-	{"us_checking_ddmmyyyy_split_signed.csv", 3, -54851, "USD"},
-	{"paypal_activity_utf8bom.csv", 1, -749, "USD"},
-	{"tab_delimited_eur.csv", 2, -1500, "EUR"},
-	{"nz_credit_card_charges_positive.csv", 16, 18701, ""},
-	{"generic_checking_v102.ofx", 3, -5950, "USD"},
-	{"bank_medium_v102.ofx", 3, -34527, "CAD"},
-	{"cad_checking_fr_iso8859-1.qfx", 1, -2000, "CAD"},
-	{"bofa_checking_multidecimal.ofx", 2, -3377, "USD"},
-}
-
-func TestSamplesMatchTheManifest(t *testing.T) {
-	for _, m := range manifest {
-		t.Run(m.file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join("testdata", m.file))
+// TestGolden keeps each sample's whole result (descriptions, categories,
+// layout) in testdata/golden, so that a change shows in review.
+func TestGolden(t *testing.T) {
+	dir := filepath.Join("testdata", "samples")
+	man := readManifest(t, filepath.Join(dir, "MANIFEST.md"))
+	for _, name := range corpusFiles(t, dir) {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, name))
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Parse(m.file, data, Options{DefaultCurrency: "XXX"})
+			def := "XTS"
+			if e := man[name]; !fileNamesCurrency(e) {
+				def = onlyCurrency(e)
+			}
+			r, err := Parse(name, data, Options{DefaultCurrency: def, DateOrder: "dmy"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			var sum int64
-			for _, tx := range r.Transactions {
-				sum += tx.AmountMinor
-				want := m.currency
-				if want == "" {
-					want = "XXX"
-				}
-				if tx.Currency != want {
-					t.Errorf("currency %s, want %s", tx.Currency, want)
-				}
-				if len(tx.Date) != 10 || tx.Description == "" || tx.Category == "" {
-					t.Errorf("incomplete transaction %+v", tx)
-				}
-			}
-			if len(r.Transactions) != m.count || sum != m.sum {
-				t.Fatalf("%d transactions summing to %d, want %d summing to %d (layout %q)", len(r.Transactions), sum, m.count, m.sum, r.Layout)
-			}
-			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(m.file, filepath.Ext(m.file))+".json")
+			golden := filepath.Join("testdata", "golden", strings.TrimSuffix(name, filepath.Ext(name))+".json")
 			got, _ := json.MarshalIndent(r, "", "  ")
 			if *update {
 				_ = os.MkdirAll(filepath.Dir(golden), 0o755)
@@ -86,7 +55,7 @@ func TestAmounts(t *testing.T) {
 	for give, want := range map[string]int64{
 		"12.50": 1250, "-12.5": -1250, "1,234.56": 123456, "1.234,56": 123456, "136,13": 13613, "+120,00": 12000,
 		"-$76.00": -7600, "$1,750.06": 175006, "(12.00)": -1200, "12.00-": -1200, "-3.77000": -377, "-30.000": -3000,
-		"0.005": 1, "-0.005": -1, "0.004": 0, "£3": 300, "€ 1 234,50": 123450, "1,750": 175000,
+		"0.005": 0, "0.015": 2, "-0.005": 0, "-0.0051": -1, "0.004": 0, "1,968.51CR": 196851, "12.00 DR": -1200, "DKK -12,50": -1250, "1'234.50": 123450, "-3.7700000000000000": -377, "£3": 300, "€ 1 234,50": 123450, "1,750": 175000,
 	} {
 		got, _, err := parseAmount(give)
 		if err != nil || got != want {
@@ -114,20 +83,21 @@ func TestDateOrder(t *testing.T) {
 	}
 	tests := []struct {
 		cells     []dateCell
-		currency  string
+		def       dateOrder
 		want      dateOrder
 		ambiguous bool
 	}{
-		{cells("24/12/2009", "01/12/2009"), "", dmy, false},
-		{cells("11/01/2014", "11/17/2014"), "", mdy, false},
-		{cells("22.01.2014"), "", dmy, false},
-		{cells("01/02/2014"), "USD", mdy, true},
-		{cells("01/02/2014"), "GBP", dmy, true},
-		{cells("2014/01/22", "20091224"), "", ymd, false},
-		{cells("13/01/2014", "01/13/2014"), "", 0, true},
+		{cells("24/12/2009", "01/12/2009"), 0, dmy, false},
+		{cells("11/01/2014", "11/17/2014"), 0, mdy, false},
+		{cells("22.01.2014"), 0, dmy, false},
+		{cells("01/02/2014"), mdy, mdy, true},
+		{cells("01/02/2014"), dmy, dmy, true},
+		{cells("12/04/2009"), mdy, mdy, true},
+		{cells("2014/01/22", "20091224"), 0, ymd, false},
+		{cells("13/01/2014", "01/13/2014"), 0, 0, true},
 	}
 	for i, tt := range tests {
-		got, amb := orderOf(tt.cells, tt.currency)
+		got, amb := orderOf(tt.cells, tt.def)
 		if got != tt.want || amb != tt.ambiguous {
 			t.Errorf("case %d: order %v ambiguous %v, want %v %v", i, got, amb, tt.want, tt.ambiguous)
 		}
@@ -187,12 +157,7 @@ func TestNotStatements(t *testing.T) {
 }
 
 func FuzzParseCSV(f *testing.F) {
-	for _, m := range manifest {
-		if strings.HasSuffix(m.file, ".csv") {
-			b, _ := os.ReadFile(filepath.Join("testdata", m.file))
-			f.Add(b)
-		}
-	}
+	addSeeds(f, ".csv")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Parse("fuzz.csv", data, Options{})
 		if err == nil && len(r.Transactions) == 0 {
@@ -202,14 +167,9 @@ func FuzzParseCSV(f *testing.F) {
 }
 
 func FuzzParseOFX(f *testing.F) {
-	for _, m := range manifest {
-		if !strings.HasSuffix(m.file, ".csv") {
-			b, _ := os.ReadFile(filepath.Join("testdata", m.file))
-			f.Add(b)
-		}
-	}
+	addSeeds(f, ".ofx", ".qfx")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if !looksLikeOFX(toUTF8(data)) {
+		if !looksLikeOFX(decodeText(data)) {
 			data = append([]byte("OFXHEADER:100\n"), data...)
 		}
 		r, err := Parse("fuzz.ofx", data, Options{})
@@ -217,4 +177,20 @@ func FuzzParseOFX(f *testing.F) {
 			t.Fatal("success without transactions")
 		}
 	})
+}
+
+// addSeeds adds the samples with the given extensions to a fuzz corpus.
+func addSeeds(f *testing.F, exts ...string) {
+	dir := filepath.Join("testdata", "samples")
+	for _, name := range corpusFiles(f, dir) {
+		for _, ext := range exts {
+			if strings.HasSuffix(name, ext) {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					f.Fatal(err)
+				}
+				f.Add(b)
+			}
+		}
+	}
 }

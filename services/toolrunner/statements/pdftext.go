@@ -1,0 +1,570 @@
+package statements
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/ledongthuc/pdf"
+)
+
+// pdftext reads a PDF page's text with its positions. The PDF objects
+// (cross-references, streams and their filters, fonts and their encodings)
+// come from github.com/ledongthuc/pdf; the content stream is interpreted
+// here, because statements need what that package's own text walkers do
+// not keep: the full text matrix (Td, TD, T*, TJ kerning, cm, form
+// XObjects) and tolerance of inline images.
+
+// textRun is one shown string: its baseline y, its x extent, and its size.
+type textRun struct {
+	x0, x1, y, size float64
+	s               string
+}
+
+type pdfMatrix [6]float64
+
+var identity = pdfMatrix{1, 0, 0, 1, 0, 0}
+
+func (m pdfMatrix) mul(n pdfMatrix) pdfMatrix {
+	return pdfMatrix{
+		m[0]*n[0] + m[1]*n[2], m[0]*n[1] + m[1]*n[3],
+		m[2]*n[0] + m[3]*n[2], m[2]*n[1] + m[3]*n[3],
+		m[4]*n[0] + m[5]*n[2] + n[4], m[4]*n[1] + m[5]*n[3] + n[5],
+	}
+}
+
+// pdfFont decodes a font's codes and measures them.
+type pdfFont struct {
+	enc      pdf.TextEncoding
+	twoByte  bool
+	widths   map[int]float64
+	defWidth float64
+}
+
+func loadFont(v pdf.Value) *pdfFont {
+	f := &pdfFont{widths: map[int]float64{}, defWidth: 500}
+	if v.IsNull() {
+		return f
+	}
+	pf := pdf.Font{V: v}
+	func() {
+		defer func() { _ = recover() }()
+		f.enc = pf.Encoder()
+	}()
+	if v.Key("Subtype").Name() == "Type0" {
+		f.twoByte = true
+		d := v.Key("DescendantFonts").Index(0)
+		if dw := d.Key("DW"); !dw.IsNull() {
+			f.defWidth = dw.Float64()
+		} else {
+			f.defWidth = 1000
+		}
+		w := d.Key("W")
+		for i := 0; i < w.Len() && i < 1<<16; {
+			first := int(w.Index(i).Int64())
+			next := w.Index(i + 1)
+			if next.Kind() == pdf.Array {
+				for j := 0; j < next.Len() && j < 1<<16; j++ {
+					f.widths[first+j] = next.Index(j).Float64()
+				}
+				i += 2
+				continue
+			}
+			last := int(next.Int64())
+			width := w.Index(i + 2).Float64()
+			for c := first; c <= last && c-first < 1<<16; c++ {
+				f.widths[c] = width
+			}
+			i += 3
+		}
+		return f
+	}
+	first := int(v.Key("FirstChar").Int64())
+	ws := v.Key("Widths")
+	for i := 0; i < ws.Len() && i < 256; i++ {
+		f.widths[first+i] = ws.Index(i).Float64()
+	}
+	if len(f.widths) == 0 {
+		f.defWidth = 500
+	}
+	return f
+}
+
+func (f *pdfFont) decode(raw string) string {
+	if f.enc == nil {
+		return raw
+	}
+	var s string
+	func() {
+		defer func() {
+			if recover() != nil {
+				s = ""
+			}
+		}()
+		s = f.enc.Decode(raw)
+	}()
+	return s
+}
+
+// advance is the string's width in text space units of size 1, with the
+// character and word spacing.
+func (f *pdfFont) advance(raw string, size, tc, tw float64) float64 {
+	w := 0.0
+	step := 1
+	if f.twoByte {
+		step = 2
+	}
+	for i := 0; i+step <= len(raw); i += step {
+		code := int(raw[i])
+		if step == 2 {
+			code = code<<8 | int(raw[i+1])
+		}
+		gw, ok := f.widths[code]
+		if !ok || gw == 0 {
+			gw = f.defWidth
+		}
+		w += gw / 1000 * size
+		w += tc
+		if step == 1 && raw[i] == ' ' {
+			w += tw
+		}
+	}
+	return w
+}
+
+// pageText interprets a page's content and returns its text runs.
+type pageText struct {
+	runs []textRun
+	ops  int
+}
+
+// maxOps bounds the operators interpreted on one page, and maxRuns the
+// strings kept: a hostile file cannot make the interpreter run for ever.
+const (
+	maxOps  = 2_000_000
+	maxRuns = 200_000
+)
+
+var errTooComplex = errors.New("the PDF page is too complex")
+
+func readPageText(p pdf.Page) (runs []textRun, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("pdf: %v", r)
+		}
+	}()
+	pt := &pageText{}
+	if err := pt.content(p.V.Key("Contents"), p.Resources(), identity, 0); err != nil {
+		return pt.runs, err
+	}
+	return pt.runs, nil
+}
+
+// streamBytes reads a stream or an array of streams.
+func streamBytes(v pdf.Value) ([]byte, error) {
+	var buf bytes.Buffer
+	read := func(s pdf.Value) error {
+		rc := s.Reader()
+		defer rc.Close()
+		_, err := io.Copy(&buf, io.LimitReader(rc, 64<<20))
+		buf.WriteByte('\n')
+		return err
+	}
+	if v.Kind() == pdf.Array {
+		for i := 0; i < v.Len(); i++ {
+			if err := read(v.Index(i)); err != nil {
+				return buf.Bytes(), err
+			}
+		}
+		return buf.Bytes(), nil
+	}
+	if v.Kind() != pdf.Stream {
+		return nil, nil
+	}
+	err := read(v)
+	return buf.Bytes(), err
+}
+
+type gstate struct {
+	ctm                pdfMatrix
+	tc, tw, th, tl, ts float64
+	font               *pdfFont
+	size               float64
+}
+
+func (pt *pageText) content(strm, res pdf.Value, ctm pdfMatrix, depth int) error {
+	data, err := streamBytes(strm)
+	if err != nil && len(data) == 0 {
+		return err
+	}
+	lx := &contentLexer{b: data}
+	g := gstate{ctm: ctm, th: 1}
+	var stack []gstate
+	var tm, tlm pdfMatrix
+	var args []cval
+	fonts := map[string]*pdfFont{}
+	show := func(raw string) {
+		if g.font == nil {
+			g.font = loadFont(pdf.Value{})
+		}
+		trm := pdfMatrix{g.size * g.th, 0, 0, g.size, 0, g.ts}.mul(tm).mul(g.ctm)
+		adv := g.font.advance(raw, g.size, g.tc, g.tw) * g.th
+		start := tm.mul(g.ctm)
+		end := pdfMatrix{1, 0, 0, 1, adv, 0}.mul(tm).mul(g.ctm)
+		size := math.Hypot(trm[2], trm[3])
+		if s := g.font.decode(raw); strings.TrimSpace(s) != "" && len(pt.runs) < maxRuns {
+			pt.runs = append(pt.runs, textRun{x0: start[4], x1: end[4], y: trm[5], size: size, s: s})
+		}
+		tm = pdfMatrix{1, 0, 0, 1, adv, 0}.mul(tm)
+	}
+	for {
+		tok, ok := lx.next()
+		if !ok {
+			break
+		}
+		if tok.kind != kOp {
+			if len(args) < 64 {
+				args = append(args, tok)
+			}
+			continue
+		}
+		pt.ops++
+		if pt.ops > maxOps {
+			return errTooComplex
+		}
+		num := func(i int) float64 {
+			if i < len(args) {
+				return args[i].num
+			}
+			return 0
+		}
+		switch tok.s {
+		case "q":
+			if len(stack) < 64 {
+				stack = append(stack, g)
+			}
+		case "Q":
+			if n := len(stack); n > 0 {
+				g, stack = stack[n-1], stack[:n-1]
+			}
+		case "cm":
+			if len(args) == 6 {
+				g.ctm = pdfMatrix{num(0), num(1), num(2), num(3), num(4), num(5)}.mul(g.ctm)
+			}
+		case "BT":
+			tm, tlm = identity, identity
+		case "Tf":
+			if len(args) == 2 {
+				f, ok := fonts[args[0].s]
+				if !ok {
+					f = loadFont(res.Key("Font").Key(args[0].s))
+					fonts[args[0].s] = f
+				}
+				g.font = f
+				g.size = num(1)
+			}
+		case "Tc":
+			g.tc = num(0)
+		case "Tw":
+			g.tw = num(0)
+		case "Tz":
+			g.th = num(0) / 100
+		case "TL":
+			g.tl = num(0)
+		case "Ts":
+			g.ts = num(0)
+		case "Td":
+			tlm = pdfMatrix{1, 0, 0, 1, num(0), num(1)}.mul(tlm)
+			tm = tlm
+		case "TD":
+			g.tl = -num(1)
+			tlm = pdfMatrix{1, 0, 0, 1, num(0), num(1)}.mul(tlm)
+			tm = tlm
+		case "Tm":
+			if len(args) == 6 {
+				tlm = pdfMatrix{num(0), num(1), num(2), num(3), num(4), num(5)}
+				tm = tlm
+			}
+		case "T*":
+			tlm = pdfMatrix{1, 0, 0, 1, 0, -g.tl}.mul(tlm)
+			tm = tlm
+		case "Tj":
+			if len(args) >= 1 {
+				show(args[len(args)-1].s)
+			}
+		case "'", "\"":
+			if tok.s == "\"" && len(args) == 3 {
+				g.tw, g.tc = num(0), num(1)
+			}
+			tlm = pdfMatrix{1, 0, 0, 1, 0, -g.tl}.mul(tlm)
+			tm = tlm
+			if len(args) >= 1 {
+				show(args[len(args)-1].s)
+			}
+		case "TJ":
+			if len(args) >= 1 {
+				for _, e := range args[len(args)-1].arr {
+					if e.kind == kString {
+						show(e.s)
+					} else if e.kind == kNum {
+						tm = pdfMatrix{1, 0, 0, 1, -e.num / 1000 * g.size * g.th, 0}.mul(tm)
+					}
+				}
+			}
+		case "Do":
+			if len(args) == 1 && depth < 4 {
+				x := res.Key("XObject").Key(args[0].s)
+				if x.Key("Subtype").Name() == "Form" {
+					m := identity
+					if mv := x.Key("Matrix"); mv.Len() == 6 {
+						m = pdfMatrix{mv.Index(0).Float64(), mv.Index(1).Float64(), mv.Index(2).Float64(), mv.Index(3).Float64(), mv.Index(4).Float64(), mv.Index(5).Float64()}
+					}
+					r := x.Key("Resources")
+					if r.IsNull() {
+						r = res
+					}
+					if err := pt.content(x, r, m.mul(g.ctm), depth+1); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		args = args[:0]
+	}
+	return nil
+}
+
+// The content-stream lexer.
+
+type ckind int
+
+const (
+	kNum ckind = iota + 1
+	kString
+	kName
+	kOp
+	kArray
+	kDict
+)
+
+type cval struct {
+	kind ckind
+	num  float64
+	s    string
+	arr  []cval
+}
+
+type contentLexer struct {
+	b   []byte
+	pos int
+}
+
+func isPDFSpace(c byte) bool {
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == 0
+}
+
+func isPDFDelim(c byte) bool {
+	return strings.IndexByte("()<>[]{}/%", c) >= 0
+}
+
+func (l *contentLexer) skipSpace() {
+	for l.pos < len(l.b) {
+		c := l.b[l.pos]
+		if isPDFSpace(c) {
+			l.pos++
+		} else if c == '%' {
+			for l.pos < len(l.b) && l.b[l.pos] != '\n' && l.b[l.pos] != '\r' {
+				l.pos++
+			}
+		} else {
+			return
+		}
+	}
+}
+
+func (l *contentLexer) next() (cval, bool) {
+	return l.value(0)
+}
+
+func (l *contentLexer) value(depth int) (cval, bool) {
+	l.skipSpace()
+	if l.pos >= len(l.b) {
+		return cval{}, false
+	}
+	c := l.b[l.pos]
+	switch {
+	case c == '(':
+		return cval{kind: kString, s: l.literal()}, true
+	case c == '<' && l.pos+1 < len(l.b) && l.b[l.pos+1] == '<':
+		l.pos += 2
+		for depth < 32 {
+			l.skipSpace()
+			if l.pos+1 < len(l.b) && l.b[l.pos] == '>' && l.b[l.pos+1] == '>' {
+				l.pos += 2
+				break
+			}
+			if _, ok := l.value(depth + 1); !ok {
+				break
+			}
+		}
+		return cval{kind: kDict}, true
+	case c == '<':
+		return cval{kind: kString, s: l.hex()}, true
+	case c == '[':
+		l.pos++
+		var arr []cval
+		for depth < 32 {
+			l.skipSpace()
+			if l.pos >= len(l.b) {
+				break
+			}
+			if l.b[l.pos] == ']' {
+				l.pos++
+				break
+			}
+			v, ok := l.value(depth + 1)
+			if !ok {
+				break
+			}
+			if len(arr) < 4096 {
+				arr = append(arr, v)
+			}
+		}
+		return cval{kind: kArray, arr: arr}, true
+	case c == '/':
+		l.pos++
+		start := l.pos
+		for l.pos < len(l.b) && !isPDFSpace(l.b[l.pos]) && !isPDFDelim(l.b[l.pos]) {
+			l.pos++
+		}
+		return cval{kind: kName, s: string(l.b[start:l.pos])}, true
+	case c == ']' || c == '>' || c == ')' || c == '{' || c == '}':
+		l.pos++
+		return l.value(depth)
+	}
+	start := l.pos
+	for l.pos < len(l.b) && !isPDFSpace(l.b[l.pos]) && !isPDFDelim(l.b[l.pos]) {
+		l.pos++
+	}
+	w := string(l.b[start:l.pos])
+	if f, err := strconv.ParseFloat(w, 64); err == nil {
+		return cval{kind: kNum, num: f}, true
+	}
+	if w == "ID" {
+		l.skipInlineImage()
+		return cval{kind: kOp, s: "EI"}, true
+	}
+	return cval{kind: kOp, s: w}, true
+}
+
+// skipInlineImage skips an inline image's data to its EI.
+func (l *contentLexer) skipInlineImage() {
+	if l.pos < len(l.b) {
+		l.pos++ // the single white-space after ID
+	}
+	for i := l.pos; i+2 <= len(l.b); i++ {
+		if l.b[i] == 'E' && l.b[i+1] == 'I' && (i == 0 || isPDFSpace(l.b[i-1])) && (i+2 == len(l.b) || isPDFSpace(l.b[i+2])) {
+			l.pos = i + 2
+			return
+		}
+	}
+	l.pos = len(l.b)
+}
+
+func (l *contentLexer) literal() string {
+	l.pos++ // (
+	var sb strings.Builder
+	nest := 1
+	for l.pos < len(l.b) {
+		c := l.b[l.pos]
+		l.pos++
+		switch c {
+		case '(':
+			nest++
+		case ')':
+			nest--
+			if nest == 0 {
+				return sb.String()
+			}
+		case '\\':
+			if l.pos >= len(l.b) {
+				return sb.String()
+			}
+			e := l.b[l.pos]
+			l.pos++
+			switch e {
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case '\r', '\n':
+				if e == '\r' && l.pos < len(l.b) && l.b[l.pos] == '\n' {
+					l.pos++
+				}
+				continue
+			default:
+				if e >= '0' && e <= '7' {
+					v := int(e - '0')
+					for k := 0; k < 2 && l.pos < len(l.b) && l.b[l.pos] >= '0' && l.b[l.pos] <= '7'; k++ {
+						v = v*8 + int(l.b[l.pos]-'0')
+						l.pos++
+					}
+					c = byte(v)
+				} else {
+					c = e
+				}
+			}
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}
+
+func (l *contentLexer) hex() string {
+	l.pos++ // <
+	var out []byte
+	var hi int = -1
+	for l.pos < len(l.b) {
+		c := l.b[l.pos]
+		l.pos++
+		if c == '>' {
+			break
+		}
+		v := unhex(c)
+		if v < 0 {
+			continue
+		}
+		if hi < 0 {
+			hi = v
+		} else {
+			out = append(out, byte(hi<<4|v))
+			hi = -1
+		}
+	}
+	if hi >= 0 {
+		out = append(out, byte(hi<<4))
+	}
+	return string(out)
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
