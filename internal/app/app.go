@@ -137,6 +137,7 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			}
 			parser := statements.Parser{Sandbox: &statements.Sandbox{Command: []string{exe, "import-worker"}}}
 			imp := toolrunner.NewImporter(d.store, parser, pub, d.reg, log, d.now)
+			imp.Hints = userStatementHints
 			consumers = append(consumers, bus.ImportConsumer())
 			register = func(r *message.Router, sub message.Subscriber) {
 				runner.Register(r, sub)

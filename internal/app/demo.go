@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/services/toolrunner"
 )
 
 // seedDemo gives the demo user a few expenses on first start, so that a
@@ -32,4 +33,15 @@ func seedDemo(ctx context.Context, st *store.Store, now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// userStatementHints are what purser knows of a user for reading a
+// statement that names no currency or leaves day/month order open. Users
+// have no such settings yet; the demo user's account is in pounds, as its
+// seeded expenses are.
+func userStatementHints(_ context.Context, tenantID, userID string) toolrunner.ParseHints {
+	if tenantID == DemoTenant && userID == DemoUser {
+		return toolrunner.ParseHints{DefaultCurrency: "GBP", DateOrder: "dmy"}
+	}
+	return toolrunner.ParseHints{}
 }

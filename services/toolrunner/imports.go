@@ -28,6 +28,27 @@ type Parser interface {
 type Statement struct {
 	Transactions []StatementLine
 	Warnings     []string
+	// Format is how the file was read ("csv", "pdf", ...); empty when the
+	// parser does not say.
+	Format string
+	// Uncertain lists, in words, what the parser decided without the file
+	// settling it (the day/month order taken, a currency from the user's
+	// default, amounts rounded): the preview says them so the user can
+	// correct them.
+	Uncertain []string
+}
+
+// ParseHints are what is known of the user or the account when a file
+// does not say: the default currency (ISO 4217) and the day/month order
+// of the user's locale ("dmy", "mdy" or a locale such as "en-US").
+type ParseHints struct {
+	DefaultCurrency string
+	DateOrder       string
+}
+
+// HintedParser is a Parser that takes the user's hints.
+type HintedParser interface {
+	ParseWithHints(ctx context.Context, filename string, data []byte, hints ParseHints) (Statement, error)
 }
 
 // StatementLine is one transaction as parsed. DedupeKey is the bank's id
@@ -68,6 +89,9 @@ type Importer struct {
 	now    func() time.Time
 	result *prometheus.CounterVec
 	rows   prometheus.Counter
+	// Hints gives a user's defaults for reading statements; nil gives none,
+	// and a file that names no currency then fails with a reason.
+	Hints func(ctx context.Context, tenantID, userID string) ParseHints
 }
 
 // NewImporter builds the import worker.
@@ -118,7 +142,7 @@ func (i *Importer) Handle(msg *message.Message) error {
 
 // importDocument parses and stores; it returns the document as it ends.
 func (i *Importer) importDocument(ctx context.Context, doc store.Document) (store.Document, error) {
-	st, err := i.parser.Parse(ctx, doc.Filename, doc.Content)
+	st, err := i.parse(ctx, doc)
 	var ie *ImportError
 	switch {
 	case errors.As(err, &ie):
@@ -132,17 +156,8 @@ func (i *Importer) importDocument(ctx context.Context, doc store.Document) (stor
 	}
 	lines := make([]store.Transaction, 0, len(st.Transactions))
 	review, dup := 0, 0
-	seen := map[string]bool{}
-	for _, l := range st.Transactions {
-		key := l.DedupeKey
-		if key == "" {
-			key = dedupeKey(l)
-		}
-		if seen[key] {
-			dup++ // the same line twice in one file
-			continue
-		}
-		seen[key] = true
+	for j, key := range DedupeKeys(st.Transactions) {
+		l := st.Transactions[j]
 		status := store.ReviewOK
 		if l.NeedsReview {
 			status = store.ReviewNeeds
@@ -161,7 +176,7 @@ func (i *Importer) importDocument(ctx context.Context, doc store.Document) (stor
 		added = n
 		dup += len(lines) - n
 		doc.Status, doc.Imported = store.DocumentImported, n
-		doc.Detail = importDetail(n, dup, review, lines)
+		doc.Detail = importDetail(n, dup, review, lines, st.Uncertain)
 		return tx.UpdateDocumentStatus(ctx, doc.TenantID, doc.ID, doc.Status, doc.Detail, n, i.now())
 	})
 	if err != nil {
@@ -170,6 +185,51 @@ func (i *Importer) importDocument(ctx context.Context, doc store.Document) (stor
 	i.result.WithLabelValues("imported").Inc()
 	i.rows.Add(float64(added))
 	return doc, nil
+}
+
+// parse reads the document with the user's hints when the parser takes
+// them; a file whose lines end up with no currency cannot be stored.
+func (i *Importer) parse(ctx context.Context, doc store.Document) (Statement, error) {
+	var st Statement
+	var err error
+	hp, ok := i.parser.(HintedParser)
+	if ok && i.Hints != nil {
+		st, err = hp.ParseWithHints(ctx, doc.Filename, doc.Content, i.Hints(ctx, doc.TenantID, doc.UserID))
+	} else {
+		st, err = i.parser.Parse(ctx, doc.Filename, doc.Content)
+	}
+	if err != nil {
+		return st, err
+	}
+	for _, l := range st.Transactions {
+		if l.Currency == "" {
+			return st, &ImportError{Reason: "the file does not say which currency its amounts are in, and no default currency is set for you"}
+		}
+	}
+	return st, nil
+}
+
+// DedupeKeys gives each line its key: the bank's id or a hash of date,
+// amount, currency and description, and for the second and later of
+// identical lines in one file, that key with its occurrence ("#2"). Two
+// £3.00 coffees on one day are two transactions; importing the same file
+// (or an overlapping statement holding the same pair) again gives the same
+// keys, so only a re-import counts as a duplicate.
+func DedupeKeys(lines []StatementLine) []string {
+	keys := make([]string, len(lines))
+	seen := make(map[string]int, len(lines))
+	for j, l := range lines {
+		key := l.DedupeKey
+		if key == "" {
+			key = dedupeKey(l)
+		}
+		seen[key]++
+		if n := seen[key]; n > 1 {
+			key = fmt.Sprintf("%s#%d", key, n)
+		}
+		keys[j] = key
+	}
+	return keys
 }
 
 func dedupeKey(l StatementLine) string {
@@ -181,8 +241,15 @@ func dedupeKey(l StatementLine) string {
 	return "h:" + hex.EncodeToString(h[:16])
 }
 
-func importDetail(added, dup, review int, lines []store.Transaction) string {
+func importDetail(added, dup, review int, lines []store.Transaction, uncertain []string) string {
 	parts := []string{fmt.Sprintf("%d new transaction%s", added, plural(added))}
+	if len(lines) > 0 {
+		from, to := lines[0].Date, lines[0].Date
+		for _, l := range lines {
+			from, to = min(from, l.Date), max(to, l.Date)
+		}
+		parts = append(parts, dateSpan(from, to))
+	}
 	if dup > 0 {
 		parts = append(parts, fmt.Sprintf("%d already imported", dup))
 	}
@@ -196,9 +263,53 @@ func importDetail(added, dup, review int, lines []store.Transaction) string {
 		}
 		var ts []string
 		for _, m := range totals(ms) {
-			ts = append(ts, contracts.FormatDecimal(m.Minor)+" "+m.Currency)
+			ts = append(ts, FormatMinor(m.Minor, m.Currency))
 		}
 		parts = append(parts, "net "+strings.Join(ts, ", "))
+	}
+	if len(uncertain) > 0 {
+		parts = append(parts, "to check: "+strings.Join(uncertain, "; "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func dateSpan(from, to string) string {
+	if from == to {
+		return "dated " + from
+	}
+	return "dated " + from + " to " + to
+}
+
+// Preview says what importing a statement would store, for the proposal
+// before the user's yes: the file, how many transactions, their dates,
+// currencies and net amount, and what is uncertain.
+func Preview(filename string, st Statement) string {
+	if len(st.Transactions) == 0 {
+		return filename + ": no transactions"
+	}
+	from, to := st.Transactions[0].Date, st.Transactions[0].Date
+	var ms []contracts.Money
+	review := 0
+	for _, l := range st.Transactions {
+		from, to = min(from, l.Date), max(to, l.Date)
+		ms = append(ms, contracts.Money{Minor: l.AmountMinor, Currency: l.Currency})
+		if l.NeedsReview {
+			review++
+		}
+	}
+	var ts, ccys []string
+	for _, m := range totals(ms) {
+		ts = append(ts, FormatMinor(m.Minor, m.Currency))
+		ccys = append(ccys, m.Currency)
+	}
+	n := len(st.Transactions)
+	parts := []string{fmt.Sprintf("%s: %d transaction%s", filename, n, plural(n)), dateSpan(from, to),
+		"in " + strings.Join(ccys, ", "), "net " + strings.Join(ts, ", ")}
+	if review > 0 {
+		parts = append(parts, fmt.Sprintf("%d to review", review))
+	}
+	if len(st.Uncertain) > 0 {
+		parts = append(parts, "to check: "+strings.Join(st.Uncertain, "; "))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -277,4 +388,39 @@ func (i *Importer) Sweep(ctx context.Context, interval, stale time.Duration) {
 			}
 		}
 	}
+}
+
+// minorDigits are ISO 4217's minor units where they are not 2 (the same
+// table as the statement parsers', which a test there keeps equal).
+var minorDigits = map[string]int{
+	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0, "RWF": 0,
+	"UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
+	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
+	"CLF": 4, "UYW": 4,
+}
+
+// MinorUnits is how many decimals the currency's minor unit has.
+func MinorUnits(ccy string) int {
+	if d, ok := minorDigits[ccy]; ok {
+		return d
+	}
+	return 2
+}
+
+// FormatMinor writes an amount in minor units with its currency's
+// decimals: 1250 JPY, 12.50 GBP, 1.250 KWD.
+func FormatMinor(minor int64, ccy string) string {
+	d := MinorUnits(ccy)
+	sign := ""
+	if minor < 0 {
+		sign, minor = "-", -minor
+	}
+	if d == 0 {
+		return fmt.Sprintf("%s%d %s", sign, minor, ccy)
+	}
+	p := int64(1)
+	for range d {
+		p *= 10
+	}
+	return fmt.Sprintf("%s%d.%0*d %s", sign, minor/p, d, minor%p, ccy)
 }

@@ -137,3 +137,62 @@ func TestStatementFlowEndToEnd(t *testing.T) {
 		})
 	}
 }
+
+// Two identical lines in one statement are two transactions; only the
+// same lines imported again are duplicates.
+func TestIdenticalLinesInOneFileAreTwoTransactions(t *testing.T) {
+	pair := "2026-10-05,-300,COFFEE SHOP\n2026-10-05,-300,COFFEE SHOP\n"
+	mb := mailbox{msgs: map[string]toolrunner.Fetched{
+		"m-pair": {Subject: "Pair statement", Files: []toolrunner.File{{Name: "pair.csv", MediaType: "text/csv", Data: []byte(pair)}}},
+		"m-next": {Subject: "Overlapping statement", Files: []toolrunner.File{{Name: "next.csv", MediaType: "text/csv",
+			Data: []byte(pair + "2026-10-06,-300,COFFEE SHOP\n")}}},
+	}}
+	e := storetest.Engines()[0]
+	s := systest.Start(t, systest.Options{DSN: e.DSN(t), Orchestrators: 1, Toolrunners: 1, Mail: mb, Parser: simpleCSV{}})
+	notes := s.Watch("purser.notify.acme.ann")
+	for i, msg := range []string{"m-pair", "m-next"} {
+		req := request("acme", "ann", "pair"+msg, contracts.ToolFetchEmailAttachments, `{"message_id":"`+msg+`"}`)
+		approved(t, s, &req, "p-"+msg)
+		req.Deadline = time.Now().Add(time.Hour)
+		s.SendToolRequest(req)
+		n := systest.Decode[contracts.Notification](t, notes.WaitN(i+1, nil)[i])
+		want := []string{"2 new transactions; dated 2026-10-05", "1 new transaction; dated 2026-10-05 to 2026-10-06; 2 already imported"}[i]
+		if !strings.HasPrefix(n.Body, want) {
+			t.Fatalf("import %d: %q, want it to start %q", i+1, n.Body, want)
+		}
+	}
+	txs, err := s.Store.ListTransactions(context.Background(), store.TransactionFilter{TenantID: "acme", UserID: "ann"})
+	if err != nil || len(txs) != 3 {
+		t.Fatalf("%d transactions (%v), want 3", len(txs), err)
+	}
+}
+
+func TestDedupeKeysCountOccurrences(t *testing.T) {
+	l := toolrunner.StatementLine{Date: "2026-10-05", AmountMinor: -300, Currency: "GBP", Description: "COFFEE"}
+	other := l
+	other.AmountMinor = -310
+	keys := toolrunner.DedupeKeys([]toolrunner.StatementLine{l, other, l, l})
+	if keys[0] == keys[2] || keys[2] == keys[3] || keys[2] != keys[0]+"#2" || keys[3] != keys[0]+"#3" || keys[1] == keys[0] {
+		t.Fatalf("keys = %q", keys)
+	}
+	again := toolrunner.DedupeKeys([]toolrunner.StatementLine{l, l})
+	if again[0] != keys[0] || again[1] != keys[2] {
+		t.Fatalf("a re-import gets other keys: %q vs %q", again, keys)
+	}
+}
+
+func TestPreviewSaysWhatWillBeStored(t *testing.T) {
+	st := toolrunner.Statement{Format: "csv", Uncertain: []string{"nothing in the file tells day from month; dates read as month/day (your default)"},
+		Transactions: []toolrunner.StatementLine{
+			{Date: "2009-12-04", AmountMinor: -1250, Currency: "USD", Description: "A"},
+			{Date: "2009-12-01", AmountMinor: 500, Currency: "USD", Description: "B", NeedsReview: true},
+			{Date: "2009-12-02", AmountMinor: 1200, Currency: "JPY", Description: "C"},
+			{Date: "2009-12-02", AmountMinor: -1250, Currency: "KWD", Description: "D"},
+		}}
+	got := toolrunner.Preview("statement.csv", st)
+	want := "statement.csv: 4 transactions; dated 2009-12-01 to 2009-12-04; in USD, JPY, KWD; net -7.50 USD, 1200 JPY, -1.250 KWD; 1 to review; " +
+		"to check: nothing in the file tells day from month; dates read as month/day (your default)"
+	if got != want {
+		t.Fatalf("preview\n got %q\nwant %q", got, want)
+	}
+}

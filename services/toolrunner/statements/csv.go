@@ -375,7 +375,7 @@ func mapColumns(header []string, body [][]string) (mapping, error) {
 	for i, c := range cols {
 		switch {
 		case i == m.date || c.dateColumn():
-		case c.moneyColumn():
+		case c.moneyColumn() || (c.nonEmpty > 0 && c.amounts == c.nonEmpty && namedMoney(names[i])):
 			money = append(money, i)
 		case valuesIn(c, "AF", "BIJ", "D", "C", "DR", "CR", "DB", "DEBIT", "CREDIT", "S", "H"):
 			if m.dir < 0 && (header == nil || !slices.ContainsFunc(descNames, func(n string) bool { return nameIs(names[i], n) })) {
@@ -470,6 +470,12 @@ func mapColumns(header []string, body [][]string) (mapping, error) {
 		m.layout = "header: " + strings.Join(header[:min(len(header), 8)], ", ") + "; " + m.layout
 	}
 	return m, nil
+}
+
+// namedMoney: a header names the column an amount, debit or credit (whose
+// cells may be whole numbers: yen have no minor unit).
+func namedMoney(h string) bool {
+	return h != "" && (rankIn(h, amountNames) >= 0 || rankIn(h, debitNames) >= 0 || rankIn(h, creditNames) >= 0)
 }
 
 func join(a, b string) string {
