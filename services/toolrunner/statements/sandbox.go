@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -169,6 +171,12 @@ const TestHookEnv = "PURSER_STATEMENTS_TEST_HOOK"
 // ServeWorker is the worker: it limits itself, reads one request from r,
 // parses, and writes the reply to w.
 func ServeWorker(r io.Reader, w io.Writer) error {
+	vm := vmSize() // /proc is closed after confine
+	if note, err := confine(); err != nil {
+		return fmt.Errorf("worker: %w", err)
+	} else if note != "" {
+		log.Print("statements worker: ", note)
+	}
 	var req request
 	dec := json.NewDecoder(io.LimitReader(r, 64<<20))
 	if err := dec.Decode(&req); err != nil {
@@ -185,7 +193,7 @@ func ServeWorker(r io.Reader, w io.Writer) error {
 			// A backstop above the parent's RSS watchdog: what the runtime
 			// has reserved already plus twice the memory allowed (Go
 			// reserves more address space than it touches).
-			as := uint64(vmSize()) + 2*uint64(req.Memory)
+			as := uint64(vm) + 2*uint64(req.Memory)
 			if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as}); err != nil {
 				return fmt.Errorf("worker: memory limit: %w", err)
 			}
@@ -207,6 +215,8 @@ func ServeWorker(r io.Reader, w io.Writer) error {
 		}
 	case "crash":
 		os.Exit(3)
+	case "escape":
+		return json.NewEncoder(w).Encode(reply{Error: escapeAttempts(os.Getenv(TestHookEnv + "_PATH"), os.Getenv(TestHookEnv + "_ADDR"))})
 	}
 	res, err := Parse(req.Name, req.Data, req.Options)
 	rep := reply{}
@@ -263,4 +273,42 @@ func vmSize() int64 {
 	}
 	pages, _ := strconv.ParseInt(f[0], 10, 64)
 	return pages * int64(os.Getpagesize())
+}
+
+// escapeAttempts is the "escape" test hook: what a hostile parser would
+// try after confinement, each reported as "open" or "denied".
+func escapeAttempts(path, addr string) string {
+	var out []string
+	try := func(what string, err error) {
+		if err == nil {
+			out = append(out, what+"=open")
+		} else {
+			out = append(out, what+"=denied")
+		}
+	}
+	_, err := os.ReadFile("/etc/passwd")
+	try("passwd", err)
+	_, err = os.ReadFile(path)
+	try("file", err)
+	f, err := os.Create(path + ".new")
+	if err == nil {
+		f.Close()
+	}
+	try("create", err)
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err == nil {
+		c.Close()
+	}
+	try("tcp", err)
+	u, err := net.Dial("udp", "127.0.0.1:53")
+	if err == nil {
+		u.Close()
+	}
+	try("udp", err)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.Close(fd)
+	}
+	try("socket", err)
+	return strings.Join(out, " ")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,4 +137,34 @@ func BenchmarkParseCSV10k(b *testing.B) {
 		}
 		b.ReportMetric(float64(10_000*b.N)/b.Elapsed().Seconds(), "txns/s")
 	})
+}
+
+// The worker cannot read or write files, nor open any socket, once
+// confined: it answers with what each attempt gave.
+func TestSandboxConfinesTheParser(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret.txt")
+	if err := os.WriteFile(secret, []byte("not for the parser"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	s := sandbox("escape")
+	s.Env = append(s.Env, TestHookEnv+"_PATH="+secret, TestHookEnv+"_ADDR="+ln.Addr().String())
+	_, err = s.Parse(context.Background(), "x.csv", []byte("x"))
+	var f *Failure
+	if !errors.As(err, &f) {
+		t.Fatalf("err = %v", err)
+	}
+	want := "passwd=denied file=denied create=denied tcp=denied udp=denied socket=denied"
+	if f.Reason != want {
+		t.Fatalf("the confined parser got %q, want %q", f.Reason, want)
+	}
+	// And the same checks pass outside, so the test sees the difference.
+	if _, err := os.ReadFile(secret); err != nil {
+		t.Fatal(err)
+	}
 }
