@@ -216,7 +216,7 @@ func ServeWorker(r io.Reader, w io.Writer) error {
 	case "crash":
 		os.Exit(3)
 	case "escape":
-		return json.NewEncoder(w).Encode(reply{Error: escapeAttempts(os.Getenv(TestHookEnv + "_PATH"), os.Getenv(TestHookEnv + "_ADDR"))})
+		return json.NewEncoder(w).Encode(reply{Error: escapeAttempts(os.Getenv(TestHookEnv+"_PATH"), os.Getenv(TestHookEnv+"_ADDR"))})
 	}
 	res, err := Parse(req.Name, req.Data, req.Options)
 	rep := reply{}
