@@ -28,6 +28,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./pkg/contracts
 	$(GO) test -run '^$$' -fuzz FuzzParseCSV -fuzztime $(FUZZTIME) ./services/toolrunner/statements
 	$(GO) test -run '^$$' -fuzz FuzzParseOFX -fuzztime $(FUZZTIME) ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzParseCamt -fuzztime $(FUZZTIME) ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzParseMT940 -fuzztime $(FUZZTIME) ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzParseQIF -fuzztime $(FUZZTIME) ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzParsePDF -fuzztime $(FUZZTIME) ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzSandbox -fuzztime $(FUZZTIME) ./services/toolrunner/statements
 
 tidy-check:
 	$(GO) mod tidy

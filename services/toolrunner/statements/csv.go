@@ -529,7 +529,8 @@ func (m *mapping) pickDescription(cols []colStats, names []string, money []int, 
 	}
 	var texts []ranked
 	for i, c := range cols {
-		if i == m.date || i == m.amount || i == m.debit || i == m.credit || i == m.dir || i == m.kind || i == m.currency || slices.Contains(money, i) || c.letters == 0 {
+		if i == m.date || i == m.amount || i == m.debit || i == m.credit || i == m.dir || i == m.kind || i == m.currency || slices.Contains(money, i) ||
+			(c.letters == 0 && !(named && rankIn(names[i], descNames) >= 0)) {
 			continue
 		}
 		score := c.wordiness / float64(max(1, c.cells))

@@ -50,7 +50,7 @@ func ParseDateOrder(s string) dateOrder {
 }
 
 var (
-	reCompact = regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})(?:\d{6})?(?:\.\d+)?(?:\[[^\]]*\])?$`) // 20091224 or 20091224120000[0:GMT]
+	reCompact = regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})(?:\d{6}(?:\.\d+)?)?(?:\[[^\]]*\])?$`) // 20091224 or 20091224120000[0:GMT]
 	reYMD     = regexp.MustCompile(`^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ].*)?$`)
 	reXYZ     = regexp.MustCompile(`^(\d{1,2})([-/.])(\d{1,2})[-/.](\d{1,4})(?:[T ,].*)?$`)
 	// 07 Nov 2013, 7-Nov-13, 10-Nov-9, 07Nov13, 7 November 2013, 07 Nov

@@ -263,6 +263,12 @@ func parsePDF(data []byte, opts Options) (Result, error) {
 	if chars < 20 {
 		return ocrPDF(data, pages, opts)
 	}
+	return tableFromLines(lines, "pdf", opts)
+}
+
+// tableFromLines rebuilds a statement's table from positioned lines (a
+// PDF's text layer, or OCR's words).
+func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error) {
 	// The statement's latest full date gives the year of dates written
 	// without one ("14 Dec").
 	var end dateCell
@@ -275,7 +281,7 @@ func parsePDF(data []byte, opts Options) (Result, error) {
 			}
 		}
 	}
-	b := newBuilder("pdf", "PDF", opts)
+	b := newBuilder(format, strings.ToUpper(format), opts)
 	b.fileCcy = pdfCurrency(lines)
 	var cols []pdfColumn
 	var header string
@@ -396,7 +402,7 @@ func parsePDF(data []byte, opts Options) (Result, error) {
 		}
 		return Result{}, unreadable("a PDF whose transaction table is empty")
 	}
-	b.res.Layout = "PDF table: " + header
+	b.res.Layout = strings.ToUpper(format) + " table: " + header
 	if balances > 0 {
 		b.res.Layout += ", " + countOf(balances, "balance row") + " left out"
 	}

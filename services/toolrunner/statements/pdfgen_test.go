@@ -1,0 +1,128 @@
+package statements
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// genPDF writes a bank statement PDF of pages pages with rows
+// transactions each, laid out as banks print them: a header on every page,
+// the date only on a day's first row, descriptions over two lines on
+// every third transaction, paid-out and paid-in columns, a running
+// balance, and balance brought/carried forward rows. It returns the file,
+// the transaction count and their sum in pence.
+func genPDF(pages, rows int) ([]byte, int, int64) {
+	var objs []string
+	// 1 catalog, 2 pages, 3 font, then page/content pairs.
+	objs = append(objs, "<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	var kids []string
+	bal := int64(100000)
+	count, sum := 0, int64(0)
+	day := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	money := func(v int64) string { return fmt.Sprintf("%d.%02d", v/100, v%100) }
+	esc := func(s string) string {
+		return strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(s)
+	}
+	for p := 0; p < pages; p++ {
+		var c strings.Builder
+		text := func(x, y float64, s string) {
+			fmt.Fprintf(&c, "BT /F1 9 Tf 1 0 0 1 %.1f %.1f Tm (%s) Tj ET\n", x, y, esc(s))
+		}
+		right := func(xr, y float64, s string) { text(xr-float64(len(s))*5, y, s) }
+		text(50, 800, "Your Statement")
+		text(50, 785, fmt.Sprintf("1 March to 31 December 2024   Sheet %d", p+1))
+		y := 750.0
+		text(50, y, "Date")
+		text(110, y, "Details")
+		text(330, y, "Paid out")
+		text(410, y, "Paid in")
+		text(490, y, "Balance")
+		y -= 14
+		text(110, y, "BALANCE BROUGHT FORWARD")
+		right(540, y, money(bal))
+		y -= 12
+		for r := 0; r < rows; r++ {
+			first := r%2 == 0
+			if first {
+				day = day.AddDate(0, 0, 1)
+				text(50, y, day.Format("02 Jan 06"))
+			}
+			amt := int64(100 + (p*rows+r)*37%9000)
+			in := (p*rows+r)%7 == 0
+			desc := fmt.Sprintf("CARD PAYMENT SHOP %d", (p*rows+r)%97)
+			if in {
+				desc = "TRANSFER FROM SAVINGS"
+			}
+			if r%3 == 0 {
+				text(110, y, desc)
+				y -= 12
+				desc = "LONDON GB"
+			}
+			text(110, y, desc)
+			if in {
+				right(450, y, money(amt))
+				bal += amt
+				sum += amt
+			} else {
+				right(370, y, money(amt))
+				bal -= amt
+				sum -= amt
+			}
+			count++
+			if r == rows-1 || !first {
+				right(540, y, money(bal))
+			}
+			y -= 12
+		}
+		text(110, y, "BALANCE CARRIED FORWARD")
+		right(540, y, money(bal))
+		content := c.String()
+		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", len(objs)+2))
+		kids = append(kids, fmt.Sprintf("%d 0 R", len(objs)))
+		objs = append(objs, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content)+1, content))
+	}
+	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), pages)
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes(), count, sum
+}
+
+func makePDF(pages, rows int) []byte {
+	b, _, _ := genPDF(pages, rows)
+	return b
+}
+
+func TestGeneratedPDF(t *testing.T) {
+	data, count, sum := genPDF(3, 30)
+	r, err := Parse("generated.pdf", data, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got int64
+	for _, tx := range r.Transactions {
+		got += tx.AmountMinor
+		if tx.Currency != "" || tx.Description == "" {
+			t.Fatalf("%+v", tx)
+		}
+	}
+	if len(r.Transactions) != count || got != sum {
+		t.Fatalf("%d transactions summing %d, want %d summing %d (layout %q)", len(r.Transactions), got, count, sum, r.Layout)
+	}
+	if d := r.Transactions[0].Description; d != "TRANSFER FROM SAVINGS LONDON GB" {
+		t.Fatalf("a description over two lines read as %q", d)
+	}
+}
