@@ -22,17 +22,17 @@ build:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-## fuzz: each fuzz target for FUZZTIME (default 1m)
+## fuzz: each fuzz target for FUZZTIME (default 1m); statements minimize in 50 runs (their seeds are whole statements)
 FUZZTIME ?= 1m
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./pkg/contracts
-	$(GO) test -run '^$$' -fuzz FuzzParseCSV -fuzztime $(FUZZTIME) ./services/toolrunner/statements
-	$(GO) test -run '^$$' -fuzz FuzzParseOFX -fuzztime $(FUZZTIME) ./services/toolrunner/statements
-	$(GO) test -run '^$$' -fuzz FuzzParseCamt -fuzztime $(FUZZTIME) ./services/toolrunner/statements
-	$(GO) test -run '^$$' -fuzz FuzzParseMT940 -fuzztime $(FUZZTIME) ./services/toolrunner/statements
-	$(GO) test -run '^$$' -fuzz FuzzParseQIF -fuzztime $(FUZZTIME) ./services/toolrunner/statements
-	$(GO) test -run '^$$' -fuzz FuzzParsePDF -fuzztime $(FUZZTIME) ./services/toolrunner/statements
-	$(GO) test -run '^$$' -fuzz FuzzSandbox -fuzztime $(FUZZTIME) ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzParseCSV -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzParseOFX -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzParseCamt -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzParseMT940 -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzParseQIF -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzParsePDF -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzSandbox -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
 
 tidy-check:
 	$(GO) mod tidy
