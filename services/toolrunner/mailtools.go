@@ -43,7 +43,8 @@ type File struct {
 var ErrNoMessage = errors.New("no such message")
 
 // statementExt are the attachment types the importer reads.
-var statementExt = map[string]bool{".csv": true, ".tsv": true, ".ofx": true, ".qfx": true}
+var statementExt = map[string]bool{".csv": true, ".tsv": true, ".txt": true, ".ofx": true, ".qfx": true, ".xml": true, ".sta": true,
+	".940": true, ".mt940": true, ".qif": true, ".pdf": true, ".png": true, ".jpg": true, ".jpeg": true, ".tif": true, ".tiff": true}
 
 // MailTools are search_gmail, fetch_email_attachments and
 // get_recent_imports over m.
@@ -127,7 +128,7 @@ func fetchAttachments(ctx context.Context, m Mail, tx Tx, c Call) (Output, error
 		jobs = append(jobs, contracts.ImportJob{TenantID: d.TenantID, UserID: d.UserID, DocumentID: d.ID})
 	}
 	if len(jobs) == 0 && len(out.Documents) > 0 && !hasStatus(out.Documents, "duplicate") {
-		return Output{}, fail(contracts.CodeInvalidArgs, "That message has no statement attachment (CSV, OFX or QFX).")
+		return Output{}, fail(contracts.CodeInvalidArgs, "That message has no statement attachment (CSV, OFX/QFX, camt.053, MT940, QIF, PDF or a scan).")
 	}
 	if len(out.Documents) == 0 {
 		return Output{}, fail(contracts.CodeInvalidArgs, "That message has no attachments.")
