@@ -222,6 +222,9 @@ func (in *Ingress) watchTurn(ctx context.Context, tenant, user, turnID string) (
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := in.busUp(); err != nil {
+		return nil, nil, err
+	}
 	out := make(chan *outFrame, 256)
 	sub, err := in.nc.Subscribe(subject, func(m *nats.Msg) {
 		f := newOutFrame(m.Data, m.Header.Get(bus.HeaderCreatedAt))
@@ -244,7 +247,9 @@ func (in *Ingress) watchTurn(ctx context.Context, tenant, user, turnID string) (
 		return nil, nil, err
 	}
 	_ = sub.SetPendingLimits(-1, 64<<20)
-	if err := in.nc.FlushWithContext(ctx); err != nil {
+	fctx, cancel := context.WithTimeout(ctx, busTimeout)
+	defer cancel()
+	if err := in.nc.FlushWithContext(fctx); err != nil {
 		_ = sub.Unsubscribe()
 		return nil, nil, err
 	}

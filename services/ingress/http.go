@@ -8,6 +8,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/purser-ai/purser/internal/auth"
 )
@@ -65,7 +66,11 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // (403) before anything else, then authenticates (401).
 func (in *Ingress) api(route, method string, w http.ResponseWriter, r *http.Request, h func(w http.ResponseWriter, r *http.Request, p auth.Principal)) {
 	sw := &statusWriter{ResponseWriter: w}
-	defer func() { in.metrics.httpRequests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc() }()
+	start := time.Now()
+	defer func() {
+		in.metrics.httpRequests.WithLabelValues(route, strconv.Itoa(sw.status)).Inc()
+		in.metrics.httpSeconds.WithLabelValues(route).Observe(time.Since(start).Seconds())
+	}()
 	if r.Method != method {
 		sw.Header().Set("Allow", method)
 		writeJSONError(sw, http.StatusMethodNotAllowed, "method_not_allowed", "use "+method)

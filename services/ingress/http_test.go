@@ -284,3 +284,17 @@ func TestNotificationsOverHTTP(t *testing.T) {
 	assertError(t, h.do(call{method: http.MethodGet, path: "/v1/notifications?unread=maybe", token: ann}), http.StatusBadRequest, "bad_request")
 	assertError(t, h.do(call{method: http.MethodGet, path: "/v1/notifications"}), http.StatusUnauthorized, "unauthorized")
 }
+
+// With the bus down, a turn is refused at once with 503 (over HTTP) and an
+// unavailable error frame (over the socket), not after the chat timeout.
+func TestBusDownFailsFast(t *testing.T) {
+	h := newHarness(t, func(c *ingress.Config) { c.ChatTimeout = 10 * time.Minute })
+	tok := h.token("acme", "ann")
+	c := h.dial(tok)
+	h.ns.Shutdown()
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
+	if f := c.next(contracts.FrameError); f.Error.Code != contracts.ErrCodeUnavailable || f.Error.ID != "m1" {
+		t.Fatalf("socket error = %+v", f.Error)
+	}
+	assertError(t, h.do(call{token: tok, contentType: "application/json", body: `{"message":"hello"}`}), http.StatusServiceUnavailable, "unavailable")
+}

@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -176,6 +177,11 @@ func (in *Ingress) publishTurn(ctx context.Context, t contracts.UserTurn) (repea
 	if err := contracts.Validate(&t); err != nil {
 		return false, err
 	}
+	if err := in.busUp(); err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, busTimeout)
+	defer cancel()
 	subject, err := bus.TurnSubject(t.TenantID, t.ConversationID)
 	if err != nil {
 		return false, err
@@ -204,6 +210,22 @@ func (in *Ingress) publishTurn(ctx context.Context, t contracts.UserTurn) (repea
 		in.metrics.turns.Inc()
 	}
 	return repeated, nil
+}
+
+// busTimeout bounds each wait on the bus for a client's request (a
+// publish, a subscription's flush), so that a client learns within
+// seconds, not a minute, that the bus is down.
+const busTimeout = 2 * time.Second
+
+// errBusDown is returned at once while the ingress has no NATS connection.
+var errBusDown = errors.New("the message bus is unavailable")
+
+// busUp reports errBusDown unless the NATS connection is up.
+func (in *Ingress) busUp() error {
+	if in.nc != nil && !in.nc.IsConnected() {
+		return errBusDown
+	}
+	return nil
 }
 
 // storedOutcome returns the stored frames of turn t (asked of the

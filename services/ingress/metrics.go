@@ -18,6 +18,7 @@ type metrics struct {
 	replayed         prometheus.Counter
 	notifierRequests *prometheus.CounterVec
 	httpRequests     *prometheus.CounterVec
+	httpSeconds      *prometheus.HistogramVec
 }
 
 // Metrics are the ingress's Prometheus series, registered once per registry.
@@ -41,9 +42,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Requests to the notifier (catch-up, inbox), by op and outcome."}, []string{"op", "outcome"}),
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "purser_ingress_http_requests_total",
 			Help: "HTTP API requests answered, by route and status code."}, []string{"route", "code"}),
+		httpSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "purser_ingress_http_request_seconds",
+			Help:    "Time to answer an HTTP API request (for POST /v1/chat, the whole turn), by route.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 3, 12)}, []string{"route"}),
 	}
 	reg.MustRegister(m.connections, m.framesIn, m.framesOut, m.authFailures, m.rateLimited, m.queueDrops, m.turns,
-		m.deliveryLag, m.replayed, m.notifierRequests, m.httpRequests)
+		m.deliveryLag, m.replayed, m.notifierRequests, m.httpRequests, m.httpSeconds)
 	return &Metrics{m: m}
 }
 

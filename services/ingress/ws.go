@@ -110,7 +110,7 @@ func (in *Ingress) authenticate(w http.ResponseWriter, r *http.Request) (auth.Pr
 	}
 	reason := auth.Reason(err)
 	in.metrics.authFailures.WithLabelValues(reason).Inc()
-	in.log.Debug("authentication refused", "reason", reason, "path", r.URL.Path)
+	in.log.Info("authentication refused", "reason", reason, "path", r.URL.Path, "remote", r.RemoteAddr)
 	status := http.StatusUnauthorized
 	if errors.Is(err, auth.ErrUnavailable) {
 		status = http.StatusServiceUnavailable
