@@ -2,7 +2,7 @@
 GO ?= go
 export GOTOOLCHAIN := local
 
-.PHONY: run test build vet bench fuzz tidy-check
+.PHONY: run test build vet bench fuzz tidy-check chaos chaos-nats
 
 ## run: all four services in one process on an embedded NATS and SQLite (./data)
 run:
@@ -37,3 +37,13 @@ fuzz:
 tidy-check:
 	$(GO) mod tidy
 	git diff --exit-code go.mod go.sum
+
+## chaos: the four services apart on a loopback NATS and a fresh PostgreSQL database,
+## SIGKILLed at random while CHAOS_USERS users make CHAOS_TURNS changes (default 1000);
+## the last line counts lost, doubled and stuck turns (all must be 0). Bounded by CHAOS_LIMIT (15m).
+chaos: build
+	$(GO) run ./cmd/chaos -bin bin/purser -mode services
+
+## chaos-nats: the same while the NATS server restarts in a loop
+chaos-nats: build
+	$(GO) run ./cmd/chaos -bin bin/purser -mode nats

@@ -1,0 +1,267 @@
+// Package chaos runs purser's four services apart, as separate processes
+// against a NATS server on a loopback port and a fresh PostgreSQL database,
+// drives many users' turns through the ingress, kills services (or the NATS
+// server) at random moments and restarts them, and then compares what the
+// users were told with what the database holds. It is `make chaos`.
+package chaos
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// cluster is the NATS server, the database and the service processes.
+type cluster struct {
+	bin     string
+	dir     string
+	natsOpt *server.Options
+	nats    *server.Server
+	natsMu  sync.Mutex
+	dsn     string
+	dropDB  func()
+	secret  string
+	env     []string
+	ingress string // host:port
+
+	mu    sync.Mutex
+	procs map[string]*proc
+	addrs map[string]string
+}
+
+// proc is one running service; done closes when it has exited.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Services are the four, in start order.
+var Services = []string{"notifier", "toolrunner", "orchestrator", "ingress"}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// startCluster starts NATS, creates the database, migrates it and starts
+// every service.
+func startCluster(ctx context.Context, bin, baseDSN, dir string) (*cluster, error) {
+	c := &cluster{bin: bin, dir: dir, procs: map[string]*proc{}, addrs: map[string]string{}, secret: randomHex(32)}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	c.natsOpt = &server.Options{Host: "127.0.0.1", Port: port, JetStream: true, StoreDir: filepath.Join(dir, "nats"),
+		NoSigs: true, MaxPayload: 8 << 20}
+	if err := c.startNATS(); err != nil {
+		return nil, err
+	}
+	if err := c.createDatabase(ctx, baseDSN); err != nil {
+		c.stop()
+		return nil, err
+	}
+	mailbox := filepath.Join(dir, "mailbox")
+	if err := os.MkdirAll(mailbox, 0o755); err != nil {
+		c.stop()
+		return nil, err
+	}
+	c.env = append(os.Environ(),
+		"NATS_URL=nats://"+net.JoinHostPort("127.0.0.1", fmt.Sprint(port)),
+		"DATABASE_URL="+c.dsn,
+		"PURSER_JWT_SECRET="+c.secret,
+		"PURSER_MODEL=offline",
+		"PURSER_MAILBOX_DIR="+mailbox,
+		"PURSER_LOG_LEVEL=warn",
+	)
+	if out, err := c.command(ctx, "migrate").CombinedOutput(); err != nil {
+		c.stop()
+		return nil, fmt.Errorf("purser migrate: %v: %s", err, out)
+	}
+	for _, s := range Services {
+		if err := c.start(ctx, s); err != nil {
+			c.stop()
+			return nil, err
+		}
+	}
+	c.ingress = c.addrs["ingress"]
+	return c, nil
+}
+
+func (c *cluster) startNATS() error {
+	c.natsMu.Lock()
+	defer c.natsMu.Unlock()
+	s, err := server.NewServer(c.natsOpt)
+	if err != nil {
+		return fmt.Errorf("nats server: %w", err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(30 * time.Second) {
+		s.Shutdown()
+		return fmt.Errorf("nats server not ready")
+	}
+	c.nats = s
+	return nil
+}
+
+// restartNATS stops the NATS server and, after down, starts it again on
+// the same port and data folder.
+func (c *cluster) restartNATS(down time.Duration) error {
+	c.natsMu.Lock()
+	s := c.nats
+	c.natsMu.Unlock()
+	s.Shutdown()
+	s.WaitForShutdown()
+	time.Sleep(down)
+	return c.startNATS()
+}
+
+func (c *cluster) createDatabase(ctx context.Context, baseDSN string) error {
+	admin, err := sql.Open("pgx", baseDSN)
+	if err != nil {
+		return err
+	}
+	name := "purser_chaos_" + randomHex(6)
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+		admin.Close()
+		return fmt.Errorf("create database: %w", err)
+	}
+	u, err := url.Parse(baseDSN)
+	if err != nil {
+		admin.Close()
+		return err
+	}
+	u.Path = "/" + name
+	c.dsn = u.String()
+	c.dropDB = func() {
+		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = admin.ExecContext(dctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		admin.Close()
+	}
+	return nil
+}
+
+func (c *cluster) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, c.bin, args...)
+	cmd.Env = c.env
+	return cmd
+}
+
+// start starts service s on a port of its own (the same one again after a
+// kill) and waits until /readyz answers.
+func (c *cluster) start(ctx context.Context, s string) error {
+	c.mu.Lock()
+	addr := c.addrs[s]
+	c.mu.Unlock()
+	if addr == "" {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		addr = net.JoinHostPort("127.0.0.1", fmt.Sprint(port))
+	}
+	logf, err := os.OpenFile(filepath.Join(c.dir, s+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(c.bin, s)
+	cmd.Env = append(append([]string{}, c.env...), "PURSER_HTTP_ADDR="+addr)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return fmt.Errorf("start %s: %w", s, err)
+	}
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); logf.Close(); close(p.done) }()
+	c.mu.Lock()
+	c.procs[s], c.addrs[s] = p, addr
+	c.mu.Unlock()
+	return waitReady(ctx, "http://"+addr+"/readyz", 60*time.Second)
+}
+
+// kill sends SIGKILL to service s and returns once it is gone.
+func (c *cluster) kill(s string) {
+	c.mu.Lock()
+	p := c.procs[s]
+	delete(c.procs, s)
+	c.mu.Unlock()
+	if p == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// stop ends every process, the NATS server and the database.
+func (c *cluster) stop() {
+	c.mu.Lock()
+	procs := c.procs
+	c.procs = map[string]*proc{}
+	c.mu.Unlock()
+	for _, p := range procs {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, p := range procs {
+		select {
+		case <-p.done:
+		case <-time.After(20 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	}
+	c.natsMu.Lock()
+	if c.nats != nil {
+		c.nats.Shutdown()
+	}
+	c.natsMu.Unlock()
+	if c.dropDB != nil {
+		c.dropDB()
+	}
+}
+
+func waitReady(ctx context.Context, u string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	client := &http.Client{Timeout: 2 * time.Second}
+	for {
+		resp, err := client.Get(u)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s not ready after %s", strings.TrimSuffix(u, "/readyz"), limit)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

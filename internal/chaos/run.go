@@ -1,0 +1,284 @@
+package chaos
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/purser-ai/purser/internal/auth"
+)
+
+// Config says what a chaos run does.
+type Config struct {
+	Binary  string        // the purser binary
+	BaseDSN string        // a PostgreSQL URL whose user may create databases
+	Turns   int           // changes to make, across all users
+	Users   int           // users at once
+	Mode    string        // "services": kill services; "nats": restart the NATS server
+	Every   time.Duration // mean time between kills
+	Limit   time.Duration // the whole run's bound
+	Seed    uint64
+	Out     io.Writer
+	Keep    bool // keep the work folder (logs, NATS data) for a look
+}
+
+// Report is a run's outcome.
+type Report struct {
+	Turns, Kills, Lost, Doubled, Stuck int
+	Errored                            int
+	SlowestRecovery                    time.Duration
+	Details                            []string
+}
+
+// Line is the last line a run prints.
+func (r Report) Line() string {
+	return fmt.Sprintf("chaos: %d turns, %d kills, %d lost, %d doubled, %d stuck, slowest recovery %s",
+		r.Turns, r.Kills, r.Lost, r.Doubled, r.Stuck, r.SlowestRecovery.Round(time.Millisecond))
+}
+
+// OK reports whether nothing was lost, doubled or stuck.
+func (r Report) OK() bool { return r.Lost == 0 && r.Doubled == 0 && r.Stuck == 0 }
+
+// Run starts the cluster, drives the turns while killing, and compares.
+func Run(ctx context.Context, cfg Config) (Report, error) {
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.Limit)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "purser-chaos-")
+	if err != nil {
+		return Report{}, err
+	}
+	if !cfg.Keep {
+		defer os.RemoveAll(dir)
+	}
+	fmt.Fprintf(cfg.Out, "chaos: work folder %s; starting NATS, PostgreSQL database and the four services\n", dir)
+	c, err := startCluster(ctx, cfg.Binary, cfg.BaseDSN, dir)
+	if err != nil {
+		return Report{}, err
+	}
+	defer c.stop()
+
+	minter := auth.NewMinter([]byte(c.secret), "purser", "purser", time.Now)
+	users := make([]*user, cfg.Users)
+	for i := range users {
+		id := fmt.Sprintf("u%03d", i)
+		tok, err := minter.Mint("chaos", id, []auth.Role{auth.RoleMember}, 12*time.Hour)
+		if err != nil {
+			return Report{}, err
+		}
+		users[i] = newUser(id, tok, c.ingress, cfg.Seed+uint64(i))
+		if err := users[i].connect(ctx); err != nil {
+			return Report{}, err
+		}
+	}
+
+	// Turns are handed out one at a time, so that N is exact however the
+	// users' speeds differ.
+	var next atomic.Int64
+	var finished atomic.Int64
+	driveCtx, stopDriving := context.WithCancel(ctx)
+	defer stopDriving()
+	var wg sync.WaitGroup
+	for _, u := range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1))
+				if k > cfg.Turns || driveCtx.Err() != nil {
+					return
+				}
+				u.turn(driveCtx, k, 90*time.Second)
+				finished.Add(1)
+			}
+		}()
+	}
+
+	// The killer runs until every turn is handed out and done.
+	var kills []killEvent
+	var killMu sync.Mutex
+	killCtx, stopKilling := context.WithCancel(ctx)
+	killDone := make(chan struct{})
+	go func() {
+		defer close(killDone)
+		rng := rand.New(rand.NewPCG(cfg.Seed, 99))
+		victims := []string{"orchestrator", "toolrunner", "notifier"}
+		for {
+			wait := time.Duration(float64(cfg.Every) * (0.25 + 1.5*rng.Float64()))
+			select {
+			case <-killCtx.Done():
+				return
+			case <-time.After(wait):
+			}
+			ev := killEvent{at: time.Now()}
+			if cfg.Mode == "nats" {
+				ev.what = "nats"
+				if err := c.restartNATS(time.Duration(rng.IntN(1500)) * time.Millisecond); err != nil {
+					fmt.Fprintf(cfg.Out, "chaos: restart NATS: %v\n", err)
+					return
+				}
+			} else {
+				ev.what = victims[rng.IntN(len(victims))]
+				c.kill(ev.what)
+				time.Sleep(time.Duration(rng.IntN(1000)) * time.Millisecond)
+				if err := c.start(ctx, ev.what); err != nil {
+					fmt.Fprintf(cfg.Out, "chaos: restart %s: %v\n", ev.what, err)
+					return
+				}
+			}
+			ev.back = time.Now()
+			killMu.Lock()
+			kills = append(kills, ev)
+			killMu.Unlock()
+		}
+	}()
+
+	progress := time.NewTicker(5 * time.Second)
+	defer progress.Stop()
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+	start := time.Now()
+wait:
+	for {
+		select {
+		case <-allDone:
+			break wait
+		case <-ctx.Done():
+			stopDriving()
+			<-allDone
+			break wait
+		case <-progress.C:
+			killMu.Lock()
+			n := len(kills)
+			killMu.Unlock()
+			fmt.Fprintf(cfg.Out, "chaos: %d/%d turns done, %d kills, %s\n", finished.Load(), cfg.Turns, n, time.Since(start).Round(time.Second))
+		}
+	}
+	stopKilling()
+	<-killDone
+
+	rep, err := compare(ctx, c.dsn, users)
+	if err != nil {
+		return rep, err
+	}
+	rep.Kills = len(kills)
+	rep.SlowestRecovery = slowestRecovery(kills, users)
+	if ctx.Err() != nil {
+		rep.Details = append(rep.Details, fmt.Sprintf("the run hit its time bound (%s) before every turn was done", cfg.Limit))
+		rep.Stuck += cfg.Turns - rep.Turns
+	}
+	return rep, nil
+}
+
+type killEvent struct {
+	what     string
+	at, back time.Time
+}
+
+// slowestRecovery is the longest wait, after a kill, for the next turn to
+// finish anywhere.
+func slowestRecovery(kills []killEvent, users []*user) time.Duration {
+	var done []time.Time
+	for _, u := range users {
+		u.mu.Lock()
+		done = append(done, u.done...)
+		u.mu.Unlock()
+	}
+	slices.SortFunc(done, func(a, b time.Time) int { return a.Compare(b) })
+	var worst time.Duration
+	for _, k := range kills {
+		i := sort.Search(len(done), func(i int) bool { return done[i].After(k.at) })
+		if i < len(done) {
+			worst = max(worst, done[i].Sub(k.at))
+		}
+	}
+	return worst
+}
+
+// compare checks each user's expenses in the database against what the
+// user was told.
+func compare(ctx context.Context, dsn string, users []*user) (Report, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return Report{}, err
+	}
+	defer db.Close()
+	var rep Report
+	for _, u := range users {
+		u.mu.Lock()
+		rep.Turns += u.turns
+		rep.Stuck += len(u.stuck)
+		rep.Errored += len(u.errored)
+		rep.Details = append(rep.Details, u.stuck...)
+		rep.Details = append(rep.Details, u.errored...)
+		for turn, seqs := range u.answers {
+			if len(seqs) > 1 {
+				rep.Doubled++
+				rep.Details = append(rep.Details, fmt.Sprintf("%s: turn %s ended %d times (seqs %v)", u.id, turn, len(seqs), seqs))
+			}
+		}
+		want := map[int64]*expense{}
+		var uncertainAdds []*expense
+		for id, e := range u.expenses {
+			if id < 0 {
+				uncertainAdds = append(uncertainAdds, e)
+				continue
+			}
+			want[id] = e
+		}
+		u.mu.Unlock()
+
+		rows, err := db.QueryContext(ctx, `SELECT id, item, amount_minor FROM expenses WHERE tenant_id = 'chaos' AND user_id = $1`, u.id)
+		if err != nil {
+			return rep, err
+		}
+		got := map[int64]expense{}
+		for rows.Next() {
+			var id int64
+			var e expense
+			if err := rows.Scan(&id, &e.item, &e.minor); err != nil {
+				rows.Close()
+				return rep, err
+			}
+			got[id] = e
+		}
+		rows.Close()
+		for id, w := range want {
+			g, ok := got[id]
+			switch {
+			case w.uncertain && w.before == -1 && !ok: // an uncertain delete that happened
+			case !ok:
+				rep.Lost++
+				rep.Details = append(rep.Details, fmt.Sprintf("%s: expense #%d (%s, %d) is missing", u.id, id, w.item, w.minor))
+			case g.minor != w.minor && !(w.uncertain && g.minor == w.before):
+				rep.Lost++
+				rep.Details = append(rep.Details, fmt.Sprintf("%s: expense #%d is %d, the user was told %d", u.id, id, g.minor, w.minor))
+			}
+			delete(got, id)
+		}
+		for id, g := range got {
+			matched := false
+			for i, a := range uncertainAdds {
+				if a != nil && a.item == g.item {
+					uncertainAdds[i], matched = nil, true
+					break
+				}
+			}
+			if !matched {
+				rep.Doubled++
+				rep.Details = append(rep.Details, fmt.Sprintf("%s: expense #%d (%s, %d) was never reported to the user", u.id, id, g.item, g.minor))
+			}
+		}
+	}
+	return rep, nil
+}

@@ -1,0 +1,314 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// expense is what a user was told about one of their expenses.
+type expense struct {
+	item  string
+	minor int64
+	// uncertain: a turn about it ended in an error, so either the state
+	// before or after that turn is acceptable.
+	uncertain bool
+	before    int64 // the amount before the uncertain change; -1 if it may be gone
+}
+
+// user drives one person's turns through a websocket, as the protocol asks
+// of a client: a frame not acked is sent again with the same id, and after
+// a reconnect the socket resumes from the last seq seen.
+type user struct {
+	id, token, url string
+	rng            *rand.Rand
+
+	mu       sync.Mutex
+	conn     *websocket.Conn
+	frames   chan contracts.ServerFrame
+	lastSeq  int64
+	answers  map[string][]int64 // turn id -> seqs of its terminal frames
+	expenses map[int64]*expense
+	deleted  map[int64]bool
+	turns    int
+	stuck    []string
+	errored  []string
+	slowest  time.Duration
+	done     []time.Time // when each turn finished
+}
+
+func newUser(id, token, ingress string, seed uint64) *user {
+	return &user{id: id, token: token, url: "ws://" + ingress + "/v1/ws", rng: rand.New(rand.NewPCG(seed, 7)),
+		answers: map[string][]int64{}, expenses: map[int64]*expense{}, deleted: map[int64]bool{}}
+}
+
+// connect (re)opens the socket and resumes after the last seq seen.
+func (u *user) connect(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		conn, _, err := websocket.Dial(dctx, u.url, &websocket.DialOptions{
+			HTTPHeader: http.Header{"Authorization": []string{"Bearer " + u.token}}, Subprotocols: []string{auth.Subprotocol}})
+		cancel()
+		if err == nil {
+			conn.SetReadLimit(1 << 20)
+			frames := make(chan contracts.ServerFrame, 256)
+			u.mu.Lock()
+			u.conn, u.frames = conn, frames
+			after := u.lastSeq
+			u.mu.Unlock()
+			go u.read(ctx, conn, frames)
+			return u.write(ctx, fmt.Sprintf(`{"type":"resume","after_seq":%d}`, after))
+		}
+		if ctx.Err() != nil || attempt > 300 {
+			return fmt.Errorf("%s: connect: %w", u.id, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func (u *user) read(ctx context.Context, conn *websocket.Conn, out chan<- contracts.ServerFrame) {
+	defer close(out)
+	for {
+		_, data, err := conn.Read(ctx)
+		if err != nil {
+			return
+		}
+		var f contracts.ServerFrame
+		if json.Unmarshal(data, &f) != nil {
+			continue
+		}
+		u.mu.Lock()
+		if f.Seq > u.lastSeq {
+			u.lastSeq = f.Seq
+		}
+		u.mu.Unlock()
+		select {
+		case out <- f:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (u *user) write(ctx context.Context, frame string) error {
+	u.mu.Lock()
+	conn := u.conn
+	u.mu.Unlock()
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return conn.Write(wctx, websocket.MessageText, []byte(frame))
+}
+
+var errStuck = errors.New("stuck")
+
+// exchange sends frame (with client id id) until it is acked, then waits
+// for the frame that ends its turn. Frames of other turns are ignored; a
+// terminal frame seen again under the same seq (a replay) is not counted
+// twice.
+func (u *user) exchange(ctx context.Context, id, frame string, limit time.Duration) (contracts.ServerFrame, error) {
+	deadline := time.Now().Add(limit)
+	turnID := ""
+	resend := time.Now()
+	for time.Now().Before(deadline) {
+		if turnID == "" && !time.Now().Before(resend) {
+			if err := u.write(ctx, frame); err != nil {
+				if err := u.connect(ctx); err != nil {
+					return contracts.ServerFrame{}, err
+				}
+				continue
+			}
+			resend = time.Now().Add(5 * time.Second)
+		}
+		u.mu.Lock()
+		frames := u.frames
+		u.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return contracts.ServerFrame{}, ctx.Err()
+		case f, ok := <-frames:
+			if !ok { // the socket dropped: reconnect, resume, resend if unacked
+				if err := u.connect(ctx); err != nil {
+					return contracts.ServerFrame{}, err
+				}
+				resend = time.Now()
+				continue
+			}
+			switch {
+			case f.Type == contracts.FrameAck && f.Ack != nil && f.Ack.ID == id:
+				turnID = f.TurnID
+			case f.Type == contracts.FrameError && f.Error != nil && f.Error.ID == id:
+				// Not queued (the bus was down, or a limit): send it again.
+				turnID, resend = "", time.Now().Add(500*time.Millisecond)
+			case turnID != "" && f.TurnID == turnID && isTerminal(f.Type):
+				u.mu.Lock()
+				seqs := u.answers[turnID]
+				seen := false
+				for _, s := range seqs {
+					seen = seen || s == f.Seq
+				}
+				if !seen {
+					u.answers[turnID] = append(seqs, f.Seq)
+				}
+				u.mu.Unlock()
+				if !seen {
+					return f, nil
+				}
+			}
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return contracts.ServerFrame{}, errStuck
+}
+
+func isTerminal(typ string) bool {
+	switch typ {
+	case contracts.FrameAnswer, contracts.FrameClarify, contracts.FrameProposal, contracts.FrameError:
+		return true
+	}
+	return false
+}
+
+// letters spells n in lower-case letters, so that an item name never
+// holds a number the model could read as an amount.
+func letters(n int) string {
+	var b strings.Builder
+	for {
+		b.WriteByte(byte('a' + n%26))
+		n /= 26
+		if n == 0 {
+			return b.String()
+		}
+	}
+}
+
+// turn runs one change through a proposal and a yes: an add, or a change
+// or delete of one of the user's expenses. It reports whether the turn
+// finished.
+func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
+	start := time.Now()
+	conv := "chaos-" + u.id
+	var text string
+	var target int64
+	var newMinor int64
+	u.mu.Lock()
+	var live []int64
+	for id, e := range u.expenses {
+		if !e.uncertain {
+			live = append(live, id)
+		}
+	}
+	u.mu.Unlock()
+	op := "add"
+	if len(live) > 0 {
+		switch r := u.rng.IntN(10); {
+		case r < 3:
+			op = "change"
+		case r < 5:
+			op = "delete"
+		}
+	}
+	newMinor = int64(100 + u.rng.IntN(9900))
+	item := "chaos " + letters(k) + " " + u.id
+	switch op {
+	case "add":
+		text = fmt.Sprintf("add £%d.%02d %s today", newMinor/100, newMinor%100, item)
+	case "change":
+		target = live[u.rng.IntN(len(live))]
+		text = fmt.Sprintf("change expense %d to £%d.%02d", target, newMinor/100, newMinor%100)
+	case "delete":
+		target = live[u.rng.IntN(len(live))]
+		text = fmt.Sprintf("delete expense %d", target)
+	}
+	mid := fmt.Sprintf("%s-%d-m", u.id, k)
+	msg, _ := json.Marshal(map[string]string{"type": "message", "id": mid, "conversation_id": conv, "text": text})
+	p, err := u.exchange(ctx, mid, string(msg), limit)
+	if err != nil {
+		u.record(start, fmt.Sprintf("%s turn %d (%s): %v", u.id, k, text, err), true)
+		return
+	}
+	if p.Type != contracts.FrameProposal || p.Proposal == nil {
+		u.record(start, fmt.Sprintf("%s turn %d (%s): no proposal but %s", u.id, k, text, describe(p)), false)
+		return
+	}
+	cid := fmt.Sprintf("%s-%d-c", u.id, k)
+	confirm, _ := json.Marshal(map[string]string{"type": "confirm", "id": cid, "conversation_id": conv, "proposal_id": p.Proposal.ProposalID, "decision": "approve"})
+	a, err := u.exchange(ctx, cid, string(confirm), limit)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	switch {
+	case err != nil:
+		u.stuck = append(u.stuck, fmt.Sprintf("%s turn %d (%s) approve: %v", u.id, k, text, err))
+		u.markUncertain(op, target, item, newMinor)
+	case a.Answer != nil && a.Answer.Added != nil && op == "add":
+		u.expenses[a.Answer.Added.ID] = &expense{item: a.Answer.Added.Item, minor: a.Answer.Added.Amount.Minor}
+	case a.Answer != nil && a.Answer.Updated != nil && op == "change":
+		u.expenses[a.Answer.Updated.ID] = &expense{item: a.Answer.Updated.Item, minor: a.Answer.Updated.Amount.Minor}
+	case a.Answer != nil && a.Answer.Deleted != nil && op == "delete":
+		delete(u.expenses, a.Answer.Deleted.ID)
+		u.deleted[a.Answer.Deleted.ID] = true
+	default:
+		u.errored = append(u.errored, fmt.Sprintf("%s turn %d (%s) approve: %s", u.id, k, text, describe(a)))
+		u.markUncertain(op, target, item, newMinor)
+	}
+	u.turns++
+	if d := time.Since(start); d > u.slowest {
+		u.slowest = d
+	}
+	u.done = append(u.done, time.Now())
+}
+
+// markUncertain notes that an approved change's outcome was not reported:
+// either state is acceptable for that expense. Called with u.mu held.
+func (u *user) markUncertain(op string, target int64, item string, minor int64) {
+	switch op {
+	case "add":
+		u.expenses[-int64(len(u.expenses)+1)] = &expense{item: item, minor: minor, uncertain: true, before: -1}
+	case "change", "delete":
+		if e := u.expenses[target]; e != nil {
+			e.uncertain, e.before = true, e.minor
+			if op == "change" {
+				e.minor = minor
+			} else {
+				e.before = -1
+			}
+		}
+	}
+}
+
+func (u *user) record(start time.Time, what string, stuck bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if stuck {
+		u.stuck = append(u.stuck, what)
+	} else {
+		u.errored = append(u.errored, what)
+	}
+	u.turns++
+	u.done = append(u.done, time.Now())
+	if d := time.Since(start); d > u.slowest {
+		u.slowest = d
+	}
+}
+
+func describe(f contracts.ServerFrame) string {
+	switch {
+	case f.Error != nil:
+		return "error " + f.Error.Code + ": " + f.Error.Message
+	case f.Answer != nil:
+		return "answer " + f.Answer.Content
+	case f.Clarify != nil:
+		return "question " + f.Clarify.Question
+	}
+	return f.Type
+}
