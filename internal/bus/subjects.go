@@ -71,10 +71,11 @@ const (
 	NotifierRead          = "read"
 	NotifierTurn          = "turn"
 	NotifierAudit         = "audit"
+	NotifierMatch         = "match"
 )
 
 // NotifierOps are every request the notifier answers.
-var NotifierOps = []string{NotifierResume, NotifierNotifications, NotifierRead, NotifierTurn, NotifierAudit}
+var NotifierOps = []string{NotifierResume, NotifierNotifications, NotifierRead, NotifierTurn, NotifierAudit, NotifierMatch}
 
 // NotifierSubject is purser.notifier.<op>.<tenant>.<user>, on core NATS.
 // Tenant and user come from the subject, which only the ingress names,

@@ -83,3 +83,26 @@ func (s *Store) TransitionProposal(ctx context.Context, tenantID, id, from, to s
 		return fmt.Errorf("transition proposal %s from %s: %w", id, from, ErrConflict)
 	})
 }
+
+// PendingProposals returns the user's proposals in a conversation that
+// still wait for a decision and have not expired at now, oldest first.
+func (s *Store) PendingProposals(ctx context.Context, tenantID, userID, conversationID string, now time.Time, limit int) ([]Proposal, error) {
+	q, args := limitClause(`SELECT id, turn_id, tool, args, summary, status, revision, expires_at, created_at FROM proposals
+		WHERE tenant_id = ? AND user_id = ? AND conversation_id = ? AND status = ? AND expires_at > ? ORDER BY created_at, id`,
+		limit, []any{tenantID, userID, conversationID, ProposalPending, s.d.ts(now)})
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("pending proposals: %w", err)
+	}
+	defer rows.Close()
+	var out []Proposal
+	for rows.Next() {
+		p := Proposal{TenantID: tenantID, UserID: userID, ConversationID: conversationID}
+		if err := rows.Scan(&p.ID, &p.TurnID, &p.Tool, jsonCol{&p.Args}, &p.Summary, &p.Status, &p.Revision,
+			timeCol{&p.ExpiresAt}, timeCol{&p.CreatedAt}); err != nil {
+			return nil, fmt.Errorf("pending proposals: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}

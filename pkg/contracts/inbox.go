@@ -17,6 +17,12 @@ type InboxRequest struct {
 	ID string `json:"id,omitempty" validate:"omitempty,purserid"`
 	// TurnID names the turn whose stored frames the turn op returns.
 	TurnID string `json:"turn_id,omitempty" validate:"omitempty,purserid"`
+	// ConversationID, Tool and Args ask the match op for the pending
+	// proposal of that conversation that names exactly this call (the
+	// original chat contract's confirm: {tool, args}).
+	ConversationID string          `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
+	Tool           string          `json:"tool,omitempty" validate:"omitempty,purserid"`
+	Args           json.RawMessage `json:"args,omitempty"`
 }
 
 // InboxReply answers an InboxRequest. When Error is set nothing else is.
@@ -27,7 +33,9 @@ type InboxReply struct {
 	More          bool              `json:"more,omitempty"`
 	Notifications []Notification    `json:"notifications,omitempty"`
 	Audit         []AuditEntry      `json:"audit,omitempty"`
-	Error         *InboxError       `json:"error,omitempty"`
+	// ProposalID is the match op's answer.
+	ProposalID string      `json:"proposal_id,omitempty"`
+	Error      *InboxError `json:"error,omitempty"`
 }
 
 // InboxError says why an inbox request failed, without internals.
@@ -43,6 +51,7 @@ const (
 	InboxBadRequest  = "bad_request"
 	InboxNotFound    = "not_found"
 	InboxUnavailable = "unavailable"
+	InboxConflict    = "conflict"
 )
 
 // AuditEntry is one tool call in a tenant's audit log, as an owner reads

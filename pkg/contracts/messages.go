@@ -28,15 +28,18 @@ const (
 
 // UserTurn is one thing a person said or decided: either text or a confirm.
 type UserTurn struct {
-	TurnID         string    `json:"turn_id" validate:"required,purserid"`
-	TenantID       string    `json:"tenant_id" validate:"required,purserid"`
-	UserID         string    `json:"user_id" validate:"required,purserid"`
-	Roles          []string  `json:"roles" validate:"required,min=1,max=3,dive,oneof=owner member viewer"`
-	ConversationID string    `json:"conversation_id" validate:"required,purserid"`
-	Text           string    `json:"text,omitempty" validate:"required_without=Confirm,excluded_with=Confirm,max=4000,text"`
-	Confirm        *Confirm  `json:"confirm,omitempty"`
-	Timezone       string    `json:"timezone" validate:"required,tz"`
-	SentAt         time.Time `json:"sent_at" validate:"required"`
+	TurnID         string   `json:"turn_id" validate:"required,purserid"`
+	TenantID       string   `json:"tenant_id" validate:"required,purserid"`
+	UserID         string   `json:"user_id" validate:"required,purserid"`
+	Roles          []string `json:"roles" validate:"required,min=1,max=3,dive,oneof=owner member viewer"`
+	ConversationID string   `json:"conversation_id" validate:"required,purserid"`
+	Text           string   `json:"text,omitempty" validate:"required_without=Confirm,excluded_with=Confirm,max=4000,text"`
+	Confirm        *Confirm `json:"confirm,omitempty"`
+	Timezone       string   `json:"timezone" validate:"required,tz"`
+	// Currency is the user's currency as their client knows it (the chat
+	// contract's userContext), when it says one.
+	Currency string    `json:"currency,omitempty" validate:"omitempty,currency"`
+	SentAt   time.Time `json:"sent_at" validate:"required"`
 }
 
 // Confirm is a person's decision on a stored proposal. It names only the

@@ -31,15 +31,26 @@ func DefaultChatConversation(userID string) string {
 
 // chatRequest is the body of POST /v1/chat, the original chat function's
 // contract: history, then message (or question, its older name) or a
-// confirm. History is checked but not used: the conversation's history is
-// kept server-side. conversation_id and timezone are additions.
+// confirm, and the caller's userContext. History is checked but not used,
+// since the conversation's history is kept server-side, except that a body
+// with history alone asks its last user message. conversation_id and
+// timezone are additions.
 type chatRequest struct {
-	History        []chatEntry  `json:"history" validate:"max=200,dive"`
-	Message        string       `json:"message,omitempty" validate:"max=4000"`
-	Question       string       `json:"question,omitempty" validate:"max=4000"`
-	Confirm        *chatConfirm `json:"confirm,omitempty"`
-	ConversationID string       `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
-	Timezone       string       `json:"timezone,omitempty" validate:"omitempty,tz"`
+	History        []chatEntry      `json:"history" validate:"max=200,dive"`
+	Message        string           `json:"message,omitempty" validate:"max=4000"`
+	Question       string           `json:"question,omitempty" validate:"max=4000"`
+	Confirm        *chatConfirm     `json:"confirm,omitempty"`
+	ConversationID string           `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
+	Timezone       string           `json:"timezone,omitempty" validate:"omitempty,tz"`
+	UserContext    *chatUserContext `json:"userContext,omitempty"`
+}
+
+// chatUserContext is what the host application knows of the user: their
+// time zone and currency are used when the request names none.
+type chatUserContext struct {
+	Timezone string `json:"timezone,omitempty" validate:"omitempty,tz"`
+	Currency string `json:"currency,omitempty" validate:"omitempty,currency"`
+	Locale   string `json:"locale,omitempty" validate:"omitempty,max=35"`
 }
 
 type chatEntry struct {
@@ -47,10 +58,15 @@ type chatEntry struct {
 	Content string `json:"content" validate:"max=20000"`
 }
 
+// chatConfirm decides a proposal by its id; or, as the original chat
+// contract did, restates the call to approve ({tool, args}), which is
+// accepted only when it matches exactly one pending proposal of the user's
+// conversation.
 type chatConfirm struct {
-	ProposalID string          `json:"proposal_id" validate:"required,purserid"`
-	Decision   string          `json:"decision" validate:"required,oneof=approve reject edit"`
+	ProposalID string          `json:"proposal_id,omitempty" validate:"required_without=Tool,excluded_with=Tool,omitempty,purserid"`
+	Decision   string          `json:"decision,omitempty" validate:"required_with=ProposalID,excluded_with=Tool,omitempty,oneof=approve reject edit"`
 	Args       json.RawMessage `json:"args,omitempty"`
+	Tool       string          `json:"tool,omitempty" validate:"omitempty,purserid"`
 }
 
 // chatResponse is the answer of POST /v1/chat: the original shape, plus
@@ -105,6 +121,15 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 		if text == "" {
 			text = req.Question
 		}
+		if text == "" && req.Confirm == nil {
+			// History alone: its last user message is the message.
+			for i := len(req.History) - 1; i >= 0; i-- {
+				if req.History[i].Role == "user" {
+					text = req.History[i].Content
+					break
+				}
+			}
+		}
 		if text, err = contracts.CleanText("message", text); err != nil {
 			writeJSONError(w, http.StatusBadRequest, "bad_request", err.Error())
 			return
@@ -129,8 +154,29 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 			conv = DefaultChatConversation(p.UserID)
 		}
 		tz := req.Timezone
+		if tz == "" && req.UserContext != nil {
+			tz = req.UserContext.Timezone
+		}
 		if tz == "" {
 			tz = in.cfg.DefaultTimezone
+		}
+		if req.Confirm != nil && req.Confirm.Tool != "" {
+			// The original contract's confirm restates the call.
+			reply, err := in.request(r.Context(), bus.NotifierMatch, p.TenantID, p.UserID,
+				contracts.InboxRequest{ConversationID: conv, Tool: req.Confirm.Tool, Args: req.Confirm.Args})
+			var ie *contracts.InboxError
+			switch {
+			case errors.As(err, &ie) && ie.Code == contracts.InboxConflict:
+				writeJSONError(w, http.StatusConflict, "no_matching_proposal", ie.Message)
+				return
+			case errors.As(err, &ie) && ie.Code == contracts.InboxBadRequest:
+				writeJSONError(w, http.StatusBadRequest, "bad_request", ie.Message)
+				return
+			case err != nil:
+				in.notifierFailed(w, err)
+				return
+			}
+			req.Confirm = &chatConfirm{ProposalID: reply.ProposalID, Decision: "approve"}
 		}
 		var t contracts.UserTurn
 		if req.Confirm != nil {
@@ -140,6 +186,9 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 				TurnID: turnID(p.TenantID, p.UserID, conv, in.newID()), TenantID: p.TenantID, UserID: p.UserID, Roles: rolesOf(p),
 				ConversationID: conv, Text: text, Timezone: tz, SentAt: in.now().UTC(),
 			}
+		}
+		if req.UserContext != nil {
+			t.Currency = req.UserContext.Currency
 		}
 		typ := "http_" + contracts.FrameMessage
 		if req.Confirm != nil {
@@ -338,7 +387,16 @@ func (in *Ingress) streamTurn(ctx context.Context, w http.ResponseWriter, t cont
 			}
 			return
 		case f := <-frames:
-			if !send(f) || endsTurn(f.typ) {
+			if !send(f) {
+				return
+			}
+			if endsTurn(f.typ) {
+				// The stream's last event says the turn is over.
+				done, _ := json.Marshal(map[string]string{"turn_id": t.TurnID, "conversation_id": t.ConversationID, "ended_by": f.typ})
+				_, _ = io.WriteString(w, "event: done\ndata: "+string(done)+"\n\n")
+				if flusher != nil {
+					flusher.Flush()
+				}
 				return
 			}
 		}

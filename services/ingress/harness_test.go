@@ -135,9 +135,32 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		t.Fatal(err)
 	}
 	opub := bus.NewPublisher(onc, ojs)
-	if _, err := onc.Subscribe("purser.turns.>", func(m *nats.Msg) { h.orchestrate(opub, m) }); err != nil {
+	// Its replies may still be publishing when a test has seen what it
+	// waited for; the connection closes only after they finish.
+	var (
+		replyMu  sync.Mutex
+		closing  bool
+		inFlight sync.WaitGroup
+	)
+	if _, err := onc.Subscribe("purser.turns.>", func(m *nats.Msg) {
+		replyMu.Lock()
+		if closing {
+			replyMu.Unlock()
+			return
+		}
+		inFlight.Add(1)
+		replyMu.Unlock()
+		defer inFlight.Done()
+		h.orchestrate(opub, m)
+	}); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		replyMu.Lock()
+		closing = true
+		replyMu.Unlock()
+		inFlight.Wait()
+	})
 	if err := onc.Flush(); err != nil {
 		t.Fatal(err)
 	}

@@ -189,6 +189,15 @@ func TestChatServerSentEvents(t *testing.T) {
 		switch {
 		case strings.HasPrefix(line, "event: "):
 			event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: ") && event == "done":
+			var done struct {
+				TurnID  string `json:"turn_id"`
+				EndedBy string `json:"ended_by"`
+			}
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &done); err != nil || done.TurnID != turnID || done.EndedBy != contracts.FrameAnswer {
+				t.Errorf("done event %q (%v), want turn %s ended by answer", line, err, turnID)
+			}
+			events = append(events, event)
 		case strings.HasPrefix(line, "data: "):
 			var f contracts.ServerFrame
 			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &f); err != nil {
@@ -215,10 +224,10 @@ func TestChatServerSentEvents(t *testing.T) {
 			t.Errorf("unexpected line %q", line)
 		}
 	}
-	// The stream ends after the answer; tokens are best effort but travel
-	// the same core NATS path before the answer.
-	if len(events) < 2 || events[0] != contracts.FrameAck || events[len(events)-1] != contracts.FrameAnswer {
-		t.Fatalf("events = %v, want ack ... answer", events)
+	// The stream ends with a done event after the answer; tokens are best
+	// effort but travel the same core NATS path before the answer.
+	if len(events) < 3 || events[0] != contracts.FrameAck || events[len(events)-2] != contracts.FrameAnswer || events[len(events)-1] != "done" {
+		t.Fatalf("events = %v, want ack ... answer done", events)
 	}
 	if tokens != "" && tokens != "All good." {
 		t.Errorf("tokens = %q", tokens)

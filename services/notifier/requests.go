@@ -110,6 +110,8 @@ func (n *Notifier) reply(op string, m *nats.Msg) contracts.InboxReply {
 		return n.turnFrames(ctx, tenant, user, req)
 	case bus.NotifierAudit:
 		return n.audit(ctx, tenant, req)
+	case bus.NotifierMatch:
+		return n.match(ctx, tenant, user, req)
 	}
 	return badRequest("unknown request")
 }
@@ -200,6 +202,45 @@ func (n *Notifier) audit(ctx context.Context, tenant string, req contracts.Inbox
 			Args: e.Args, DurationMS: e.DurationMS, CreatedAt: e.CreatedAt.UTC()})
 	}
 	return out
+}
+
+// match finds the one pending proposal of the user's conversation whose
+// tool and canonical arguments equal the request's: the original chat
+// contract confirmed a call by restating it. None, or more than one, is a
+// conflict.
+func (n *Notifier) match(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
+	conflict := func(msg string) contracts.InboxReply {
+		return contracts.InboxReply{Error: &contracts.InboxError{Code: contracts.InboxConflict, Message: msg}}
+	}
+	spec, ok := contracts.LookupTool(req.Tool)
+	if req.ConversationID == "" || !ok {
+		return badRequest("conversation_id and a known tool are required")
+	}
+	want, err := spec.CanonicalArgs(req.Args)
+	if err != nil {
+		return badRequest("args: " + err.Error())
+	}
+	pending, err := n.store.PendingProposals(ctx, tenant, user, req.ConversationID, n.now(), 50)
+	if err != nil {
+		n.log.Error("match: pending proposals", "tenant", tenant, "err", err)
+		return unavailable()
+	}
+	var found []string
+	for _, p := range pending {
+		if p.Tool != req.Tool {
+			continue
+		}
+		if got, err := spec.CanonicalArgs(p.Args); err == nil && string(got) == string(want) {
+			found = append(found, p.ID)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return conflict("no pending proposal matches that tool and those arguments")
+	case 1:
+		return contracts.InboxReply{ProposalID: found[0]}
+	}
+	return conflict("more than one pending proposal matches; confirm by proposal_id")
 }
 
 func (n *Notifier) notifications(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
