@@ -142,6 +142,9 @@ func strictSchema(v any) json.RawMessage {
 		if typ, ok := prop["type"].(string); ok {
 			prop["type"] = []any{typ, "null"}
 		}
+		if anyOf, ok := prop["anyOf"].([]any); ok {
+			prop["anyOf"] = append(anyOf, map[string]any{"type": "null"})
+		}
 		if enum, ok := prop["enum"].([]any); ok {
 			prop["enum"] = append(enum, nil)
 		}

@@ -212,9 +212,22 @@ func TestToolArgs(t *testing.T) {
 		{ToolAddExpense, `{"item":"lunch","amount":"12.5"}`, "", `{"item":"lunch","amount":"12.5"}`},
 		{ToolAddExpense, `{"amount":"12.50","item":"lunch","currency":null,"date":"2026-11-03"}`, "", `{"item":"lunch","amount":"12.50","date":"2026-11-03"}`},
 		{ToolAddExpense, `{"item":"lunch"}`, "amount: is required", ""},
-		{ToolAddExpense, `{"item":"lunch","amount":12.5}`, "amount: must be a string", ""},
-		{ToolAddExpense, `{"item":"lunch","amount":"-3"}`, "amount: must be a positive amount", ""},
-		{ToolAddExpense, `{"item":"lunch","amount":"0.00"}`, "amount: must be a positive amount", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":12.5}`, "", `{"item":"lunch","amount":"12.5"}`},
+		{ToolAddExpense, `{"item":"electricity bill","amount":200}`, "", `{"item":"electricity bill","amount":"200"}`},
+		{ToolAddExpense, `{"item":"lunch","amount":true}`, "amount: must be a number or a string", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":"-3"}`, "amount: must be more than zero", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":-3}`, "amount: must be more than zero", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":"0.00"}`, "amount: must be more than zero", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":1e308}`, "amount: must be written out in digits, without an exponent", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":"12,50"}`, "amount: is ambiguous", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":"3","currency":"XXX"}`, "currency: must be an ISO 4217", ""},
+		{ToolAddExpense, `{"item":"lunch","amount":"3","currency":"ABC"}`, "currency: must be an ISO 4217", ""},
+		{ToolAddExpense, `{"item":"ramen","amount":1200,"currency":"JPY"}`, "", `{"item":"ramen","amount":"1200","currency":"JPY"}`},
+		{ToolAddExpense, `{"item":"ramen","amount":"1200.5","currency":"JPY"}`, "amount: must be a whole number: JPY has no minor unit", ""},
+		{ToolAddExpense, `{"item":"fuel","amount":"12.345","currency":"KWD"}`, "", `{"item":"fuel","amount":"12.345","currency":"KWD"}`},
+		{ToolAddExpense, `{"item":"fuel","amount":"12.345","currency":"GBP"}`, "amount: has more decimals than GBP allows (2)", ""},
+		{ToolUpdateExpense, `{"id":3,"amount":15}`, "", `{"id":3,"amount":"15"}`},
+		{ToolUpdateExpense, `{"id":3,"amount":"15e0"}`, "amount: must be written out in digits", ""},
 		{ToolAddExpense, `{"item":"lunch","amount":"3","tenant_id":"other"}`, "tenant_id: unknown field", ""},
 		{ToolAddExpense, `{"item":"lunch","amount":"3","currency":"pounds"}`, "currency: must be an ISO 4217", ""},
 		{ToolAddExpense, `{"item":"lunch","amount":"3","date":"2026-02-30"}`, "date: must be a date", ""},
@@ -326,7 +339,7 @@ func TestParseMinor(t *testing.T) {
 			t.Errorf("FormatDecimal(%d) does not round-trip", got)
 		}
 	}
-	for _, bad := range []string{"", "-1", "1.234", "1,5", "abc", "1e3", " 1"} {
+	for _, bad := range []string{"", "-1", "1.234", "1,5", "abc", "1e3", " 1", "0"} {
 		if _, err := ParseMinor(bad); err == nil {
 			t.Errorf("ParseMinor(%q) accepted", bad)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -116,10 +117,21 @@ func describe(fe validator.FieldError) string {
 		return "must be a range: today, yesterday, this_week, last_week, this_month, last_month, last_N_days, YYYY-MM or YYYY-MM-DD..YYYY-MM-DD"
 	case "date":
 		return "must be a date YYYY-MM-DD"
-	case "decimal":
+	case "amount":
+		if p := amountProblem(fe.Value()); p != "" {
+			return p
+		}
 		return "must be a positive amount such as 12.50"
+	case "amount_currency":
+		var verr *ValidationError
+		if a, ok := fe.Value().(Amount); ok {
+			if _, err := a.Minor(fe.Param()); errors.As(err, &verr) {
+				return verr.Problem
+			}
+		}
+		return "has more decimals than " + fe.Param() + " allows"
 	case "currency":
-		return "must be an ISO 4217 code such as GBP"
+		return "must be an ISO 4217 currency code such as GBP, EUR or JPY"
 	case "tz":
 		return "must be an IANA time zone such as Europe/London"
 	case "url":
@@ -141,6 +153,9 @@ func jsonError(err error) error {
 		if field == "" {
 			return &ValidationError{Problem: "message must be a JSON object"}
 		}
+		if typ.Type == reflect.TypeFor[Amount]() {
+			return &ValidationError{Field: field, Problem: "must be a number or a string such as 12.50"}
+		}
 		return &ValidationError{Field: field, Problem: "must be " + jsonKind(typ.Type.Kind().String())}
 	case errors.Is(err, io.EOF):
 		return &ValidationError{Problem: "empty message"}
@@ -151,6 +166,20 @@ func jsonError(err error) error {
 		return &ValidationError{Field: strings.Trim(name, `"`), Problem: "unknown field"}
 	}
 	return &ValidationError{Problem: "malformed JSON"}
+}
+
+func amountProblem(v any) string {
+	switch x := v.(type) {
+	case Amount:
+		return x.Problem()
+	case *Amount:
+		if x != nil {
+			return x.Problem()
+		}
+	case string:
+		return Amount(x).Problem()
+	}
+	return ""
 }
 
 func jsonKind(goKind string) string {

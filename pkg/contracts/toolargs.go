@@ -19,8 +19,8 @@ const (
 // AddExpenseArgs adds one expense.
 type AddExpenseArgs struct {
 	Item     string  `json:"item" validate:"required,max=200,text" jsonschema_description:"What was bought or paid for, e.g. 'electricity bill'."`
-	Amount   string  `json:"amount" validate:"required,decimal" jsonschema_description:"Amount as a decimal string in major units, e.g. '12.50'."`
-	Currency *string `json:"currency,omitempty" validate:"omitempty,currency" jsonschema_description:"ISO 4217 currency code, e.g. 'GBP'; the user's default when null."`
+	Amount   Amount  `json:"amount" validate:"required,amount" jsonschema_description:"Amount in major units, positive, digits and at most one '.', as a number or a string: 12.50 or \"12.50\"; whole for currencies without minor units (JPY)."`
+	Currency *string `json:"currency,omitempty" validate:"omitempty,currency" jsonschema_description:"ISO 4217 currency code, e.g. 'GBP', 'EUR', 'JPY'; the user's default when null."`
 	Date     *string `json:"date,omitempty" validate:"omitempty,date" jsonschema_description:"Date of the expense, YYYY-MM-DD in the user's time zone; today when null."`
 	Category *string `json:"category,omitempty" validate:"omitempty,max=64,text" jsonschema_description:"Category such as 'groceries' or 'utilities'; null when not given."`
 }
@@ -29,7 +29,7 @@ type AddExpenseArgs struct {
 type UpdateExpenseArgs struct {
 	ID       int64   `json:"id" validate:"required,gte=1" jsonschema_description:"The expense number as shown to the user."`
 	Item     *string `json:"item,omitempty" validate:"omitempty,min=1,max=200,text" jsonschema_description:"New description, or null to keep it."`
-	Amount   *string `json:"amount,omitempty" validate:"omitempty,decimal" jsonschema_description:"New amount as a decimal string, or null to keep it."`
+	Amount   *Amount `json:"amount,omitempty" validate:"omitempty,amount" jsonschema_description:"New amount in major units, as a number or a string (12.50 or \"12.50\"), or null to keep it."`
 	Date     *string `json:"date,omitempty" validate:"omitempty,date" jsonschema_description:"New date YYYY-MM-DD, or null to keep it."`
 	Category *string `json:"category,omitempty" validate:"omitempty,max=64,text" jsonschema_description:"New category, or null to keep it."`
 }

@@ -16,12 +16,6 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // rangePattern is the date range grammar shared by every tool.
 var rangePattern = regexp.MustCompile(`^(today|yesterday|this_week|last_week|this_month|last_month|last_[1-9][0-9]{0,2}_days|[0-9]{4}-(0[1-9]|1[0-2])|[0-9]{4}-[0-9]{2}-[0-9]{2}\.\.[0-9]{4}-[0-9]{2}-[0-9]{2})$`)
 
-// decimalPattern is a money amount as the model and clients write it.
-var decimalPattern = regexp.MustCompile(`^[0-9]{1,12}(\.[0-9]{1,2})?$`)
-
-// currencyPattern is an ISO 4217 alphabetic code.
-var currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
-
 // ValidID reports whether s can be used as an id and a subject token.
 func ValidID(s string) bool { return idPattern.MatchString(s) }
 
@@ -65,11 +59,8 @@ func newValidator() *validator.Validate {
 		_, err := time.Parse(time.DateOnly, fl.Field().String())
 		return err == nil
 	})
-	must("decimal", func(fl validator.FieldLevel) bool {
-		s := fl.Field().String()
-		return decimalPattern.MatchString(s) && strings.Trim(s, "0.") != "" // more than zero
-	})
-	must("currency", func(fl validator.FieldLevel) bool { return currencyPattern.MatchString(fl.Field().String()) })
+	must("amount", func(fl validator.FieldLevel) bool { return Amount(fl.Field().String()).Problem() == "" })
+	must("currency", func(fl validator.FieldLevel) bool { return ValidCurrency(fl.Field().String()) })
 	must("tz", func(fl validator.FieldLevel) bool {
 		s := fl.Field().String()
 		if s == "" || s == "Local" {
@@ -78,6 +69,16 @@ func newValidator() *validator.Validate {
 		_, err := time.LoadLocation(s)
 		return err == nil
 	})
+	v.RegisterStructValidation(func(sl validator.StructLevel) {
+		// The currency decides how many decimals the amount may have.
+		a := sl.Current().Interface().(AddExpenseArgs)
+		if a.Currency == nil || !ValidCurrency(*a.Currency) || a.Amount.Problem() != "" {
+			return
+		}
+		if _, err := a.Amount.Minor(*a.Currency); err != nil {
+			sl.ReportError(a.Amount, "amount", "Amount", "amount_currency", *a.Currency)
+		}
+	}, AddExpenseArgs{})
 	v.RegisterStructValidation(func(sl validator.StructLevel) {
 		var decision string
 		var args json.RawMessage

@@ -80,15 +80,15 @@ func fallbackAnswer(text string, steps []StepRecord) string {
 
 // summarize is the server's own sentence for a proposal, built from the
 // canonical args, never from model text.
-func summarize(tool string, args json.RawMessage, s State, _ Env) string {
-	money := func(amount string, currency *string) string {
-		c := "GBP"
+func summarize(tool string, args json.RawMessage, s State, env Env) string {
+	money := func(amount contracts.Amount, currency *string) string {
+		c := env.DefaultCurrency
 		if currency != nil {
 			c = *currency
 		}
-		minor, err := contracts.ParseMinor(amount)
+		minor, err := amount.Minor(c)
 		if err != nil {
-			return amount + " " + c
+			return string(amount) + " " + c
 		}
 		return FormatMoney(contracts.Money{Minor: minor, Currency: c})
 	}
@@ -112,7 +112,7 @@ func summarize(tool string, args json.RawMessage, s State, _ Env) string {
 			changes = append(changes, "item '"+*a.Item+"'")
 		}
 		if a.Amount != nil {
-			changes = append(changes, "amount "+money(*a.Amount, nil))
+			changes = append(changes, "amount "+string(*a.Amount)) // in the expense's own currency
 		}
 		if a.Date != nil {
 			changes = append(changes, "date "+*a.Date)

@@ -206,7 +206,7 @@ func addExpense(text string, now time.Time) Decision {
 	case item == "":
 		return clarify(fmt.Sprintf(askAddItem, formatDecimal(m)))
 	}
-	args := contracts.AddExpenseArgs{Item: item, Amount: m.Amount}
+	args := contracts.AddExpenseArgs{Item: item, Amount: contracts.Amount(m.Amount)}
 	if m.Currency != "" {
 		args.Currency = &m.Currency
 	}
@@ -232,7 +232,8 @@ func updateCall(n int64, text string, now time.Time) Decision {
 		args.Category, rest = &cat, r
 	}
 	if m, r, ok := findAmount(rest); ok {
-		args.Amount, rest = &m.Amount, r
+		a := contracts.Amount(m.Amount)
+		args.Amount, rest = &a, r
 	}
 	if d, _, ok := findDate(rest, now); ok {
 		args.Date = &d

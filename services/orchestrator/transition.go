@@ -311,6 +311,9 @@ func canonicalArgs(tool string, raw json.RawMessage, s State, env Env) (json.Raw
 			c := env.DefaultCurrency
 			a.Currency = &c
 		}
+		if _, err := a.Amount.Minor(*a.Currency); err != nil {
+			return nil, err // e.g. decimals the default currency does not have
+		}
 		if a.Date == nil {
 			d := env.Now.In(userLoc(s)).Format(time.DateOnly)
 			a.Date = &d

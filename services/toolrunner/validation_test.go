@@ -37,7 +37,9 @@ func TestEveryToolValidatesItsArguments(t *testing.T) {
 		{contracts.ToolAddExpense, addArgs, contracts.CodeNotConfirmed},
 		{contracts.ToolAddExpense, `{"item":"x","amount":"0"}`, contracts.CodeInvalidArgs},
 		{contracts.ToolAddExpense, `{"item":"","amount":"3"}`, contracts.CodeInvalidArgs},
-		{contracts.ToolAddExpense, `{"item":"x","amount":3}`, contracts.CodeInvalidArgs},
+		{contracts.ToolAddExpense, `{"item":"x","amount":3}`, contracts.CodeNotConfirmed}, // a number is read exactly
+		{contracts.ToolAddExpense, `{"item":"x","amount":1e308}`, contracts.CodeInvalidArgs},
+		{contracts.ToolAddExpense, `{"item":"x","amount":"3","currency":"XXX"}`, contracts.CodeInvalidArgs},
 		{contracts.ToolAddExpense, `{"item":"x","amount":"3","user_id":"bob"}`, contracts.CodeInvalidArgs},
 		{contracts.ToolAddExpense, `not json`, contracts.CodeInvalidArgs},
 		{contracts.ToolUpdateExpense, `{"id":1,"amount":"4.00"}`, contracts.CodeNotConfirmed},
