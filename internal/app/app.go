@@ -245,7 +245,7 @@ func modelFor(cfg config.Config, reg prometheus.Registerer, log *slog.Logger) (o
 		log.Info("model: the offline rule-based model (set OPENAI_API_KEY or OPENAI_BASE_URL to use a model server)")
 		return orchestrator.Offline{}, nil
 	}
-	m, err := llm.New(llm.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ModelName, Protocol: cfg.ModelProtocol, Registerer: reg})
+	m, err := llm.New(llm.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ModelName, Protocol: cfg.ModelProtocol, Registerer: reg, Logger: log})
 	if err != nil {
 		return nil, err
 	}

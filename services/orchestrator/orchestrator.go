@@ -193,8 +193,7 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err() // shutting down: the message goes back to the stream
 		case errors.Is(err, ErrInvalidOutput):
-			o.log.Info("model output invalid", "err", err, "tenant", tenant)
-			dev.ModelInvalid = err.Error()
+			dev.ModelInvalid = err.Error() // logged by logRejection below
 		case err != nil:
 			o.log.Warn("model", "err", err, "tenant", tenant)
 			dev.ModelErr = "unavailable"
@@ -203,7 +202,9 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 			o.metrics.decisions.WithLabelValues(string(d.Kind)).Inc()
 		}
 		var more Effects
+		turnID := currentTurnID(next)
 		next, more = Transition(next, dev, env)
+		logRejection(o.log, more, tenant, turnID)
 		eff.add(more)
 	}
 	if err := o.persistProposals(ctx, tenant, convID, next, eff); err != nil {

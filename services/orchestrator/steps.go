@@ -136,11 +136,13 @@ func onDecision(s State, ev Event, env Env) (State, Effects) {
 func invalidOutput(s State, env Env, what string) (State, Effects) {
 	t := s.Turn
 	if t.Corrected {
-		return failTurn(s, env, contracts.CodeModel, "I couldn't work out how to do that. Could you rephrase it?")
+		s, eff := failTurn(s, env, contracts.CodeModel, "I couldn't work out how to do that. Could you rephrase it?")
+		eff.Rejected = what
+		return s, eff
 	}
 	t.Corrected = true
 	t.Correction = "Your last reply was invalid: " + what + ". Reply again following the rules."
-	return s, Effects{NeedModel: true}
+	return s, Effects{NeedModel: true, Rejected: what, RetryGranted: true}
 }
 
 func onCalls(s State, env Env, calls []Call) (State, Effects) {

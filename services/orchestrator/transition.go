@@ -84,6 +84,11 @@ type Effects struct {
 	// EndedSteps holds, for each turn this transition ended, the tool
 	// steps it used (for metrics).
 	EndedSteps []int
+	// Rejected says why the model's output was refused (for the log,
+	// never shown); RetryGranted is true when it got its one corrective
+	// retry, false when the turn ended instead.
+	Rejected     string
+	RetryGranted bool
 }
 
 func (e *Effects) add(o Effects) {

@@ -5,11 +5,29 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/purser-ai/purser/services/orchestrator"
 )
+
+// The json protocol speaks the seeds' decision contract, one object per
+// reply:
+//
+//	{"type":"clarify","question":"…"}
+//	{"type":"tool_call","tool":"…","args":{…},"confirmationSuggested":true,"confirmationMessage":"…"}
+//	{"type":"answer","content":"…"}
+//
+// and one type added by purser:
+//
+//	{"type":"plan","steps":[{"tool":"…","args":{…},"save_as":"…"}],"stop_when":{"var":"…","empty":true}}
+//
+// confirmationSuggested and confirmationMessage are accepted and not used:
+// the server, not the model, decides which tools need a yes and words the
+// proposal itself.
 
 // decisionSchema is the JSON schema of a decision, for servers that take
 // response_format json_schema. Not strict: tool args vary by tool and are
@@ -17,56 +35,58 @@ import (
 var decisionSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
-    "kind": {"type": "string", "enum": ["answer", "clarify", "tool_calls", "plan"]},
-    "content": {"type": "string"},
+    "type": {"type": "string", "enum": ["clarify", "tool_call", "answer", "plan"]},
     "question": {"type": "string"},
-    "calls": {"type": "array", "items": {"type": "object", "properties": {"tool": {"type": "string"}, "args": {"type": "object"}}, "required": ["tool", "args"]}},
-    "plan": {"type": "object", "properties": {
-      "steps": {"type": "array", "items": {"type": "object", "properties": {"tool": {"type": "string"}, "args": {"type": "object"}, "save_as": {"type": "string"}}, "required": ["tool", "args"]}},
-      "stop_when": {"type": "object", "properties": {"var": {"type": "string"}, "empty": {"type": "boolean"}, "not_empty": {"type": "boolean"}}, "required": ["var"]}
-    }, "required": ["steps"]}
+    "tool": {"type": "string"},
+    "args": {"type": "object"},
+    "confirmationSuggested": {"type": "boolean"},
+    "confirmationMessage": {"type": "string"},
+    "content": {"type": "string"},
+    "steps": {"type": "array", "maxItems": 5, "items": {"type": "object", "properties": {"tool": {"type": "string"}, "args": {"type": "object"}, "save_as": {"type": "string"}}, "required": ["tool", "args"], "additionalProperties": false}},
+    "stop_when": {"type": "object", "properties": {"var": {"type": "string"}, "empty": {"type": "boolean"}, "not_empty": {"type": "boolean"}}, "required": ["var"], "additionalProperties": false}
   },
-  "required": ["kind"],
+  "required": ["type"],
   "additionalProperties": false
 }`)
+
+// fieldsOf lists the fields each decision type may carry besides "type".
+var fieldsOf = map[string][]string{
+	"clarify":   {"question"},
+	"tool_call": {"tool", "args", "confirmationSuggested", "confirmationMessage"},
+	"answer":    {"content"},
+	"plan":      {"steps", "stop_when"},
+}
 
 type rawSchema json.RawMessage
 
 func (r rawSchema) MarshalJSON() ([]byte, error) { return r, nil }
 
-// decideJSON asks for the strict JSON decision; one retry when the reply
-// does not parse or has the wrong shape, then ErrInvalidOutput.
+// decideJSON asks once for a decision. A reply that is not one comes back
+// as ErrInvalidOutput with the reason: the orchestrator's single corrective
+// retry is the only one, so an invalid reply costs exactly one more call.
 func (m *Model) decideJSON(ctx context.Context, p orchestrator.Prompt) (orchestrator.Decision, error) {
-	msgs := jsonMessages(p)
-	useSchema := true
-	for attempt := 0; ; attempt++ {
-		reply, err := m.completeJSON(ctx, msgs, &useSchema)
-		if err != nil {
-			return orchestrator.Decision{}, err
-		}
-		d, perr := parseDecision(reply)
-		if perr == nil {
-			if d.Kind == orchestrator.DecisionAnswer && d.Content != "" {
-				orchestrator.TokenSinkFrom(ctx)(d.Content)
-			}
-			return d, nil
-		}
-		if attempt == 1 {
-			return orchestrator.Decision{}, invalid("the reply was not a decision twice: %v", perr)
-		}
-		msgs = append(msgs,
-			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: truncate(reply, 2000)},
-			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem,
-				Content: fmt.Sprintf("That reply was not valid (%v). Reply again with exactly one JSON object as described.", perr)})
+	reply, err := m.completeJSON(ctx, jsonMessages(p))
+	if err != nil {
+		return orchestrator.Decision{}, err
 	}
+	d, err := parseDecision(reply)
+	if err != nil {
+		return orchestrator.Decision{}, invalid("%v", err)
+	}
+	if d.Kind == orchestrator.DecisionAnswer {
+		orchestrator.TokenSinkFrom(ctx)(d.Content)
+	}
+	return d, nil
 }
 
-// completeJSON makes one (retried) call; a server that rejects the
-// json_schema response format with 400 is asked again with json_object.
-func (m *Model) completeJSON(ctx context.Context, msgs []openai.ChatCompletionMessage, useSchema *bool) (string, error) {
+// completeJSON makes one call (429 and 5xx retried by withRetry). A server
+// that refuses the json_schema response format with 400 is asked again with
+// json_object, and the model remembers that for its later calls.
+func (m *Model) completeJSON(ctx context.Context, msgs []openai.ChatCompletionMessage) (string, error) {
 	for {
+		useSchema := !m.noSchema.Load()
 		req := openai.ChatCompletionRequest{Model: m.cfg.Model, Messages: msgs}
-		if *useSchema {
+		if useSchema {
 			req.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
 				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{Name: "decision", Schema: rawSchema(decisionSchema)}}
 		} else {
@@ -78,8 +98,9 @@ func (m *Model) completeJSON(ctx context.Context, msgs []openai.ChatCompletionMe
 			resp = r
 			return err
 		})
-		if err != nil && *useSchema && statusOf(err) == 400 {
-			*useSchema = false
+		if err != nil && useSchema && statusOf(err) == 400 {
+			m.log.Info("model server refused response_format json_schema; asking with json_object", "model", m.cfg.Model)
+			m.noSchema.Store(true)
 			continue
 		}
 		if err != nil {
@@ -92,45 +113,100 @@ func (m *Model) completeJSON(ctx context.Context, msgs []openai.ChatCompletionMe
 		c := resp.Choices[0]
 		switch {
 		case c.Message.Refusal != "":
-			return "", invalid("the model refused: %s", truncate(c.Message.Refusal, 200))
+			return "", invalid("the model refused")
 		case c.FinishReason == openai.FinishReasonLength:
 			return "", invalid("the reply was cut off at the length limit")
+		case c.FinishReason == openai.FinishReasonContentFilter:
+			return "", invalid("the reply was withheld by a content filter")
 		}
 		return c.Message.Content, nil
 	}
 }
 
-// parseDecision decodes a reply strictly: one object, known fields only,
-// and the fields its kind needs.
+// parseDecision decodes a reply strictly: one JSON object whose "type" is
+// clarify, tool_call, answer or plan, carrying that type's fields and no
+// others. Its errors name what is wrong without quoting the reply.
 func parseDecision(reply string) (orchestrator.Decision, error) {
-	dec := json.NewDecoder(bytes.NewReader(bytes.TrimSpace([]byte(reply))))
+	data := bytes.TrimSpace([]byte(reply))
+	var fields map[string]json.RawMessage
+	if err := strictDecode(data, &fields); err != nil || fields == nil {
+		return orchestrator.Decision{}, fmt.Errorf("the reply must be exactly one JSON object and nothing else")
+	}
+	var typ string
+	if err := json.Unmarshal(fields["type"], &typ); err != nil || fieldsOf[typ] == nil {
+		return orchestrator.Decision{}, fmt.Errorf(`"type" must be one of "clarify", "tool_call", "answer" or "plan"`)
+	}
+	for name := range fields {
+		if name != "type" && !slices.Contains(fieldsOf[typ], name) {
+			return orchestrator.Decision{}, fmt.Errorf("%s may only have the fields %s", article(typ), strings.Join(fieldsOf[typ], ", "))
+		}
+	}
+	var w struct {
+		Type                  string                      `json:"type"`
+		Question              string                      `json:"question"`
+		Tool                  string                      `json:"tool"`
+		Args                  json.RawMessage             `json:"args"`
+		ConfirmationSuggested *bool                       `json:"confirmationSuggested"`
+		ConfirmationMessage   *string                     `json:"confirmationMessage"`
+		Content               string                      `json:"content"`
+		Steps                 []orchestrator.PlanStep     `json:"steps"`
+		StopWhen              *orchestrator.StopCondition `json:"stop_when"`
+	}
+	if err := strictDecode(data, &w); err != nil {
+		return orchestrator.Decision{}, fmt.Errorf("%s has a field of the wrong type or an unknown field inside it", article(typ))
+	}
+	switch typ {
+	case "clarify":
+		if strings.TrimSpace(w.Question) == "" {
+			return orchestrator.Decision{}, fmt.Errorf("a clarify needs a question")
+		}
+		return orchestrator.Decision{Kind: orchestrator.DecisionClarify, Question: w.Question}, nil
+	case "answer":
+		if strings.TrimSpace(w.Content) == "" {
+			return orchestrator.Decision{}, fmt.Errorf("an answer needs content")
+		}
+		return orchestrator.Decision{Kind: orchestrator.DecisionAnswer, Content: w.Content}, nil
+	case "tool_call":
+		if w.Tool == "" {
+			return orchestrator.Decision{}, fmt.Errorf("a tool_call needs a tool")
+		}
+		if !isObject(w.Args) {
+			return orchestrator.Decision{}, fmt.Errorf("a tool_call needs args, a JSON object")
+		}
+		return orchestrator.Decision{Kind: orchestrator.DecisionToolCalls, Calls: []orchestrator.Call{{Tool: w.Tool, Args: w.Args}}}, nil
+	}
+	if len(w.Steps) == 0 {
+		return orchestrator.Decision{}, fmt.Errorf("a plan needs steps")
+	}
+	for i, st := range w.Steps {
+		if st.Tool == "" || !isObject(st.Args) {
+			return orchestrator.Decision{}, fmt.Errorf("step %d of the plan needs a tool and args, a JSON object", i+1)
+		}
+	}
+	return orchestrator.Decision{Kind: orchestrator.DecisionPlan, Plan: &orchestrator.Plan{Steps: w.Steps, StopWhen: w.StopWhen}}, nil
+}
+
+// strictDecode decodes exactly one JSON value, unknown fields refused.
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var d orchestrator.Decision
-	if err := dec.Decode(&d); err != nil {
-		return orchestrator.Decision{}, fmt.Errorf("not a JSON decision: %v", err)
+	if err := dec.Decode(v); err != nil {
+		return err
 	}
-	if dec.More() {
-		return orchestrator.Decision{}, fmt.Errorf("text after the JSON object")
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("data after the JSON value")
 	}
-	switch d.Kind {
-	case orchestrator.DecisionAnswer:
-		if d.Content == "" {
-			return d, fmt.Errorf("an answer needs content")
-		}
-	case orchestrator.DecisionClarify:
-		if d.Question == "" {
-			return d, fmt.Errorf("clarify needs a question")
-		}
-	case orchestrator.DecisionToolCalls:
-		if len(d.Calls) == 0 {
-			return d, fmt.Errorf("tool_calls needs calls")
-		}
-	case orchestrator.DecisionPlan:
-		if d.Plan == nil || len(d.Plan.Steps) == 0 {
-			return d, fmt.Errorf("a plan needs steps")
-		}
-	default:
-		return d, fmt.Errorf("kind must be answer, clarify, tool_calls or plan")
+	return nil
+}
+
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+func article(typ string) string {
+	if typ == "answer" {
+		return "an answer"
 	}
-	return d, nil
+	return "a " + typ
 }

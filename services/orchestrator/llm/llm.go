@@ -6,16 +6,21 @@
 // the reply, forwarding answer tokens as they arrive; "json" asks for the
 // strict JSON decision contract of DESIGN.md with response_format. Replies
 // that are not a decision (a cut stream, finish_reason "length", a refusal,
-// arguments that are not JSON) come back as orchestrator.ErrInvalidOutput,
-// which gives the turn its one corrective retry.
+// arguments that are not JSON, a JSON decision of the wrong shape) come
+// back as orchestrator.ErrInvalidOutput, which gives the turn its one
+// corrective retry: the adapter never asks again on its own for invalid
+// content, so an invalid reply costs exactly one more model call. Only
+// 429 and 5xx answers are retried here, each logged with its status.
 package llm
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -45,6 +50,10 @@ type Config struct {
 	Backoff    time.Duration
 	HTTPClient *http.Client
 	Registerer prometheus.Registerer // nil: metrics not registered
+	// Logger receives one line per retried call and per protocol
+	// fallback, with the reason; never the key, the prompt or the reply.
+	// nil: discarded.
+	Logger *slog.Logger
 }
 
 // Model is an orchestrator.Model over an OpenAI-compatible server.
@@ -52,6 +61,9 @@ type Model struct {
 	cfg     Config
 	client  *openai.Client
 	metrics *metrics
+	log     *slog.Logger
+	// noSchema is set once the server refused response_format json_schema.
+	noSchema atomic.Bool
 }
 
 var _ orchestrator.Model = (*Model)(nil)
@@ -92,7 +104,11 @@ func New(cfg Config) (*Model, error) {
 	}
 	oc.HTTPClient = &http.Client{Transport: retryAfterTransport{base: transportOf(base)}, Timeout: base.Timeout,
 		CheckRedirect: base.CheckRedirect, Jar: base.Jar}
-	return &Model{cfg: cfg, client: openai.NewClientWithConfig(oc), metrics: newMetrics(cfg.Registerer)}, nil
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Model{cfg: cfg, client: openai.NewClientWithConfig(oc), metrics: newMetrics(cfg.Registerer), log: log}, nil
 }
 
 // Protocol is the protocol in use.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
@@ -225,51 +226,105 @@ func TestJSONProtocol(t *testing.T) {
 		m, _ := newModel(t, srv, func(c *llm.Config) { c.Protocol = llm.ProtocolJSON })
 		return m, srv
 	}
-	t.Run("good", func(t *testing.T) {
-		m, srv := jsonModel(t)
-		srv.Push(llmtest.JSON(`{"kind":"tool_calls","calls":[{"tool":"get_balance","args":{"range":"this_month"}}]}`))
-		d, err := m.Decide(context.Background(), prompt("what did I spend?"))
-		if err != nil || d.Kind != orchestrator.DecisionToolCalls || string(d.Calls[0].Args) != `{"range":"this_month"}` {
-			t.Fatalf("%+v, %v", d, err)
-		}
-		rf := srv.Requests()[0].Body["response_format"].(map[string]any)
-		if rf["type"] != "json_schema" {
-			t.Fatalf("response_format = %v", rf)
-		}
-	})
-	t.Run("bad then good", func(t *testing.T) {
-		m, srv := jsonModel(t)
-		srv.Push(llmtest.JSON(`Sure! {"kind":"answer"`), llmtest.JSON(`{"kind":"answer","content":"Hello!"}`))
-		d, err := m.Decide(context.Background(), prompt("hi"))
-		if err != nil || d.Content != "Hello!" {
-			t.Fatalf("%+v, %v", d, err)
-		}
-		msgs := srv.Requests()[1].Body["messages"].([]any)
-		last := msgs[len(msgs)-1].(map[string]any)["content"].(string)
-		if !strings.Contains(last, "not valid") {
-			t.Fatalf("the retry did not say what was wrong: %q", last)
-		}
-	})
-	t.Run("wrong shape twice", func(t *testing.T) {
-		m, srv := jsonModel(t)
-		srv.Push(llmtest.JSON(`{"kind":"answer","content":"x","mood":"happy"}`), llmtest.JSON(`{"kind":"dance"}`))
-		if _, err := m.Decide(context.Background(), prompt("hi")); !errors.Is(err, orchestrator.ErrInvalidOutput) {
-			t.Fatalf("err = %v", err)
-		}
-		if n := len(srv.Requests()); n != 2 {
-			t.Fatalf("%d requests, want exactly one retry", n)
-		}
-	})
+	// The seeds' contract, each type as the seeds write it.
+	good := []struct {
+		give string
+		want orchestrator.Decision
+	}{
+		{`{"type":"clarify","question":"Which month?"}`, orchestrator.Decision{Kind: orchestrator.DecisionClarify, Question: "Which month?"}},
+		{`{"type":"answer","content":"Hello!"}`, orchestrator.Decision{Kind: orchestrator.DecisionAnswer, Content: "Hello!"}},
+		{`{"type":"tool_call","tool":"get_balance","args":{"range":"this_month"}}`, orchestrator.Decision{Kind: orchestrator.DecisionToolCalls,
+			Calls: []orchestrator.Call{{Tool: "get_balance", Args: json.RawMessage(`{"range":"this_month"}`)}}}},
+		{`{"type":"tool_call","tool":"add_expense","args":{"item":"electricity bill","amount":200,"date":"2026-11-22"},"confirmationSuggested":true,"confirmationMessage":"Add it?"}`,
+			orchestrator.Decision{Kind: orchestrator.DecisionToolCalls, Calls: []orchestrator.Call{{Tool: "add_expense",
+				Args: json.RawMessage(`{"item":"electricity bill","amount":200,"date":"2026-11-22"}`)}}}},
+		{`{"type":"plan","steps":[{"tool":"search_gmail","args":{"query":"visa statement"},"save_as":"lists.messages"},{"tool":"fetch_email_attachments","args":{"message_id":{"$var":"lists.messages.0.id"}}}],"stop_when":{"var":"lists.messages","empty":true}}`,
+			orchestrator.Decision{Kind: orchestrator.DecisionPlan, Plan: &orchestrator.Plan{Steps: []orchestrator.PlanStep{
+				{Tool: "search_gmail", Args: json.RawMessage(`{"query":"visa statement"}`), SaveAs: "lists.messages"},
+				{Tool: "fetch_email_attachments", Args: json.RawMessage(`{"message_id":{"$var":"lists.messages.0.id"}}`)}},
+				StopWhen: &orchestrator.StopCondition{Var: "lists.messages", Empty: true}}}},
+	}
+	for _, tt := range good {
+		t.Run(tt.give, func(t *testing.T) {
+			m, srv := jsonModel(t)
+			srv.Push(llmtest.JSON(tt.give))
+			got, err := m.Decide(context.Background(), prompt("what did I spend?"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("decision (-want +got):\n%s", diff)
+			}
+			rf := srv.Requests()[0].Body["response_format"].(map[string]any)
+			if rf["type"] != "json_schema" {
+				t.Fatalf("response_format = %v", rf)
+			}
+		})
+	}
+	// Replies that are not a decision: one call, no retry of the adapter's
+	// own, and an error that names the problem.
+	bad := []struct{ give, wantErr string }{
+		{`Sure! {"type":"answer","content":"hi"}`, "exactly one JSON object"},
+		{`{"type":"answer","content":"hi"} and more`, "exactly one JSON object"},
+		{`{"kind":"answer","content":"hi"}`, `"type" must be one of`},
+		{`{"type":"dance"}`, `"type" must be one of`},
+		{`{"type":"answer","content":"x","mood":"happy"}`, "an answer may only have the fields content"},
+		{`{"type":"answer","question":"x"}`, "may only have the fields content"},
+		{`{"type":"answer","content":" "}`, "an answer needs content"},
+		{`{"type":"clarify"}`, "a clarify needs a question"},
+		{`{"type":"tool_call","tool":"get_balance"}`, "a tool_call needs args"},
+		{`{"type":"tool_call","tool":"get_balance","args":"this_month"}`, "a tool_call needs args"},
+		{`{"type":"tool_call","args":{}}`, "a tool_call needs a tool"},
+		{`{"type":"tool_call","tool":"x","args":{},"confirmationSuggested":"yes"}`, "wrong type"},
+		{`{"type":"plan","steps":[]}`, "a plan needs steps"},
+		{`{"type":"plan","steps":[{"tool":"get_balance","args":{},"why":"x"}]}`, "unknown field"},
+		{`[{"type":"answer","content":"hi"}]`, "exactly one JSON object"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.give, func(t *testing.T) {
+			m, srv := jsonModel(t)
+			srv.Push(llmtest.JSON(tt.give))
+			_, err := m.Decide(context.Background(), prompt("hi"))
+			if !errors.Is(err, orchestrator.ErrInvalidOutput) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want ErrInvalidOutput naming %q", err, tt.wantErr)
+			}
+			if n := len(srv.Requests()); n != 1 {
+				t.Fatalf("%d requests: the adapter retried invalid content itself", n)
+			}
+		})
+	}
 	t.Run("json_schema unsupported", func(t *testing.T) {
 		m, srv := jsonModel(t)
-		srv.Push(llmtest.Error(400, "", "response_format json_schema is not supported"), llmtest.JSON(`{"kind":"clarify","question":"Which month?"}`))
+		srv.Push(llmtest.Error(400, "", "response_format json_schema is not supported"), llmtest.JSON(`{"type":"clarify","question":"Which month?"}`),
+			llmtest.JSON(`{"type":"answer","content":"ok"}`))
 		d, err := m.Decide(context.Background(), prompt("show expenses"))
 		if err != nil || d.Question != "Which month?" {
 			t.Fatalf("%+v, %v", d, err)
 		}
-		rf := srv.Requests()[1].Body["response_format"].(map[string]any)
-		if rf["type"] != "json_object" {
-			t.Fatalf("fallback response_format = %v", rf)
+		if _, err := m.Decide(context.Background(), prompt("march")); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		for i, want := range []string{"json_schema", "json_object", "json_object"} {
+			if rf := reqs[i].Body["response_format"].(map[string]any); rf["type"] != want {
+				t.Errorf("request %d response_format = %v, want %s", i, rf["type"], want)
+			}
+		}
+	})
+	t.Run("the prompt states the seeds' contract", func(t *testing.T) {
+		m, srv := jsonModel(t)
+		srv.Push(llmtest.JSON(`{"type":"answer","content":"ok"}`))
+		if _, err := m.Decide(context.Background(), prompt("hi")); err != nil {
+			t.Fatal(err)
+		}
+		sys := srv.Requests()[0].Body["messages"].([]any)[0].(map[string]any)["content"].(string)
+		for _, want := range []string{`{"type":"clarify","question"`, `{"type":"tool_call","tool"`, `"confirmationSuggested"`, `{"type":"answer","content"`, `{"type":"plan","steps"`} {
+			if !strings.Contains(sys, want) {
+				t.Errorf("system prompt lacks %s", want)
+			}
+		}
+		if strings.Contains(sys, `"kind"`) {
+			t.Error("system prompt still speaks of kind")
 		}
 	})
 }

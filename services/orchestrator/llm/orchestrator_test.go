@@ -1,14 +1,18 @@
 package llm_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/internal/systest"
 	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator/llm"
 	"github.com/purser-ai/purser/services/orchestrator/llm/llmtest"
 )
 
@@ -72,5 +76,81 @@ func TestConversationThroughTheOrchestrator(t *testing.T) {
 	s.Bus.Quiet(200 * time.Millisecond)
 	if srv.Pending() != 0 {
 		t.Fatalf("%d scripted replies unused", srv.Pending())
+	}
+}
+
+// lockedBuffer collects log lines written from several goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// However many layers there are, an invalid output costs exactly one more
+// model call: the json adapter does not retry content itself, and the
+// orchestrator's one correction names the problem. Every rejection is
+// logged with its reason, never with the key or the person's words.
+func TestOneCorrectiveCallAcrossLayers(t *testing.T) {
+	logs := &lockedBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	srv := llmtest.New(t)
+	m, _ := newModel(t, srv, func(c *llm.Config) { c.Protocol = llm.ProtocolJSON; c.Logger = log })
+	s := systest.Start(t, systest.Options{DSN: storetest.SQLiteDSN(t), Orchestrators: 1, Toolrunners: 1, Model: m, Log: log})
+	ann := s.User("acme", "ann")
+
+	// An exponent is not an amount: one correction, naming it, then the
+	// model's number is read exactly.
+	srv.Push(llmtest.JSON(`{"type":"tool_call","tool":"add_expense","args":{"item":"secret sauce","amount":1e308}}`),
+		llmtest.JSON(`{"type":"tool_call","tool":"add_expense","args":{"item":"secret sauce","amount":200,"date":"2026-11-22"}}`))
+	turn := ann.Say("add secret sauce 200 pounds today")
+	p := systest.Expect[contracts.Proposal](ann, contracts.TypeProposal, turn)
+	if p.Summary != "Add expense 'secret sauce' £200.00 on 2026-11-22?" {
+		t.Fatalf("summary = %q", p.Summary)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2", len(reqs))
+	}
+	msgs := reqs[1].Body["messages"].([]any)
+	if last := msgs[len(msgs)-1].(map[string]any)["content"].(string); !strings.Contains(last, "amount: must be written out in digits, without an exponent") {
+		t.Fatalf("the correction does not name the problem: %q", last)
+	}
+
+	// Invalid twice: exactly two calls, then a clear error.
+	srv.Push(llmtest.JSON(`{"kind":"answer","content":"hi"}`), llmtest.JSON(`Sure! {"type":"answer"`))
+	turn = ann.Say("what did I spend on secret sauce?")
+	e := systest.Expect[contracts.TurnError](ann, contracts.TypeTurnError, turn)
+	if e.Code != contracts.CodeModel {
+		t.Fatalf("error = %+v", e)
+	}
+	s.Bus.Quiet(200 * time.Millisecond)
+	if n := len(srv.Requests()); n != 4 {
+		t.Fatalf("%d model calls in all, want 4 (two per turn)", n)
+	}
+	out := logs.String()
+	for _, want := range []string{
+		`msg="model output rejected; one corrective retry" reason="add_expense: amount: must be written out`,
+		`msg="model output rejected; one corrective retry" reason="invalid model output: \"type\" must be one of`,
+		`msg="model output rejected after its corrective retry; the turn ends" reason="invalid model output: the reply must be exactly one JSON object`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %s\n%s", want, out)
+		}
+	}
+	for _, secret := range []string{key, "secret sauce"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the log contains %q", secret)
+		}
 	}
 }

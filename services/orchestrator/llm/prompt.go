@@ -25,7 +25,7 @@ func systemPrompt(p orchestrator.Prompt, protocol string) string {
 	if protocol == ProtocolTools {
 		b.WriteString("- If something you need is missing or unclear (an amount, which expense), call ask_clarification with one short question instead of guessing.\n")
 	} else {
-		b.WriteString("- If something you need is missing or unclear (an amount, which expense), reply with kind \"clarify\" and one short question instead of guessing.\n")
+		b.WriteString("- If something you need is missing or unclear (an amount, which expense), reply with type \"clarify\" and one short question instead of guessing.\n")
 	}
 	b.WriteString("- Never invent ids, amounts or dates: look them up with the tools.\n")
 	b.WriteString("- Changes (adding, changing or deleting expenses, importing statements) are shown to the person, who must approve them; just call the tool, the system asks.\n")
@@ -124,11 +124,11 @@ func toolDefs(p orchestrator.Prompt) []openai.Tool {
 
 // jsonContract describes the reply the json protocol asks for.
 const jsonContract = `Reply with exactly one JSON object and nothing else, one of:
-{"kind":"answer","content":"<text for the person>"}
-{"kind":"clarify","question":"<one short question>"}
-{"kind":"tool_calls","calls":[{"tool":"<tool name>","args":{...}}]}
-{"kind":"plan","plan":{"steps":[{"tool":"<tool name>","args":{...},"save_as":"lists.messages"}],"stop_when":{"var":"lists.messages","empty":true}}}
-In a plan, an argument may be {"$var":"<memory key>"} to use a value from working memory or an earlier step.`
+{"type":"clarify","question":"<one short question>"}
+{"type":"tool_call","tool":"<tool name>","args":{...},"confirmationSuggested":true,"confirmationMessage":"<optional>"}
+{"type":"answer","content":"<text for the person>"}
+{"type":"plan","steps":[{"tool":"<tool name>","args":{...},"save_as":"lists.messages"}],"stop_when":{"var":"lists.messages","empty":true}}
+Use a plan for several steps that depend on each other (at most 5). In a plan, an argument may be {"$var":"<memory key>"} to use a value from working memory or an earlier step's save_as.`
 
 // jsonMessages is the prompt for the json protocol: the catalog and the
 // contract in the system message, tool results as quoted data.

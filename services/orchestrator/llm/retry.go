@@ -100,6 +100,7 @@ func (m *Model) withRetry(ctx context.Context, call func(ctx context.Context) er
 			d = note.after
 		}
 		note.mu.Unlock()
+		m.log.Info("model call retried", "reason", retryReason(err), "attempt", attempt+1, "wait", d, "model", m.cfg.Model)
 		select {
 		case <-ctx.Done():
 			return err
@@ -107,4 +108,13 @@ func (m *Model) withRetry(ctx context.Context, call func(ctx context.Context) er
 		}
 		wait = min(wait*2, 20*time.Second)
 	}
+}
+
+// retryReason names why a call is retried: its HTTP status, or a transport
+// failure. It never includes the server's message, which may echo the key.
+func retryReason(err error) string {
+	if s := statusOf(err); s != 0 {
+		return "HTTP " + strconv.Itoa(s)
+	}
+	return "transport error"
 }

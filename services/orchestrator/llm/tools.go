@@ -54,7 +54,7 @@ func (m *Model) decideTools(ctx context.Context, p orchestrator.Prompt) (orchest
 			if ctx.Err() != nil {
 				return orchestrator.Decision{}, ctx.Err()
 			}
-			return orchestrator.Decision{}, invalid("the reply stream broke: %v", err)
+			return orchestrator.Decision{}, invalid("the reply stream broke")
 		}
 		if chunk.Usage != nil {
 			m.metrics.usage(tenantOf(ctx), chunk.Usage.PromptTokens, chunk.Usage.CompletionTokens)
@@ -91,7 +91,7 @@ func (m *Model) decideTools(ctx context.Context, p orchestrator.Prompt) (orchest
 	}
 	switch {
 	case refusal != "":
-		return orchestrator.Decision{}, invalid("the model refused: %s", truncate(refusal, 200))
+		return orchestrator.Decision{}, invalid("the model refused")
 	case finish == "":
 		return orchestrator.Decision{}, invalid("the reply stream ended before the reply did")
 	case finish == openai.FinishReasonLength:
