@@ -114,7 +114,7 @@ func describe(fe validator.FieldError) string {
 	case "lte":
 		return "must be at most " + fe.Param()
 	case "daterange":
-		return "must be a range: today, yesterday, this_week, last_week, this_month, last_month, last_N_days, YYYY-MM or YYYY-MM-DD..YYYY-MM-DD"
+		return "must be a range: " + RangeGrammar
 	case "date":
 		return "must be a date YYYY-MM-DD"
 	case "amount":

@@ -13,26 +13,8 @@ import (
 // idPattern is the shape of every id that may become a NATS subject token.
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// rangePattern is the date range grammar shared by every tool.
-var rangePattern = regexp.MustCompile(`^(today|yesterday|this_week|last_week|this_month|last_month|last_[1-9][0-9]{0,2}_days|[0-9]{4}-(0[1-9]|1[0-2])|[0-9]{4}-[0-9]{2}-[0-9]{2}\.\.[0-9]{4}-[0-9]{2}-[0-9]{2})$`)
-
 // ValidID reports whether s can be used as an id and a subject token.
 func ValidID(s string) bool { return idPattern.MatchString(s) }
-
-// ValidRange reports whether s follows the shared date range grammar. It
-// checks the shape only; a range such as 2026-02-30..2026-03-01 is refused by
-// the code that resolves ranges to dates.
-func ValidRange(s string) bool {
-	if !rangePattern.MatchString(s) {
-		return false
-	}
-	if from, to, ok := strings.Cut(s, ".."); ok {
-		f, err1 := time.Parse(time.DateOnly, from)
-		t, err2 := time.Parse(time.DateOnly, to)
-		return err1 == nil && err2 == nil && !t.Before(f)
-	}
-	return true
-}
 
 func newValidator() *validator.Validate {
 	v := validator.New(validator.WithRequiredStructEnabled())

@@ -36,6 +36,20 @@ func TestResolveRange(t *testing.T) {
 		{"today", time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC), tokyo, "2026-12-01", "2026-12-01"},
 		{"this_month", time.Date(2026, 11, 30, 23, 30, 0, 0, time.UTC), tokyo, "2026-12-01", "2026-12-31"},
 		{"today", time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC), la, "2026-11-30", "2026-11-30"},
+		// Quarters, years, since and all time.
+		{"this_quarter", sun, london, "2026-10-01", "2026-12-31"},
+		{"last_quarter", sun, london, "2026-07-01", "2026-09-30"},
+		{"last_quarter", time.Date(2027, 2, 10, 9, 0, 0, 0, london), london, "2026-10-01", "2026-12-31"},
+		{"this_year", sun, london, "2026-01-01", "2026-12-31"},
+		{"last_year", sun, london, "2025-01-01", "2025-12-31"},
+		{"this_year", time.Date(2026, 12, 31, 23, 30, 0, 0, time.UTC), tokyo, "2027-01-01", "2027-12-31"},
+		{"2025", sun, london, "2025-01-01", "2025-12-31"},
+		{"2026-Q1", sun, london, "2026-01-01", "2026-03-31"},
+		{"2024-Q1", sun, london, "2024-01-01", "2024-03-31"},
+		{"2026-Q4", sun, london, "2026-10-01", "2026-12-31"},
+		{"since_2026-03-01", sun, london, "2026-03-01", "2026-11-22"},
+		{"since_2026-11-22", sun, london, "2026-11-22", "2026-11-22"},
+		{"all_time", sun, london, "0001-01-01", "9999-12-31"},
 		// A week that crosses a year.
 		{"this_week", time.Date(2027, 1, 1, 9, 0, 0, 0, london), london, "2026-12-28", "2027-01-03"},
 	}
@@ -45,7 +59,8 @@ func TestResolveRange(t *testing.T) {
 			t.Errorf("ResolveRange(%q, %s) = %s..%s, %v; want %s..%s", tt.give, tt.now, from, to, err, tt.from, tt.to)
 		}
 	}
-	for _, bad := range []string{"", "tomorrow", "last_0_days", "last_1000_days", "2026-13", "2026-02-30..2026-03-01", "2026-11-30..2026-11-01", "2026-1"} {
+	for _, bad := range []string{"", "tomorrow", "last_0_days", "last_1000_days", "2026-13", "2026-02-30..2026-03-01", "2026-11-30..2026-11-01", "2026-1",
+		"2026-Q0", "2026-Q5", "Q1", "since_2026-11-23", "since_2026-02-30", "since_march", "this_decade", "all", "26"} {
 		if _, _, err := ResolveRange(bad, sun, london); err == nil {
 			t.Errorf("ResolveRange(%q) accepted", bad)
 		}
