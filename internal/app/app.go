@@ -33,6 +33,7 @@ import (
 	"github.com/purser-ai/purser/services/notifier"
 	"github.com/purser-ai/purser/services/orchestrator"
 	"github.com/purser-ai/purser/services/orchestrator/llm"
+	"github.com/purser-ai/purser/services/orchestrator/offline"
 	"github.com/purser-ai/purser/services/toolrunner"
 	"github.com/purser-ai/purser/services/toolrunner/mailbox"
 	"github.com/purser-ai/purser/services/toolrunner/statements"
@@ -243,7 +244,7 @@ func verifierFor(cfg config.Config, secret []byte) (*auth.Verifier, error) {
 func modelFor(cfg config.Config, reg prometheus.Registerer, log *slog.Logger) (orchestrator.Model, error) {
 	if !cfg.UsesModelServer() {
 		log.Info("model: the offline rule-based model (set OPENAI_API_KEY or OPENAI_BASE_URL to use a model server)")
-		return orchestrator.Offline{}, nil
+		return offline.Model{}, nil
 	}
 	m, err := llm.New(llm.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ModelName, Protocol: cfg.ModelProtocol, Registerer: reg, Logger: log})
 	if err != nil {

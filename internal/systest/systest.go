@@ -28,6 +28,7 @@ import (
 	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/orchestrator"
+	"github.com/purser-ai/purser/services/orchestrator/offline"
 	"github.com/purser-ai/purser/services/toolrunner"
 )
 
@@ -37,7 +38,7 @@ type Options struct {
 	Orchestrators int                // replicas; 0 runs none
 	Toolrunners   int                // replicas; 0 runs none
 	Tools         []toolrunner.Tool  // default toolrunner.Catalog()
-	Model         orchestrator.Model // default orchestrator.Offline{}
+	Model         orchestrator.Model // default offline.Model{}
 	Orchestrator  orchestrator.Config
 	Mail          toolrunner.Mail   // adds the mail tools when set
 	Parser        toolrunner.Parser // runs the statement importer when set
@@ -62,7 +63,7 @@ type System struct {
 func Start(t testing.TB, opts Options) *System {
 	t.Helper()
 	if opts.Model == nil {
-		opts.Model = orchestrator.Offline{}
+		opts.Model = offline.Model{}
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

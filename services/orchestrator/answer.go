@@ -62,20 +62,11 @@ func finishAnswer(s State, env Env, content string) (State, Effects) {
 
 // fallbackAnswer is built from the results when the model says nothing
 // after tool calls: never a hang, never an empty reply.
-func fallbackAnswer(text string, steps []StepRecord) string {
-	d := afterSteps(Prompt{Text: text, Steps: steps})
-	if d.Kind == DecisionAnswer && d.Content != "" {
-		return d.Content
+func fallbackAnswer(_ string, steps []StepRecord) string {
+	if len(steps) == 0 {
+		return "Done."
 	}
-	var parts []string
-	for _, st := range steps {
-		if st.OK {
-			parts = append(parts, st.Tool+" finished")
-		} else {
-			parts = append(parts, st.Tool+" failed: "+st.Error)
-		}
-	}
-	return "Here is what happened: " + strings.Join(parts, "; ") + "."
+	return DescribeStep(steps[len(steps)-1])
 }
 
 // summarize is the server's own sentence for a proposal, built from the

@@ -9,59 +9,56 @@ import (
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
-// afterSteps decides once this turn has tool results: the next step of a
-// known flow, or an answer built from the results.
-func afterSteps(p Prompt) Decision {
-	last := p.Steps[len(p.Steps)-1]
-	switch last.Decision {
-	case "rejected":
-		return answer("OK, I won't " + verb(last.Tool) + ".")
+// DescribeStep is the server's own sentence for how a tool step ended: a
+// decision the person made, a failure, or the result read aloud (every item
+// of a list, with a total). The orchestrator answers with it when the model
+// says nothing after tool calls; the offline model answers with it always.
+// It never shows internal ids such as call ids.
+func DescribeStep(st StepRecord) string {
+	switch {
+	case st.Decision == "rejected":
+		return "OK, I won't " + verb(st.Tool) + "."
+	case !st.OK:
+		return "I couldn't " + verb(st.Tool) + ": " + st.Error
 	}
-	if !last.OK {
-		return answer("I couldn't " + verb(last.Tool) + ": " + last.Error)
-	}
-	switch last.Tool {
+	switch st.Tool {
 	case contracts.ToolSearchGmail:
 		var out contracts.MailSearch
-		if json.Unmarshal(last.Data, &out) != nil || len(out.Messages) == 0 {
-			return answer("I couldn't find a matching statement in your mail.")
+		if json.Unmarshal(st.Data, &out) != nil || len(out.Messages) == 0 {
+			return "I couldn't find a matching statement in your mail."
 		}
-		top := out.Messages[0]
-		if processRe.MatchString(p.Text) && len(top.Attachments) > 0 {
-			return call(contracts.ToolFetchEmailAttachments, contracts.FetchEmailAttachmentsArgs{MessageID: top.ID})
-		}
-		return answer(describeMail(out.Messages))
+		return describeMail(out.Messages)
 	case contracts.ToolFetchEmailAttachments:
 		var out contracts.AttachmentsFetched
-		_ = json.Unmarshal(last.Data, &out)
-		return answer(describeFetch(out))
+		_ = json.Unmarshal(st.Data, &out)
+		return describeFetch(out)
 	case contracts.ToolAddExpense, contracts.ToolUpdateExpense, contracts.ToolDeleteExpense:
 		var out contracts.ExpenseChanged
-		_ = json.Unmarshal(last.Data, &out)
+		_ = json.Unmarshal(st.Data, &out)
 		e := out.Expense
-		what := map[string]string{contracts.ToolAddExpense: "Added", contracts.ToolUpdateExpense: "Updated", contracts.ToolDeleteExpense: "Deleted"}[last.Tool]
-		return answer(fmt.Sprintf("%s expense #%d: %s, %s on %s%s.", what, e.ID, e.Item, FormatMoney(e.Amount), e.Date, categorySuffix(e.Category)))
+		what := map[string]string{contracts.ToolAddExpense: "Added", contracts.ToolUpdateExpense: "Updated", contracts.ToolDeleteExpense: "Deleted"}[st.Tool]
+		return fmt.Sprintf("%s expense #%d: %s, %s on %s%s.", what, e.ID, e.Item, FormatMoney(e.Amount), e.Date, categorySuffix(e.Category))
 	case contracts.ToolListExpenses:
 		var out contracts.ExpenseList
-		_ = json.Unmarshal(last.Data, &out)
-		return answer(describeExpenses(out))
+		_ = json.Unmarshal(st.Data, &out)
+		return describeExpenses(out)
 	case contracts.ToolGetBalance:
 		var out contracts.Balance
-		_ = json.Unmarshal(last.Data, &out)
+		_ = json.Unmarshal(st.Data, &out)
 		if out.Count == 0 {
-			return answer(fmt.Sprintf("You have no expenses %s.", rangeWords(out.Range, out.From, out.To)))
+			return fmt.Sprintf("You have no expenses %s.", rangeWords(out.Range, out.From, out.To))
 		}
-		return answer(fmt.Sprintf("You spent %s %s across %d expense%s.", totals(out.Total), rangeWords(out.Range, out.From, out.To), out.Count, plural(out.Count)))
+		return fmt.Sprintf("You spent %s %s across %d expense%s.", totals(out.Total), rangeWords(out.Range, out.From, out.To), out.Count, plural(out.Count))
 	case contracts.ToolGetRecentImports:
 		var out contracts.RecentImports
-		_ = json.Unmarshal(last.Data, &out)
-		return answer(describeImports(out))
+		_ = json.Unmarshal(st.Data, &out)
+		return describeImports(out)
 	case contracts.ToolGetTransactions:
 		var out contracts.TransactionList
-		_ = json.Unmarshal(last.Data, &out)
-		return answer(describeTransactions(out))
+		_ = json.Unmarshal(st.Data, &out)
+		return describeTransactions(out)
 	}
-	return answer("Done.")
+	return "Done."
 }
 
 func verb(tool string) string {
@@ -80,15 +77,19 @@ func verb(tool string) string {
 	return "do that"
 }
 
-// FormatMoney writes minor units as a person reads them: £1,234.50.
+// symbols are the currency signs people read without a code.
+var symbols = map[string]string{"GBP": "£", "USD": "$", "EUR": "€", "JPY": "¥", "INR": "₹", "KRW": "₩", "NGN": "₦", "ILS": "₪",
+	"PHP": "₱", "VND": "₫", "UAH": "₴", "TRY": "₺", "THB": "฿"}
+
+// FormatMoney writes minor units as a person reads them, with the
+// currency's own decimals: £1,234.50, ¥1,200, 1.250 KWD.
 func FormatMoney(m contracts.Money) string {
-	sym, ok := map[string]string{"GBP": "£", "USD": "$", "EUR": "€"}[m.Currency]
-	minor := m.Minor
-	sign := ""
+	sign, minor := "", m.Minor
 	if minor < 0 {
 		sign, minor = "-", -minor
 	}
-	whole := fmt.Sprintf("%d", minor/100)
+	digits := contracts.FormatMinor(minor, m.Currency)
+	whole, frac, hasFrac := strings.Cut(digits, ".")
 	var b strings.Builder
 	for i, r := range whole {
 		if i > 0 && (len(whole)-i)%3 == 0 {
@@ -96,11 +97,13 @@ func FormatMoney(m contracts.Money) string {
 		}
 		b.WriteRune(r)
 	}
-	s := fmt.Sprintf("%s.%02d", b.String(), minor%100)
-	if !ok {
-		return sign + s + " " + m.Currency
+	if hasFrac {
+		b.WriteString("." + frac)
 	}
-	return sign + sym + s
+	if sym, ok := symbols[m.Currency]; ok {
+		return sign + sym + b.String()
+	}
+	return sign + b.String() + " " + m.Currency
 }
 
 func totals(ms []contracts.Money) string {
@@ -132,8 +135,16 @@ func rangeWords(r, from, to string) string {
 	switch r {
 	case "today", "yesterday":
 		return r
-	case "this_week", "last_week", "this_month", "last_month":
+	case "this_week", "last_week", "this_month", "last_month", "this_quarter", "last_quarter", "this_year", "last_year":
 		return strings.ReplaceAll(r, "_", " ")
+	case "all_time":
+		return "in all"
+	}
+	if d, ok := strings.CutPrefix(r, "since_"); ok {
+		return "since " + d
+	}
+	if len(r) == 4 || strings.Contains(r, "-Q") {
+		return "in " + r
 	}
 	if from == to && from != "" {
 		return "on " + from

@@ -1,0 +1,181 @@
+package offline
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator"
+)
+
+var (
+	howMuchRe   = regexp.MustCompile(`How much (?:was (.+)|did you pay(?: for (.+))?)\?$`)
+	whatForRe   = regexp.MustCompile(`^What was the (.+) for\?$`)
+	changeToRe  = regexp.MustCompile(`^What should I change expense (\d+) to\?`)
+	proposedAdd = regexp.MustCompile(`^Proposed: Add expense '(.*)' (.+?)(?: on (\d{4}-\d{2}-\d{2}))?(?: in (.+))?\?$`)
+)
+
+// followUp reads a reply to the offline model's own last question or
+// proposal. A reply that is a new request of its own ("add 12.50 lunch
+// today" while "How much was coffee?" is open) starts over instead of being
+// merged into the old one: ok is false and the text is read afresh.
+func followUp(p orchestrator.Prompt, text string) (orchestrator.Decision, bool) {
+	n := len(p.History)
+	if n == 0 || p.History[n-1].Role != "assistant" {
+		return orchestrator.Decision{}, false
+	}
+	q := p.History[n-1].Text
+	if m := proposedAdd.FindStringSubmatch(q); m != nil {
+		return correctAdd(m, text, p.Now)
+	}
+	if m := changeToRe.FindStringSubmatch(q); m != nil {
+		if startsOver(text, p.Now) {
+			return orchestrator.Decision{}, false
+		}
+		var id int64
+		_, _ = fmt.Sscan(m[1], &id)
+		return updateCall(id, text, p.Now), true
+	}
+	how, what := howMuchRe.FindStringSubmatch(q), whatForRe.FindStringSubmatch(q)
+	if q != askAddWhat && how == nil && what == nil {
+		return orchestrator.Decision{}, false
+	}
+	if startsOver(text, p.Now) {
+		return orchestrator.Decision{}, false
+	}
+	first := firstRequest(p.History)
+	switch {
+	case q == askAddWhat:
+		return addExpense("add "+text, p.Now), true
+	case how != nil:
+		// The amount was missing or unusable: keep the rest of the request.
+		base := stripAmounts(first, p.Now)
+		if itemFrom(base) == "" {
+			base += " " + cmpOr(how[1], how[2])
+		}
+		return addExpense(base+" "+text, p.Now), true
+	default:
+		return addExpense(first+" for "+text, p.Now), true
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// startsOver reports whether a reply is a request of its own rather than
+// an answer: it reads as a complete call by itself, or it starts with a
+// verb and names an item of its own.
+func startsOver(text string, now time.Time) bool {
+	d := understand(text, now)
+	if d.Kind == orchestrator.DecisionToolCalls {
+		return true
+	}
+	if !verbStart.MatchString(text) {
+		return false
+	}
+	_, rest, _ := findDate(text, now)
+	if f, ok, _ := pickAmount(findAmounts(rest)); ok {
+		rest = cutOut(rest, f)
+	}
+	return itemFrom(rest) != "" || d.Kind == orchestrator.DecisionAnswer && !strings.HasPrefix(d.Content, "I'm not sure")
+}
+
+// firstRequest is the user message that began the current chain of the
+// offline model's questions.
+func firstRequest(h []orchestrator.Entry) string {
+	first := ""
+	for i := len(h) - 1; i >= 1; i -= 2 {
+		if h[i].Role != "assistant" || h[i-1].Role != "user" || !isOurQuestion(h[i].Text) {
+			break
+		}
+		first = h[i-1].Text
+	}
+	return clean(first)
+}
+
+func isOurQuestion(q string) bool {
+	return q == askAddWhat || howMuchRe.MatchString(q) || whatForRe.MatchString(q)
+}
+
+// stripAmounts drops every amount from text, keeping its date (written as
+// YYYY-MM-DD) and the rest.
+func stripAmounts(text string, now time.Time) string {
+	date, rest, ok := findDate(text, now)
+	fs := findAmounts(rest)
+	for i := len(fs) - 1; i >= 0; i-- {
+		rest = cutOut(rest, fs[i])
+	}
+	if ok {
+		rest += " " + date
+	}
+	return rest
+}
+
+var (
+	correctionCue = regexp.MustCompile(`(?i)^(no|nope|nah|actually|sorry|oops|wait|make it|change it to|change that to|it was|it's|its|i meant|should be|not|that's wrong|wrong)\b[,.!]?`)
+	notPhrase     = regexp.MustCompile(`(?i)(?:,\s*|\s+|^)not\s+([£$€¥]?\s?[\d.,]+(?:\s?[a-z]{1,7}\b)?|[a-z][a-z ]*?)\s*(?:[,.!]|$|\s+but\b)`)
+)
+
+// correctAdd reads a correction to a proposed expense ("no, 15 not 12",
+// "make it yesterday", "dinner not lunch") and proposes the expense again
+// with the change. Text that does not read as a correction is a new
+// request: ok is false.
+func correctAdd(m []string, text string, now time.Time) (orchestrator.Decision, bool) {
+	cue := correctionCue.MatchString(text)
+	notMatch := notPhrase.FindStringSubmatchIndex(text)
+	if !cue && notMatch == nil && (len(strings.Fields(text)) > 3 || startsOver(text, now)) {
+		return orchestrator.Decision{}, false
+	}
+	cur, ok, _ := pickAmount(findAmounts(strings.ReplaceAll(m[2], ",", "")))
+	if !ok {
+		return orchestrator.Decision{}, false
+	}
+	args := contracts.AddExpenseArgs{Item: m[1], Amount: contracts.Amount(cur.Amount)}
+	if cur.Currency != "" {
+		c := cur.Currency
+		args.Currency = &c
+	}
+	if m[3] != "" {
+		d := m[3]
+		args.Date = &d
+	}
+	if m[4] != "" {
+		c := m[4]
+		args.Category = &c
+	}
+	rest, wrong := text, ""
+	if notMatch != nil {
+		wrong = strings.ToLower(strings.TrimSpace(text[notMatch[2]:notMatch[3]]))
+		rest = text[:notMatch[0]] + " " + text[notMatch[1]:]
+	}
+	rest = correctionCue.ReplaceAllString(strings.TrimSpace(rest), " ")
+	changed := false
+	if c, r, ok := findCategory(rest); ok {
+		args.Category, rest, changed = &c, r, true
+	}
+	if d, r, ok := findDate(rest, now); ok {
+		args.Date, rest, changed = &d, r, true
+	}
+	if f, ok, ambiguous := pickAmount(findAmounts(rest)); ok || ambiguous {
+		if ambiguous || f.Problem != "" {
+			return clarify(amountQuestion(f, args.Item)), true
+		}
+		args.Amount, rest, changed = contracts.Amount(f.Amount), cutOut(rest, f), true
+		if f.Currency != "" {
+			args.Currency = &f.Currency
+		}
+	}
+	if item := itemFrom(rest); item != "" && (!changed || wrong == args.Item) {
+		args.Item, changed = item, true
+	}
+	if !changed {
+		return clarify(askWhatFix), true
+	}
+	return call(contracts.ToolAddExpense, args), true
+}

@@ -1,0 +1,293 @@
+// Package offline is the deterministic rule-based model used when no model
+// endpoint is configured. It needs no network and gives the same decision
+// for the same prompt, so `purser up` is useful without a key and tests
+// are exact. It reads everyday English finance requests: amounts with or
+// without signs, symbols, codes and decimal commas, relative dates and
+// ranges, follow-ups to its own questions and corrections to a proposal.
+// What it cannot read exactly it asks about; it never guesses an amount.
+package offline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator"
+)
+
+// Model is the offline model. The zero value is ready to use.
+type Model struct{}
+
+var _ orchestrator.Model = Model{}
+
+const helpText = "I can add, change, delete and list your expenses, total what you spent, find bank statements in your mail and import them, and show imported transactions. Try \"I spent £12.50 on lunch today\", \"what did I spend this month?\" or \"find my last Visa statement and process it\"."
+
+// Clarifying questions the offline model asks. Follow-ups recognise them.
+const (
+	askAddWhat  = "What item do you want to add, and how much was it?"
+	askAmount   = "How much was %s?"
+	askItem     = "What was the %s for?"
+	askWhichNum = "Which expense number do you mean? Ask me to list your expenses to see the numbers."
+	askChangeTo = "What should I change expense %d to? You can give a new amount, date, item or category."
+	askWhatFix  = "What should it be instead? You can give a new amount, date, item or category."
+)
+
+var (
+	greetRe   = regexp.MustCompile(`(?i)^(hi|hello|hey|good (morning|afternoon|evening))\b`)
+	helpRe    = regexp.MustCompile(`(?i)^(help|what can you do)\b`)
+	deleteRe  = regexp.MustCompile(`(?i)\b(delete|remove|drop|erase)\b`)
+	updateRe  = regexp.MustCompile(`(?i)\b(change|update|edit|correct|fix|set|rename|modify)\b`)
+	mailRe    = regexp.MustCompile(`(?i)\b(statements?|e-?mails?|mail|gmail|inbox)\b`)
+	processRe = regexp.MustCompile(`(?i)\b(process|import|load|fetch|download|add)\b`)
+	importsRe = regexp.MustCompile(`(?i)\bimport(s|ed)?\b`)
+	reviewRe  = regexp.MustCompile(`(?i)\b(review|check(ing)?|flagged|uncertain|suspicious)\b`)
+	vendorRe  = regexp.MustCompile(`(?i)\b(?:at|from|with)\s+([A-Z][A-Za-z0-9&'.-]*(?:\s+[A-Z][A-Za-z0-9&'.-]*)*)`)
+	spendRe   = regexp.MustCompile(`(?i)\b(spend|spent|spending|paid|pay)\b`)
+	balanceRe = regexp.MustCompile(`(?i)\b(how much|total|balance|sum|what did i spend|what have i spent|what i spent|what i've spent)\b`)
+	listRe    = regexp.MustCompile(`(?i)\b(list|show|what|which|see)\b.*\b(expenses?|spending|purchases)\b|\bmy expenses\b`)
+	addRe     = regexp.MustCompile(`(?i)\b(add|spent|paid|bought|record|log|put down|grabbed)\b`)
+	verbStart = regexp.MustCompile(`(?i)^(please\s+)?(add|i\s+spent|spent|i\s+paid|paid|i\s+bought|bought|record|log|delete|remove|change|update|show|list|what|how|find|import|search|check)\b`)
+	listCatRe = regexp.MustCompile(`(?i)\b(?:on|for)\s+([a-z][a-z ]{1,30}?)\s*(?:this|last|today|yesterday|in|since|from|between|during|\?|$)`)
+	renameRe  = regexp.MustCompile(`(?i)\b(?:rename|call)\b.*\bto\s+['"]?([^'"]+?)['"]?\s*$`)
+	lastImpRe = regexp.MustCompile(`(?i)\b(last|latest|most recent)\s+import\b`)
+	statement = regexp.MustCompile(`(?i)\b(visa|mastercard|amex|american express|credit card|debit card|checking|current account|savings|monzo|barclays|hsbc|chase|santander|lloyds|natwest|revolut|ing|paypal)\b`)
+)
+
+// Decide chooses the next step. Within a turn that already ran tools it
+// answers from their results (or takes the next step of a known flow);
+// otherwise it reads the user's text.
+func (Model) Decide(_ context.Context, p orchestrator.Prompt) (orchestrator.Decision, error) {
+	if len(p.Steps) > 0 {
+		return afterSteps(p), nil
+	}
+	return fromText(p), nil
+}
+
+func clarify(q string) orchestrator.Decision {
+	return orchestrator.Decision{Kind: orchestrator.DecisionClarify, Question: q}
+}
+
+func answer(s string) orchestrator.Decision {
+	return orchestrator.Decision{Kind: orchestrator.DecisionAnswer, Content: s}
+}
+
+func call(tool string, args any) orchestrator.Decision {
+	raw, _ := json.Marshal(args)
+	return orchestrator.Decision{Kind: orchestrator.DecisionToolCalls, Calls: []orchestrator.Call{{Tool: tool, Args: raw}}}
+}
+
+// afterSteps decides once this turn has tool results: the next step of a
+// known flow (a found statement is imported when the person asked for it),
+// or an answer built from the results.
+func afterSteps(p orchestrator.Prompt) orchestrator.Decision {
+	last := p.Steps[len(p.Steps)-1]
+	if last.Tool == contracts.ToolSearchGmail && last.OK && last.Decision == "" && processRe.MatchString(p.Text) {
+		var out contracts.MailSearch
+		if json.Unmarshal(last.Data, &out) == nil && len(out.Messages) > 0 && len(out.Messages[0].Attachments) > 0 {
+			return call(contracts.ToolFetchEmailAttachments, contracts.FetchEmailAttachmentsArgs{MessageID: out.Messages[0].ID})
+		}
+	}
+	return answer(orchestrator.DescribeStep(last))
+}
+
+// clean trims text and makes typographic quotes and spaces plain.
+func clean(text string) string {
+	r := strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "\u00a0", " ", "\t", " ")
+	return strings.Join(strings.Fields(r.Replace(text)), " ")
+}
+
+func fromText(p orchestrator.Prompt) orchestrator.Decision {
+	text := clean(p.Text)
+	switch {
+	case text == "":
+		return answer(helpText)
+	case greetRe.MatchString(text) && len(strings.Fields(text)) <= 4:
+		return answer("Hello! " + helpText)
+	case helpRe.MatchString(text):
+		return answer(helpText)
+	}
+	if d, ok := followUp(p, text); ok {
+		return d
+	}
+	return understand(text, p.Now)
+}
+
+// understand reads a request on its own, without the conversation.
+func understand(text string, now time.Time) orchestrator.Decision {
+	lower := strings.ToLower(text)
+	switch {
+	case deleteRe.MatchString(text):
+		n, ok := findNumber(text)
+		if !ok {
+			return clarify(askWhichNum)
+		}
+		return call(contracts.ToolDeleteExpense, contracts.DeleteExpenseArgs{ID: n})
+	case updateRe.MatchString(text) && !mailRe.MatchString(text):
+		n, ok := findNumber(text)
+		if !ok {
+			return clarify(askWhichNum)
+		}
+		return updateCall(n, text, now)
+	case mailRe.MatchString(text) && !spendRe.MatchString(text) || strings.Contains(lower, "statement"):
+		return call(contracts.ToolSearchGmail, contracts.SearchGmailArgs{Query: statementQuery(text)})
+	case importsRe.MatchString(text):
+		limit := 5
+		if lastImpRe.MatchString(text) {
+			limit = 1
+		}
+		return call(contracts.ToolGetRecentImports, contracts.GetRecentImportsArgs{Limit: &limit})
+	case reviewRe.MatchString(text) && strings.Contains(lower, "transaction"):
+		st := "needs_review"
+		return call(contracts.ToolGetTransactions, contracts.GetTransactionsArgs{ReviewStatus: &st})
+	}
+	if d, ok := query(text, now); ok {
+		return d
+	}
+	if addRe.MatchString(text) || len(findAmounts(withoutDate(text, now))) > 0 {
+		return addExpense(text, now)
+	}
+	return answer("I'm not sure how to help with that. " + helpText)
+}
+
+// query reads a question about spending. An amount marked as money ("£12")
+// makes it an expense to add instead, whatever the wording.
+func query(text string, now time.Time) (orchestrator.Decision, bool) {
+	for _, f := range findAmounts(withoutDate(text, now)) {
+		if f.Marked {
+			return orchestrator.Decision{}, false
+		}
+	}
+	isBalance := balanceRe.MatchString(text) || spendRe.MatchString(text) && strings.Contains(strings.ToLower(text), "what")
+	if m := vendorRe.FindStringSubmatch(text); m != nil && (isBalance || spendRe.MatchString(text)) && !isRangeWord(m[1]) {
+		vendor := strings.TrimRight(m[1], "?.! ")
+		return call(contracts.ToolGetTransactions, contracts.GetTransactionsArgs{Vendor: &vendor}), true
+	}
+	if isBalance {
+		r := rangeOf(text, now)
+		return call(contracts.ToolGetBalance, contracts.GetBalanceArgs{Range: &r}), true
+	}
+	if listRe.MatchString(text) {
+		r := rangeOf(text, now)
+		args := contracts.ListExpensesArgs{Range: &r}
+		if m := listCatRe.FindStringSubmatch(text); m != nil && !isRangeWord(m[1]) && !strings.Contains(m[1], "expense") && !monthOnly(m[1]) {
+			c := strings.TrimSpace(m[1])
+			args.Category = &c
+		}
+		return call(contracts.ToolListExpenses, args), true
+	}
+	return orchestrator.Decision{}, false
+}
+
+// withoutDate is text without its date phrase, so that the numbers of
+// "3 Nov" or "2026-11-01" are not taken for amounts.
+func withoutDate(text string, now time.Time) string {
+	_, rest, _ := findDate(text, now)
+	return stripYears(rest)
+}
+
+// stripYears drops numbers that are years in a range ("in 2025", "Q1 2026").
+func stripYears(text string) string {
+	return yearWords.ReplaceAllString(text, " ")
+}
+
+var yearWords = regexp.MustCompile(`(?i)\b(?:in|of|for|during|since|year|q[1-4]|quarter|` + monthWords + `)\s+(?:19|20)\d{2}\b`)
+
+func isRangeWord(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, w := range []string{"this", "last", "today", "yesterday", "the", "my", "all", "since", "past"} {
+		if s == w || strings.HasPrefix(s, w+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// addExpense reads an expense to add: item, amount, currency, date and
+// category; whatever is missing or unclear becomes one question.
+func addExpense(text string, now time.Time) orchestrator.Decision {
+	cat, rest, hasCat := findCategory(text)
+	date, rest, hasDate := findDate(rest, now)
+	f, ok, ambiguous := pickAmount(findAmounts(rest))
+	if ok {
+		rest = cutOut(rest, f)
+	}
+	item := itemFrom(rest)
+	switch {
+	case ambiguous:
+		return clarify(amountQuestion(found{Problem: "which"}, item))
+	case !ok && item == "":
+		return clarify(askAddWhat)
+	case !ok:
+		return clarify(fmt.Sprintf(askAmount, item))
+	case f.Problem != "":
+		return clarify(amountQuestion(f, item))
+	case item == "":
+		return clarify(fmt.Sprintf(askItem, display(f)))
+	}
+	args := contracts.AddExpenseArgs{Item: item, Amount: contracts.Amount(f.Amount)}
+	if f.Currency != "" {
+		args.Currency = &f.Currency
+	}
+	if !hasDate {
+		date = now.Format(time.DateOnly)
+	}
+	args.Date = &date
+	if hasCat {
+		args.Category = &cat
+	}
+	return call(contracts.ToolAddExpense, args)
+}
+
+// display writes a found amount back as money: £20, 20 CHF, 20.
+func display(f found) string {
+	for sym, cur := range symbolCurrency {
+		if cur == f.Currency {
+			return sym + f.Amount
+		}
+	}
+	if f.Currency != "" {
+		return f.Amount + " " + f.Currency
+	}
+	return f.Amount
+}
+
+func updateCall(n int64, text string, now time.Time) orchestrator.Decision {
+	args := contracts.UpdateExpenseArgs{ID: n}
+	rest := expNum.ReplaceAllString(text, " ")
+	if m := renameRe.FindStringSubmatch(rest); m != nil {
+		item := strings.ToLower(strings.TrimSpace(m[1]))
+		args.Item = &item
+		return call(contracts.ToolUpdateExpense, args)
+	}
+	if cat, r, ok := findCategory(rest); ok {
+		args.Category, rest = &cat, r
+	}
+	d, rest, hasDate := findDate(rest, now)
+	if hasDate {
+		args.Date = &d
+	}
+	if f, ok, _ := pickAmount(findAmounts(rest)); ok {
+		if f.Problem != "" {
+			return clarify(amountQuestion(f, fmt.Sprintf("expense %d", n)))
+		}
+		a := contracts.Amount(f.Amount)
+		args.Amount = &a
+	}
+	if args.Item == nil && args.Amount == nil && args.Date == nil && args.Category == nil {
+		return clarify(fmt.Sprintf(askChangeTo, n))
+	}
+	return call(contracts.ToolUpdateExpense, args)
+}
+
+// statementQuery keeps the words that identify a statement.
+func statementQuery(text string) string {
+	q := "statement"
+	if m := statement.FindString(text); m != "" {
+		q = strings.ToLower(m) + " statement"
+	}
+	return q
+}

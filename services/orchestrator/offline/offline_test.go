@@ -1,0 +1,73 @@
+package offline
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator"
+)
+
+func TestAnswersListEveryItemWithATotal(t *testing.T) {
+	list := contracts.ExpenseList{Range: "this_month", From: "2026-11-01", To: "2026-11-30", Expenses: []contracts.ExpenseView{
+		{ID: 1, Item: "groceries", Amount: contracts.Money{Minor: 4235, Currency: "GBP"}, Date: "2026-11-20", Category: "groceries"},
+		{ID: 2, Item: "train ticket", Amount: contracts.Money{Minor: 1280, Currency: "GBP"}, Date: "2026-11-21"},
+	}, Totals: []contracts.Money{{Minor: 5515, Currency: "GBP"}}}
+	data, _ := json.Marshal(list)
+	d, _ := Model{}.Decide(context.Background(), orchestrator.Prompt{Text: "show my expenses",
+		Steps: []orchestrator.StepRecord{{CallID: "cabc", Tool: contracts.ToolListExpenses, OK: true, Data: data}}})
+	want := "Your expenses this month:\n- #1 2026-11-20 groceries, £42.35 (groceries)\n- #2 2026-11-21 train ticket, £12.80\nTotal: £55.15 (2 expenses)."
+	if d.Content != want {
+		t.Fatalf("answer =\n%s\nwant\n%s", d.Content, want)
+	}
+	if strings.Contains(d.Content, "cabc") {
+		t.Error("answer shows an internal id")
+	}
+}
+
+func TestBalanceAnswersNameTheRange(t *testing.T) {
+	for give, want := range map[string]string{
+		"this_year":        "You spent ¥3,500 + £12.50 this year across 2 expenses.",
+		"2026-Q1":          "You spent ¥3,500 + £12.50 in 2026-Q1 across 2 expenses.",
+		"since_2026-03-01": "You spent ¥3,500 + £12.50 since 2026-03-01 across 2 expenses.",
+		"all_time":         "You spent ¥3,500 + £12.50 in all across 2 expenses.",
+	} {
+		data, _ := json.Marshal(contracts.Balance{Range: give, From: "2026-01-01", To: "2026-12-31", Count: 2,
+			Total: []contracts.Money{{Minor: 3500, Currency: "JPY"}, {Minor: 1250, Currency: "GBP"}}})
+		d, _ := Model{}.Decide(context.Background(), orchestrator.Prompt{Text: "how much?",
+			Steps: []orchestrator.StepRecord{{Tool: contracts.ToolGetBalance, OK: true, Data: data}}})
+		if d.Content != want {
+			t.Errorf("%s: answer = %q, want %q", give, d.Content, want)
+		}
+	}
+}
+
+func TestStatementFlow(t *testing.T) {
+	found, _ := json.Marshal(contracts.MailSearch{Messages: []contracts.MailSummary{{ID: "m42", From: "Visa", Subject: "Your September statement", Attachments: []string{"september_statement.csv"}}}})
+	p := orchestrator.Prompt{Text: "Find my last Visa statement and process it", Steps: []orchestrator.StepRecord{{Tool: contracts.ToolSearchGmail, OK: true, Data: found}}}
+	d, _ := Model{}.Decide(context.Background(), p)
+	if len(d.Calls) != 1 || d.Calls[0].Tool != contracts.ToolFetchEmailAttachments || string(d.Calls[0].Args) != `{"message_id":"m42"}` {
+		t.Fatalf("after search = %+v", d)
+	}
+	fetched, _ := json.Marshal(contracts.AttachmentsFetched{MessageID: "m42", Documents: []contracts.QueuedDocument{{Filename: "september_statement.csv", Status: "queued"}}})
+	p.Steps = append(p.Steps, orchestrator.StepRecord{Tool: contracts.ToolFetchEmailAttachments, OK: true, Data: fetched, Decision: "approved"})
+	d, _ = Model{}.Decide(context.Background(), p)
+	if !strings.Contains(d.Content, "importing september_statement.csv") {
+		t.Fatalf("after import = %q", d.Content)
+	}
+	// Only looking: the messages are listed, nothing is imported.
+	p = orchestrator.Prompt{Text: "find my visa statement", Steps: p.Steps[:1]}
+	d, _ = Model{}.Decide(context.Background(), p)
+	if d.Kind != orchestrator.DecisionAnswer || !strings.Contains(d.Content, "Your September statement") {
+		t.Fatalf("search only = %+v", d)
+	}
+}
+
+func TestTheSameTextGivesTheSameDecision(t *testing.T) {
+	for range 20 {
+		d := decide(t, nil, "add 12,5 euros lunch on 3 Nov in food")
+		check(t, d, `add_expense {"item":"lunch","amount":"12.5","currency":"EUR","date":"2026-11-03","category":"food"}`)
+	}
+}

@@ -1,0 +1,248 @@
+package offline
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator"
+)
+
+// Sunday 22 November 2026, 10:00 in London.
+var london, _ = time.LoadLocation("Europe/London")
+var sunday = time.Date(2026, 11, 22, 10, 0, 0, 0, london)
+
+// decide is what the offline model does with text after history (user
+// and assistant lines alternating, the user first).
+func decide(t *testing.T, history []string, text string) orchestrator.Decision {
+	t.Helper()
+	var h []orchestrator.Entry
+	for i, line := range history {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		h = append(h, orchestrator.Entry{Role: role, Text: line})
+	}
+	d, err := Model{}.Decide(context.Background(), orchestrator.Prompt{Text: text, Now: sunday, Timezone: "Europe/London", History: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// check compares a decision with want: "tool_name {canonical args}",
+// "clarify: words in the question" or "answer: words in the answer".
+func check(t *testing.T, d orchestrator.Decision, want string) {
+	t.Helper()
+	kind, rest, _ := strings.Cut(want, " ")
+	switch kind {
+	case "clarify:":
+		if d.Kind != orchestrator.DecisionClarify || !strings.Contains(d.Question, rest) {
+			t.Fatalf("got %s %q%q %s, want a question with %q", d.Kind, d.Question, d.Content, argsOf(d), rest)
+		}
+	case "answer:":
+		if d.Kind != orchestrator.DecisionAnswer || !strings.Contains(d.Content, rest) {
+			t.Fatalf("got %s %q%q %s, want an answer with %q", d.Kind, d.Question, d.Content, argsOf(d), rest)
+		}
+	default:
+		if d.Kind != orchestrator.DecisionToolCalls || len(d.Calls) != 1 || d.Calls[0].Tool != kind {
+			t.Fatalf("got %s %q%q %s, want a %s call", d.Kind, d.Question, d.Content, argsOf(d), kind)
+		}
+		spec, _ := contracts.LookupTool(kind)
+		got, err := spec.CanonicalArgs(d.Calls[0].Args)
+		if err != nil {
+			t.Fatalf("invalid args %s: %v", d.Calls[0].Args, err)
+		}
+		if string(got) != rest {
+			t.Fatalf("args = %s\nwant   %s", got, rest)
+		}
+	}
+}
+
+func argsOf(d orchestrator.Decision) string {
+	if len(d.Calls) == 0 {
+		return ""
+	}
+	return d.Calls[0].Tool + " " + string(d.Calls[0].Args)
+}
+
+const (
+	proposedLunch = "Proposed: Add expense 'lunch' £12.00 on 2026-11-22?"
+	howMuchCoffee = "How much was coffee?"
+)
+
+// TestEverydayPhrasings is the table of what people type, each a case.
+func TestEverydayPhrasings(t *testing.T) {
+	tests := []struct {
+		history []string
+		give    string
+		want    string
+	}{
+		// Adding: the amount before or after the item, with or without a verb.
+		{nil, "add 12.50 lunch today", `add_expense {"item":"lunch","amount":"12.50","date":"2026-11-22"}`},
+		{nil, "I spent 12.50 on lunch today", `add_expense {"item":"lunch","amount":"12.50","date":"2026-11-22"}`},
+		{nil, "add lunch 12.50 today", `add_expense {"item":"lunch","amount":"12.50","date":"2026-11-22"}`},
+		{nil, "paid £8 for a taxi yesterday", `add_expense {"item":"taxi","amount":"8","currency":"GBP","date":"2026-11-21"}`},
+		{nil, "I spent £12.50 on lunch today", `add_expense {"item":"lunch","amount":"12.50","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "add electricity bill £200", `add_expense {"item":"electricity bill","amount":"200","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "taxi $23.40 last Friday", `add_expense {"item":"taxi","amount":"23.40","currency":"USD","date":"2026-11-20"}`},
+		{nil, "coffee €3 on 3 Nov in eating out", `add_expense {"item":"coffee","amount":"3","currency":"EUR","date":"2026-11-03","category":"eating out"}`},
+		{nil, "paid 40 pounds for groceries yesterday", `add_expense {"item":"groceries","amount":"40","currency":"GBP","date":"2026-11-21"}`},
+		{nil, "spent 3.20 on coffee", `add_expense {"item":"coffee","amount":"3.20","date":"2026-11-22"}`},
+		{nil, "bought a book for £9.99", `add_expense {"item":"book","amount":"9.99","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "add £4.50 sandwich", `add_expense {"item":"sandwich","amount":"4.50","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "lunch £12.50", `add_expense {"item":"lunch","amount":"12.50","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "lunch 12.50", `add_expense {"item":"lunch","amount":"12.50","date":"2026-11-22"}`},
+		{nil, "I've just paid £9.50 for a haircut", `add_expense {"item":"haircut","amount":"9.50","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "please add £3 for parking today", `add_expense {"item":"parking","amount":"3","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "got a haircut for £18 this morning", `add_expense {"item":"haircut","amount":"18","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "record £70 gas bill", `add_expense {"item":"gas bill","amount":"70","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "add 9.99 netflix subscription", `add_expense {"item":"netflix subscription","amount":"9.99","date":"2026-11-22"}`},
+		{nil, "spent £45 on dinner with friends last Saturday", `add_expense {"item":"dinner with friends","amount":"45","currency":"GBP","date":"2026-11-21"}`},
+		{nil, "add 2 coffees 7.50", `add_expense {"item":"2 coffees","amount":"7.50","date":"2026-11-22"}`},
+		// Currencies: symbols before or after, codes before or after, words, pence.
+		{nil, "add 20 USD dinner", `add_expense {"item":"dinner","amount":"20","currency":"USD","date":"2026-11-22"}`},
+		{nil, "add USD 20 dinner", `add_expense {"item":"dinner","amount":"20","currency":"USD","date":"2026-11-22"}`},
+		{nil, "add 12.50€ lunch", `add_expense {"item":"lunch","amount":"12.50","currency":"EUR","date":"2026-11-22"}`},
+		{nil, "log 15 quid for cinema tickets", `add_expense {"item":"cinema tickets","amount":"15","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "I paid 30 bucks for gas on Monday", `add_expense {"item":"gas","amount":"30","currency":"USD","date":"2026-11-16"}`},
+		{nil, "add 8 CHF parking", `add_expense {"item":"parking","amount":"8","currency":"CHF","date":"2026-11-22"}`},
+		{nil, "add 3.5 KWD fuel", `add_expense {"item":"fuel","amount":"3.5","currency":"KWD","date":"2026-11-22"}`},
+		{nil, "add 1.250 KWD fuel", `add_expense {"item":"fuel","amount":"1.250","currency":"KWD","date":"2026-11-22"}`},
+		{nil, "add ¥1200 ramen", `add_expense {"item":"ramen","amount":"1200","currency":"JPY","date":"2026-11-22"}`},
+		{nil, "add 1200 yen ramen", `add_expense {"item":"ramen","amount":"1200","currency":"JPY","date":"2026-11-22"}`},
+		{nil, "paid 50p for a charity sticker", `add_expense {"item":"charity sticker","amount":"0.50","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "add 12 eur taxi", `add_expense {"item":"taxi","amount":"12","currency":"EUR","date":"2026-11-22"}`},
+		{nil, "add 5 all lunch", `add_expense {"item":"all lunch","amount":"5","date":"2026-11-22"}`}, // "all" is a word, not Albanian lek
+		// Decimal commas and thousands separators.
+		{nil, "add 12,5 euros lunch", `add_expense {"item":"lunch","amount":"12.5","currency":"EUR","date":"2026-11-22"}`},
+		{nil, "add €12,50 lunch", `add_expense {"item":"lunch","amount":"12.50","currency":"EUR","date":"2026-11-22"}`},
+		{nil, "add 1.234,50 EUR rent", `add_expense {"item":"rent","amount":"1234.50","currency":"EUR","date":"2026-11-22"}`},
+		{nil, "add 1,234.50 rent", `add_expense {"item":"rent","amount":"1234.50","date":"2026-11-22"}`},
+		{nil, "add rent 1,200", `add_expense {"item":"rent","amount":"1200","date":"2026-11-22"}`},
+		{nil, "add £1,000 laptop", `add_expense {"item":"laptop","amount":"1000","currency":"GBP","date":"2026-11-22"}`},
+		// Dates.
+		{nil, "add lunch 12.50 2 days ago", `add_expense {"item":"lunch","amount":"12.50","date":"2026-11-20"}`},
+		{nil, "add coffee 3 a week ago", `add_expense {"item":"coffee","amount":"3","date":"2026-11-15"}`},
+		{nil, "add £60 train ticket on 2026-11-01", `add_expense {"item":"train ticket","amount":"60","currency":"GBP","date":"2026-11-01"}`},
+		{nil, "add £5 coffee on the 3rd of November", `add_expense {"item":"coffee","amount":"5","currency":"GBP","date":"2026-11-03"}`},
+		{nil, "add £15 flowers Nov 3", `add_expense {"item":"flowers","amount":"15","currency":"GBP","date":"2026-11-03"}`},
+		{nil, "add £24 flowers 24 Dec", `add_expense {"item":"flowers","amount":"24","currency":"GBP","date":"2025-12-24"}`},
+		{nil, "add £9 market veg the day before yesterday", `add_expense {"item":"market veg","amount":"9","currency":"GBP","date":"2026-11-20"}`},
+		{nil, "add £30 dinner on 5 March 2026", `add_expense {"item":"dinner","amount":"30","currency":"GBP","date":"2026-03-05"}`},
+		// Categories.
+		{nil, "add £12 lunch in food", `add_expense {"item":"lunch","amount":"12","currency":"GBP","date":"2026-11-22","category":"food"}`},
+		{nil, "add £2.40 bus fare under transport", `add_expense {"item":"bus fare","amount":"2.40","currency":"GBP","date":"2026-11-22","category":"transport"}`},
+		// Amounts that cannot be used: a question, never a guess.
+		{nil, "add -5 pounds lunch", "clarify: An expense can't be a negative amount. How much did you pay for lunch?"},
+		{nil, "add $-5.00 lunch", "clarify: can't be a negative amount"},
+		{nil, "add -£5 lunch", "clarify: can't be a negative amount"},
+		{nil, "paid -12 for parking", "clarify: can't be a negative amount. How much did you pay for parking?"},
+		{nil, "add £99999999999999 lunch", "clarify: £99999999999999 is too large for me to record as an amount. How much did you pay for lunch?"},
+		{nil, "add 1e308 dollars lunch", "clarify: 1e308 dollars is too large"},
+		{nil, "add 1e308 lunch", "clarify: too large"},
+		{nil, "add £0 lunch", "clarify: must be more than zero"},
+		{nil, "add ¥12.5 ramen", "clarify: more decimals than JPY allows"},
+		{nil, "add £1.005 lunch", "clarify: I can't tell which amount £1.005 means"},
+		{nil, "add 1.234 lunch", "clarify: I can't tell which amount 1.234 means"},
+		{nil, "add 2 coffees 3 muffins", "clarify: more than one number"},
+		{nil, "add 12,345,67 lunch", "clarify: I can't tell which amount"},
+		// Missing parts.
+		{nil, "add coffee", "clarify: How much was coffee?"},
+		{nil, "add lunch", "clarify: How much was lunch?"},
+		{nil, "I want to add an item", "clarify: " + askAddWhat},
+		{nil, "I spent £20", "clarify: What was the £20 for?"},
+		{nil, "add 20 USD", "clarify: What was the $20 for?"},
+		// Questions about spending, every range of the grammar.
+		{nil, "what did I spend this month?", `get_balance {"range":"this_month"}`},
+		{nil, "how much did I spend last week", `get_balance {"range":"last_week"}`},
+		{nil, "total for the last 30 days", `get_balance {"range":"last_30_days"}`},
+		{nil, "how much did I spend in the past 2 weeks", `get_balance {"range":"last_14_days"}`},
+		{nil, "what did I spend yesterday", `get_balance {"range":"yesterday"}`},
+		{nil, "total spending today", `get_balance {"range":"today"}`},
+		{nil, "how much did I spend this year?", `get_balance {"range":"this_year"}`},
+		{nil, "how much did I spend last year", `get_balance {"range":"last_year"}`},
+		{nil, "what did I spend in 2025?", `get_balance {"range":"2025"}`},
+		{nil, "how much did I spend in Q1 2026", `get_balance {"range":"2026-Q1"}`},
+		{nil, "total for Q3", `get_balance {"range":"2026-Q3"}`},
+		{nil, "how much did I spend in the first quarter of 2025", `get_balance {"range":"2025-Q1"}`},
+		{nil, "how much did I spend this quarter", `get_balance {"range":"this_quarter"}`},
+		{nil, "how much did I spend last quarter", `get_balance {"range":"last_quarter"}`},
+		{nil, "what did I spend in March?", `get_balance {"range":"2026-03"}`},
+		{nil, "how much did I spend on lunch in December", `get_balance {"range":"2025-12"}`},
+		{nil, "how much have I spent since March?", `get_balance {"range":"since_2026-03-01"}`},
+		{nil, "what have I spent since 1 October", `get_balance {"range":"since_2026-10-01"}`},
+		{nil, "how much have I spent since 2025", `get_balance {"range":"since_2025-01-01"}`},
+		{nil, "how much have I spent in total?", `get_balance {"range":"all_time"}`},
+		{nil, "what have I spent all time", `get_balance {"range":"all_time"}`},
+		{nil, "how much did I spend between 1 Nov and 15 Nov", `get_balance {"range":"2026-11-01..2026-11-15"}`},
+		{nil, "what did I spend in 2026-10", `get_balance {"range":"2026-10"}`},
+		{nil, "how much did I spend at Tesco?", `get_transactions {"vendor":"Tesco"}`},
+		{nil, "show my expenses last month", `list_expenses {"range":"last_month"}`},
+		{nil, "list expenses on groceries this month", `list_expenses {"range":"this_month","category":"groceries"}`},
+		{nil, "list my expenses in October", `list_expenses {"range":"2026-10"}`},
+		{nil, "list my expenses for December 2025", `list_expenses {"range":"2025-12"}`},
+		{nil, "show my expenses since March", `list_expenses {"range":"since_2026-03-01"}`},
+		{nil, "show my expenses this quarter", `list_expenses {"range":"this_quarter"}`},
+		{nil, "show all my expenses", `list_expenses {"range":"all_time"}`},
+		// Changing, deleting, mail, imports.
+		{nil, "delete expense 3", `delete_expense {"id":3}`},
+		{nil, "remove #12", `delete_expense {"id":12}`},
+		{nil, "delete that", "clarify: " + askWhichNum},
+		{nil, "change expense 2 to £15", `update_expense {"id":2,"amount":"15"}`},
+		{nil, "change expense 2 to 15,50", `update_expense {"id":2,"amount":"15.50"}`},
+		{nil, "change expense 2 date to yesterday", `update_expense {"id":2,"date":"2026-11-21"}`},
+		{nil, "rename expense 5 to team lunch", `update_expense {"id":5,"item":"team lunch"}`},
+		{nil, "update expense 7", "clarify: What should I change expense 7 to?"},
+		{nil, "change expense 4 to 1e308", "clarify: too large"},
+		{nil, "Find my last Visa statement and process it", `search_gmail {"query":"visa statement"}`},
+		{nil, "check my email for bank statements", `search_gmail {"query":"statement"}`},
+		{nil, "what was my most recent import?", `get_recent_imports {"limit":1}`},
+		{nil, "which transactions need review?", `get_transactions {"review_status":"needs_review"}`},
+		{nil, "hello", "answer: Hello!"},
+		{nil, "what's the weather like", "answer: I'm not sure"},
+		// Replies to its own questions.
+		{[]string{"I want to add an item", askAddWhat}, "a sandwich, £4.20", `add_expense {"item":"sandwich","amount":"4.20","currency":"GBP","date":"2026-11-22"}`},
+		{[]string{"add coffee yesterday", howMuchCoffee}, "£3", `add_expense {"item":"coffee","amount":"3","currency":"GBP","date":"2026-11-21"}`},
+		{[]string{"add coffee", howMuchCoffee}, "3.20", `add_expense {"item":"coffee","amount":"3.20","date":"2026-11-22"}`},
+		{[]string{"add coffee", howMuchCoffee}, "it was 3,20 euros", `add_expense {"item":"coffee","amount":"3.20","currency":"EUR","date":"2026-11-22"}`},
+		{[]string{"I spent £20", "What was the £20 for?"}, "lunch", `add_expense {"item":"lunch","amount":"20","currency":"GBP","date":"2026-11-22"}`},
+		{[]string{"add -5 pounds lunch", "An expense can't be a negative amount. How much did you pay for lunch?"}, "5 pounds", `add_expense {"item":"lunch","amount":"5","currency":"GBP","date":"2026-11-22"}`},
+		{[]string{"add 1e308 dollars lunch yesterday", "1e308 dollars is too large for me to record as an amount. How much did you pay for lunch?"}, "$12", `add_expense {"item":"lunch","amount":"12","currency":"USD","date":"2026-11-21"}`},
+		{[]string{"add coffee yesterday", howMuchCoffee, "-3", "An expense can't be a negative amount. How much did you pay for coffee?"}, "3", `add_expense {"item":"coffee","amount":"3","date":"2026-11-21"}`},
+		{[]string{"update expense 7", "What should I change expense 7 to? You can give a new amount, date, item or category."}, "£12", `update_expense {"id":7,"amount":"12"}`},
+		// A new request while a question is open starts over.
+		{[]string{"add coffee", howMuchCoffee}, "add 12.50 lunch today", `add_expense {"item":"lunch","amount":"12.50","date":"2026-11-22"}`},
+		{[]string{"add coffee", howMuchCoffee}, "I spent 12.50 on lunch today", `add_expense {"item":"lunch","amount":"12.50","date":"2026-11-22"}`},
+		{[]string{"add coffee", howMuchCoffee}, "what did I spend this month?", `get_balance {"range":"this_month"}`},
+		{[]string{"add coffee", howMuchCoffee}, "add tea", "clarify: How much was tea?"},
+		{[]string{"I spent £20", "What was the £20 for?"}, "delete expense 3", `delete_expense {"id":3}`},
+		// Corrections to a proposal.
+		{[]string{"add 12 lunch", proposedLunch}, "no, 15 not 12", `add_expense {"item":"lunch","amount":"15","currency":"GBP","date":"2026-11-22"}`},
+		{[]string{"add 12 lunch", proposedLunch}, "not 12, 15", `add_expense {"item":"lunch","amount":"15","currency":"GBP","date":"2026-11-22"}`},
+		{[]string{"add 12 lunch", proposedLunch}, "make it 15", `add_expense {"item":"lunch","amount":"15","currency":"GBP","date":"2026-11-22"}`},
+		{[]string{"add 12 lunch", proposedLunch}, "actually £15.50", `add_expense {"item":"lunch","amount":"15.50","currency":"GBP","date":"2026-11-22"}`},
+		{[]string{"add 12 lunch", proposedLunch}, "no, it was yesterday", `add_expense {"item":"lunch","amount":"12.00","currency":"GBP","date":"2026-11-21"}`},
+		{[]string{"add 12 lunch", proposedLunch}, "no, dinner not lunch", `add_expense {"item":"dinner","amount":"12.00","currency":"GBP","date":"2026-11-22"}`},
+		{[]string{"add 12 lunch", proposedLunch}, "sorry, put it in food", `add_expense {"item":"lunch","amount":"12.00","currency":"GBP","date":"2026-11-22","category":"food"}`},
+		{[]string{"add 12 lunch", proposedLunch}, "no, 15 dollars", `add_expense {"item":"lunch","amount":"15","currency":"USD","date":"2026-11-22"}`},
+		{[]string{"add 12 lunch", proposedLunch}, "make it -15", "clarify: can't be a negative amount"},
+		{[]string{"add 12 lunch", proposedLunch}, "add 5 coffee", `add_expense {"item":"coffee","amount":"5","date":"2026-11-22"}`},
+		{[]string{"add 1200 yen ramen", "Proposed: Add expense 'ramen' ¥1,200 on 2026-11-22?"}, "no, 1500", `add_expense {"item":"ramen","amount":"1500","currency":"JPY","date":"2026-11-22"}`},
+	}
+	if len(tests) < 100 {
+		t.Fatalf("only %d phrasings", len(tests))
+	}
+	for _, tt := range tests {
+		name := tt.give
+		if len(tt.history) > 0 {
+			name = tt.history[len(tt.history)-1] + " → " + tt.give
+		}
+		t.Run(name, func(t *testing.T) {
+			check(t, decide(t, tt.history, tt.give), tt.want)
+		})
+	}
+}
