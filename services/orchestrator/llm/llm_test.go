@@ -83,7 +83,8 @@ func TestToolCallsSplitAnywhereAndInParallel(t *testing.T) {
 			t.Errorf("%s parameters are not strict", fn["name"])
 		}
 	}
-	if len(names) != len(contracts.Tools())+1 || !strings.Contains(strings.Join(names, ","), contracts.ToolAskClarification) {
+	if len(names) != len(contracts.Tools())+2 || !strings.Contains(strings.Join(names, ","), contracts.ToolAskClarification) ||
+		!strings.Contains(strings.Join(names, ","), "make_plan") {
 		t.Fatalf("tools sent: %v", names)
 	}
 	sys := req.Body["messages"].([]any)[0].(map[string]any)["content"].(string)
@@ -217,6 +218,53 @@ func TestRepliesThatAreNotDecisions(t *testing.T) {
 	d, err := m.Decide(context.Background(), prompt("pay eve"))
 	if err != nil || d.Calls[0].Tool != "send_money" {
 		t.Fatalf("unknown tool: %+v, %v", d, err)
+	}
+}
+
+// The tools protocol plans with its built-in make_plan tool, streamed in
+// pieces like any call; a bad plan is invalid output, not a tool call.
+func TestToolsProtocolPlans(t *testing.T) {
+	srv := llmtest.New(t)
+	m, _ := newModel(t, srv, nil)
+	srv.Push(llmtest.ToolCalls(llmtest.Call{ID: "call_p", Name: "make_plan", Args: []string{
+		`{"steps":[{"tool":"search_gmail","args":{"query":"visa statement"},"save_as":"lists.mess`,
+		`ages"},{"tool":"fetch_email_attachments","args":{"message_id":{"$var":"lists.messages.0.id"}}}],`,
+		`"stop_when":{"var":"lists.messages","empty":true}}`}}))
+	d, err := m.Decide(context.Background(), prompt("find my visa statement and import it"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := orchestrator.Decision{Kind: orchestrator.DecisionPlan, Plan: &orchestrator.Plan{Steps: []orchestrator.PlanStep{
+		{Tool: "search_gmail", Args: json.RawMessage(`{"query":"visa statement"}`), SaveAs: "lists.messages"},
+		{Tool: "fetch_email_attachments", Args: json.RawMessage(`{"message_id":{"$var":"lists.messages.0.id"}}`)}},
+		StopWhen: &orchestrator.StopCondition{Var: "lists.messages", Empty: true}}}
+	if diff := cmp.Diff(want, d); diff != "" {
+		t.Fatalf("plan (-want +got):\n%s", diff)
+	}
+	sys := srv.Requests()[0].Body["messages"].([]any)[0].(map[string]any)["content"].(string)
+	if !strings.Contains(sys, "make_plan") {
+		t.Errorf("the system prompt does not mention make_plan")
+	}
+	for name, args := range map[string]string{
+		"no steps":      `{"steps":[]}`,
+		"unknown field": `{"steps":[{"tool":"get_balance","args":{}}],"why":"x"}`,
+		"args a string": `{"steps":[{"tool":"get_balance","args":"this_month"}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := llmtest.New(t)
+			m, _ := newModel(t, srv, nil)
+			srv.Push(llmtest.ToolCalls(llmtest.Call{ID: "c", Name: "make_plan", Args: []string{args}}))
+			if _, err := m.Decide(context.Background(), prompt("do things")); !errors.Is(err, orchestrator.ErrInvalidOutput) || !strings.Contains(err.Error(), "make_plan") {
+				t.Fatalf("err = %v", err)
+			}
+		})
+	}
+	srv = llmtest.New(t)
+	m, _ = newModel(t, srv, nil)
+	srv.Push(llmtest.ToolCalls(llmtest.Call{Index: 0, ID: "a", Name: "make_plan", Args: []string{`{"steps":[{"tool":"get_balance","args":{}}]}`}},
+		llmtest.Call{Index: 1, ID: "b", Name: "get_balance", Args: []string{`{}`}}))
+	if _, err := m.Decide(context.Background(), prompt("do things")); !errors.Is(err, orchestrator.ErrInvalidOutput) {
+		t.Fatalf("make_plan with another call: err = %v", err)
 	}
 }
 

@@ -154,3 +154,35 @@ func TestOneCorrectiveCallAcrossLayers(t *testing.T) {
 		}
 	}
 }
+
+// A plan made with the tools protocol's make_plan runs in the real
+// orchestrator and toolrunner, step after step, and the model answers from
+// both results.
+func TestToolsProtocolPlanRuns(t *testing.T) {
+	srv := llmtest.New(t)
+	m, _ := newModel(t, srv, nil)
+	s := systest.Start(t, systest.Options{DSN: storetest.SQLiteDSN(t), Orchestrators: 1, Toolrunners: 1, Model: m})
+	ann := s.User("acme", "ann")
+	srv.Push(llmtest.ToolCalls(llmtest.Call{ID: "call_p", Name: "make_plan", Args: []string{
+		`{"steps":[{"tool":"get_balance","args":{"range":"2026-Q1"},"save_as":"totals.q1"},`,
+		`{"tool":"list_expenses","args":{"range":"since_2026-03-01"},"save_as":"lists.since_march"}]}`}}),
+		llmtest.Text("Nothing spent in Q1 or since March."))
+	turn := ann.Say("how much in Q1, and what since March?")
+	ans := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, turn)
+	if ans.Content != "Nothing spent in Q1 or since March." || len(ans.Citations) != 2 {
+		t.Fatalf("answer = %+v", ans)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2", len(reqs))
+	}
+	var results []string
+	for _, raw := range reqs[1].Body["messages"].([]any) {
+		if mm := raw.(map[string]any); mm["role"] == "tool" {
+			results = append(results, mm["content"].(string))
+		}
+	}
+	if len(results) != 2 || !strings.Contains(results[0], `"from":"2026-01-01"`) || !strings.Contains(results[1], `"from":"2026-03-01"`) {
+		t.Fatalf("tool results the model saw: %q", results)
+	}
+}

@@ -24,6 +24,7 @@ func systemPrompt(p orchestrator.Prompt, protocol string) string {
 	b.WriteString("Rules:\n")
 	if protocol == ProtocolTools {
 		b.WriteString("- If something you need is missing or unclear (an amount, which expense), call ask_clarification with one short question instead of guessing.\n")
+		b.WriteString("- For several steps that depend on each other, call make_plan alone with the steps instead of calling the tools one by one.\n")
 	} else {
 		b.WriteString("- If something you need is missing or unclear (an amount, which expense), reply with type \"clarify\" and one short question instead of guessing.\n")
 	}
@@ -113,6 +114,7 @@ func toolDefs(p orchestrator.Prompt) []openai.Tool {
 		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
 			Name: t.Name, Description: t.Description, Strict: true, Parameters: t.Schema()}})
 	}
+	out = append(out, makePlanTool())
 	if !seenClarify {
 		if t, ok := contracts.LookupTool(contracts.ToolAskClarification); ok {
 			out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{

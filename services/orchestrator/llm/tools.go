@@ -118,6 +118,16 @@ func (m *Model) decideTools(ctx context.Context, p orchestrator.Prompt) (orchest
 		if !json.Valid(args) {
 			return orchestrator.Decision{}, invalid("the arguments of %s are not JSON", name)
 		}
+		if name == toolMakePlan {
+			if len(calls) != 1 {
+				return orchestrator.Decision{}, invalid("make_plan must be the only call")
+			}
+			d, err := planFrom(args)
+			if err != nil {
+				return orchestrator.Decision{}, invalid("%v", err)
+			}
+			return d, nil
+		}
 		if name == contracts.ToolAskClarification {
 			var a struct {
 				Question string `json:"question"`
