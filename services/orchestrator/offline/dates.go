@@ -120,6 +120,11 @@ var (
 	allTimeRe   = regexp.MustCompile(`(?i)\b(all[\s-]time|ever|altogether|in total|overall|so far|all my expenses|everything)\b`)
 )
 
+var (
+	sinceMonth = regexp.MustCompile(`(?i)^(?:the\s+)?(?:start\s+of\s+|beginning\s+of\s+)?(` + monthWords + `)(?:\s+(\d{4}))?$`)
+	yearOnly   = regexp.MustCompile(`^((?:19|20)\d{2})$`)
+)
+
 var quarterWords = map[string]int{"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 
 // rangeOf reads a date range from a question, in the shared range grammar
@@ -227,7 +232,7 @@ func betweenRange(text string, now time.Time) (string, bool) {
 func sinceDay(phrase string, now time.Time) (string, bool) {
 	today := midnight(now)
 	p := strings.TrimSpace(phrase)
-	if m := regexp.MustCompile(`(?i)^(?:the\s+)?(?:start\s+of\s+|beginning\s+of\s+)?(` + monthWords + `)(?:\s+(\d{4}))?$`).FindStringSubmatch(p); m != nil {
+	if m := sinceMonth.FindStringSubmatch(p); m != nil {
 		mo := monthOf(m[1])
 		y := today.Year()
 		if m[2] != "" {
@@ -237,7 +242,7 @@ func sinceDay(phrase string, now time.Time) (string, bool) {
 		}
 		return fmt.Sprintf("%04d-%02d-01", y, mo), true
 	}
-	if m := regexp.MustCompile(`^((?:19|20)\d{2})$`).FindStringSubmatch(p); m != nil {
+	if m := yearOnly.FindStringSubmatch(p); m != nil {
 		return m[1] + "-01-01", true
 	}
 	switch strings.ToLower(p) {

@@ -96,7 +96,7 @@ func firstRequest(h []orchestrator.Entry) string {
 		}
 		first = h[i-1].Text
 	}
-	return clean(first)
+	return spelledToDigits(clean(first))
 }
 
 func isOurQuestion(q string) bool {

@@ -101,7 +101,7 @@ func clean(text string) string {
 }
 
 func fromText(p orchestrator.Prompt) orchestrator.Decision {
-	text := clean(p.Text)
+	text := spelledToDigits(clean(p.Text))
 	switch {
 	case text == "":
 		return answer(helpText)

@@ -117,6 +117,11 @@ func TestEverydayPhrasings(t *testing.T) {
 		{nil, "paid 50p for a charity sticker", `add_expense {"item":"charity sticker","amount":"0.50","currency":"GBP","date":"2026-11-22"}`},
 		{nil, "add 12 eur taxi", `add_expense {"item":"taxi","amount":"12","currency":"EUR","date":"2026-11-22"}`},
 		{nil, "add 5 all lunch", `add_expense {"item":"all lunch","amount":"5","date":"2026-11-22"}`}, // "all" is a word, not Albanian lek
+		{nil, "I paid twelve pounds for lunch", `add_expense {"item":"lunch","amount":"12","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "add twenty-five dollars dinner", `add_expense {"item":"dinner","amount":"25","currency":"USD","date":"2026-11-22"}`},
+		{nil, "spent a hundred and fifty euros on a jacket", `add_expense {"item":"jacket","amount":"150","currency":"EUR","date":"2026-11-22"}`},
+		{nil, "paid a fiver for the raffle", `add_expense {"item":"raffle","amount":"5","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "add two coffees £6", `add_expense {"item":"two coffees","amount":"6","currency":"GBP","date":"2026-11-22"}`},
 		// Decimal commas and thousands separators.
 		{nil, "add 12,5 euros lunch", `add_expense {"item":"lunch","amount":"12.5","currency":"EUR","date":"2026-11-22"}`},
 		{nil, "add €12,50 lunch", `add_expense {"item":"lunch","amount":"12.50","currency":"EUR","date":"2026-11-22"}`},
@@ -153,6 +158,7 @@ func TestEverydayPhrasings(t *testing.T) {
 		// Missing parts.
 		{nil, "add coffee", "clarify: How much was coffee?"},
 		{nil, "add lunch", "clarify: How much was lunch?"},
+		{nil, "add lunch some pounds", "clarify: How much was lunch?"},
 		{nil, "I want to add an item", "clarify: " + askAddWhat},
 		{nil, "I spent £20", "clarify: What was the £20 for?"},
 		{nil, "add 20 USD", "clarify: What was the $20 for?"},

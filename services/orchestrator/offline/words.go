@@ -50,6 +50,10 @@ var filler = map[string]bool{
 	"in": true, "just now": true, "today's": true, "grabbed": true, "picked": true, "up": true, "another": true, "which": true,
 }
 
+// moneyNouns name money, never what was bought.
+var moneyNouns = map[string]bool{"pound": true, "pounds": true, "quid": true, "dollar": true, "dollars": true, "bucks": true,
+	"euro": true, "euros": true, "yen": true, "rupee": true, "rupees": true, "pence": true, "cents": true, "money": true}
+
 // itemFrom is what remains of text once amounts, dates and filler are gone.
 func itemFrom(text string) string {
 	words := strings.FieldsFunc(text, func(r rune) bool {
@@ -57,7 +61,7 @@ func itemFrom(text string) string {
 	})
 	var kept []string
 	for _, w := range words {
-		if filler[strings.ToLower(w)] {
+		if filler[strings.ToLower(w)] || moneyNouns[strings.ToLower(w)] {
 			continue
 		}
 		kept = append(kept, strings.Trim(w, "'"))
@@ -65,9 +69,9 @@ func itemFrom(text string) string {
 	return strings.ToLower(strings.Join(kept, " "))
 }
 
-func monthOnly(s string) bool {
-	return regexp.MustCompile(`(?i)^(` + monthWords + `)$`).MatchString(strings.TrimSpace(s))
-}
+var monthOnlyRe = regexp.MustCompile(`(?i)^(` + monthWords + `)$`)
+
+func monthOnly(s string) bool { return monthOnlyRe.MatchString(strings.TrimSpace(s)) }
 
 // anyDay stands in for "now" where only whether a phrase is a date matters.
 var anyDay = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
