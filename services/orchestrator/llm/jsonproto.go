@@ -126,8 +126,12 @@ func (m *Model) completeJSON(ctx context.Context, msgs []openai.ChatCompletionMe
 // parseDecision decodes a reply strictly: one JSON object whose "type" is
 // clarify, tool_call, answer or plan, carrying that type's fields and no
 // others. Its errors name what is wrong without quoting the reply.
+//
+// Two spellings whose meaning is exact are taken as they are meant: the
+// object inside one markdown code fence, and args written as a string that
+// holds a JSON object.
 func parseDecision(reply string) (orchestrator.Decision, error) {
-	data := bytes.TrimSpace([]byte(reply))
+	data := unfence(bytes.TrimSpace([]byte(reply)))
 	var fields map[string]json.RawMessage
 	if err := strictDecode(data, &fields); err != nil || fields == nil {
 		return orchestrator.Decision{}, fmt.Errorf("the reply must be exactly one JSON object and nothing else")
@@ -170,15 +174,19 @@ func parseDecision(reply string) (orchestrator.Decision, error) {
 		if w.Tool == "" {
 			return orchestrator.Decision{}, fmt.Errorf("a tool_call needs a tool")
 		}
-		if !isObject(w.Args) {
+		args := unquoteObject(w.Args)
+		if !isObject(args) {
 			return orchestrator.Decision{}, fmt.Errorf("a tool_call needs args, a JSON object")
 		}
+		w.Args = args
 		return orchestrator.Decision{Kind: orchestrator.DecisionToolCalls, Calls: []orchestrator.Call{{Tool: w.Tool, Args: w.Args}}}, nil
 	}
 	if len(w.Steps) == 0 {
 		return orchestrator.Decision{}, fmt.Errorf("a plan needs steps")
 	}
-	for i, st := range w.Steps {
+	for i := range w.Steps {
+		st := &w.Steps[i]
+		st.Args = unquoteObject(st.Args)
 		if st.Tool == "" || !isObject(st.Args) {
 			return orchestrator.Decision{}, fmt.Errorf("step %d of the plan needs a tool and args, a JSON object", i+1)
 		}
@@ -209,4 +217,34 @@ func article(typ string) string {
 		return "an answer"
 	}
 	return "a " + typ
+}
+
+// unfence returns the inside of a reply that is exactly one markdown code
+// fence (```json … ```), or the reply as it is.
+func unfence(b []byte) []byte {
+	if !bytes.HasPrefix(b, []byte("```")) || !bytes.HasSuffix(b, []byte("```")) || len(b) < 6 {
+		return b
+	}
+	inner := b[3 : len(b)-3]
+	if nl := bytes.IndexByte(inner, '\n'); nl >= 0 && !bytes.ContainsAny(inner[:nl], "{[") {
+		inner = inner[nl+1:] // the fence's language tag
+	}
+	if bytes.Contains(inner, []byte("```")) {
+		return b
+	}
+	return bytes.TrimSpace(inner)
+}
+
+// unquoteObject turns args written as a JSON string holding an object
+// ("{\"range\":\"today\"}") into the object; anything else is returned as is.
+func unquoteObject(raw json.RawMessage) json.RawMessage {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return raw
+	}
+	inner := bytes.TrimSpace([]byte(s))
+	if !isObject(inner) || !json.Valid(inner) {
+		return raw
+	}
+	return inner
 }

@@ -275,10 +275,11 @@ func TestJSONProtocol(t *testing.T) {
 		return m, srv
 	}
 	// The seeds' contract, each type as the seeds write it.
-	good := []struct {
+	type decisionCase struct {
 		give string
 		want orchestrator.Decision
-	}{
+	}
+	good := []decisionCase{
 		{`{"type":"clarify","question":"Which month?"}`, orchestrator.Decision{Kind: orchestrator.DecisionClarify, Question: "Which month?"}},
 		{`{"type":"answer","content":"Hello!"}`, orchestrator.Decision{Kind: orchestrator.DecisionAnswer, Content: "Hello!"}},
 		{`{"type":"tool_call","tool":"get_balance","args":{"range":"this_month"}}`, orchestrator.Decision{Kind: orchestrator.DecisionToolCalls,
@@ -292,6 +293,13 @@ func TestJSONProtocol(t *testing.T) {
 				{Tool: "fetch_email_attachments", Args: json.RawMessage(`{"message_id":{"$var":"lists.messages.0.id"}}`)}},
 				StopWhen: &orchestrator.StopCondition{Var: "lists.messages", Empty: true}}}},
 	}
+	// Spellings whose meaning is exact: one code fence, args as a string
+	// holding an object.
+	good = append(good,
+		decisionCase{"```json\n{\"type\":\"clarify\",\"question\":\"Which month?\"}\n```", orchestrator.Decision{Kind: orchestrator.DecisionClarify, Question: "Which month?"}},
+		decisionCase{`{"type":"tool_call","tool":"get_balance","args":"{\"range\":\"this_year\"}"}`, orchestrator.Decision{Kind: orchestrator.DecisionToolCalls,
+			Calls: []orchestrator.Call{{Tool: "get_balance", Args: json.RawMessage(`{"range":"this_year"}`)}}}},
+	)
 	for _, tt := range good {
 		t.Run(tt.give, func(t *testing.T) {
 			m, srv := jsonModel(t)
@@ -327,6 +335,8 @@ func TestJSONProtocol(t *testing.T) {
 		{`{"type":"plan","steps":[]}`, "a plan needs steps"},
 		{`{"type":"plan","steps":[{"tool":"get_balance","args":{},"why":"x"}]}`, "unknown field"},
 		{`[{"type":"answer","content":"hi"}]`, "exactly one JSON object"},
+		{"```json\n{\"type\":\"answer\",\"content\":\"a\"}\n```\n```json\n{}\n```", "exactly one JSON object"},
+		{`{"type":"tool_call","tool":"get_balance","args":"this_year"}`, "a tool_call needs args"},
 	}
 	for _, tt := range bad {
 		t.Run(tt.give, func(t *testing.T) {
