@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -29,6 +30,12 @@ func followUp(p orchestrator.Prompt, text string) (orchestrator.Decision, bool) 
 	q := p.History[n-1].Text
 	if m := proposedAdd.FindStringSubmatch(q); m != nil {
 		return correctAdd(m, text, p.Now)
+	}
+	if m := proposedChange.FindStringSubmatch(q); m != nil && looksLikeCorrection(text, p.Now) {
+		return correctChange(m, text, p.Now)
+	}
+	if proposedDelete.MatchString(q) && looksLikeCorrection(text, p.Now) {
+		return correctDelete(text)
 	}
 	if m := changeToRe.FindStringSubmatch(q); m != nil {
 		if startsOver(text, p.Now) {
@@ -178,4 +185,83 @@ func correctAdd(m []string, text string, now time.Time) (orchestrator.Decision, 
 		return clarify(askWhatFix), true
 	}
 	return call(contracts.ToolAddExpense, args), true
+}
+
+var (
+	proposedChange = regexp.MustCompile(`^Proposed: Change expense #(\d+): (.+)\?$`)
+	proposedDelete = regexp.MustCompile(`^Proposed: Delete expense #(\d+)\?$`)
+	changeParts    = regexp.MustCompile(`(?:^|, )(item '(.*?)'|amount (\S+)|date (\d{4}-\d{2}-\d{2})|category (.+?))(?:,|$)`)
+)
+
+// looksLikeCorrection reports whether text corrects the proposal before it
+// rather than asking something new.
+func looksLikeCorrection(text string, now time.Time) bool {
+	return correctionCue.MatchString(text) || notPhrase.MatchString(text) || len(strings.Fields(text)) <= 3 && !startsOver(text, now)
+}
+
+// withoutWrong drops the cue words and the "not X" part of a correction.
+func withoutWrong(text string) string {
+	if m := notPhrase.FindStringIndex(text); m != nil {
+		text = text[:m[0]] + " " + text[m[1]:]
+	}
+	return correctionCue.ReplaceAllString(strings.TrimSpace(text), " ")
+}
+
+// correctDelete reads "no, 4 not 3" after a proposed deletion of #3.
+func correctDelete(text string) (orchestrator.Decision, bool) {
+	rest := withoutWrong(text)
+	id, ok := findNumber(rest)
+	if !ok {
+		if fs := findAmounts(rest); len(fs) == 1 && !fs[0].Marked && fs[0].Problem == "" && allDigits(fs[0].Amount) {
+			_, err := fmt.Sscan(fs[0].Amount, &id)
+			ok = err == nil && id > 0
+		}
+	}
+	if !ok {
+		return clarify(askWhichNum), true
+	}
+	return call(contracts.ToolDeleteExpense, contracts.DeleteExpenseArgs{ID: id}), true
+}
+
+// correctChange reads a correction to a proposed change: the changes of
+// the proposal stay, the new ones replace them field by field.
+func correctChange(m []string, text string, now time.Time) (orchestrator.Decision, bool) {
+	var id int64
+	_, _ = fmt.Sscan(m[1], &id)
+	args := contracts.UpdateExpenseArgs{ID: id}
+	for _, p := range changeParts.FindAllStringSubmatch(m[2], -1) {
+		switch {
+		case strings.HasPrefix(p[1], "item "):
+			item := p[2]
+			args.Item = &item
+		case strings.HasPrefix(p[1], "amount "):
+			a := contracts.Amount(p[3])
+			args.Amount = &a
+		case strings.HasPrefix(p[1], "date "):
+			d := p[4]
+			args.Date = &d
+		case strings.HasPrefix(p[1], "category "):
+			c := p[5]
+			args.Category = &c
+		}
+	}
+	d := updateCall(id, withoutWrong(text), now)
+	if d.Kind != orchestrator.DecisionToolCalls {
+		return d, true
+	}
+	var fix contracts.UpdateExpenseArgs
+	_ = json.Unmarshal(d.Calls[0].Args, &fix)
+	if fix.Item != nil {
+		args.Item = fix.Item
+	}
+	if fix.Amount != nil {
+		args.Amount = fix.Amount
+	}
+	if fix.Date != nil {
+		args.Date = fix.Date
+	}
+	if fix.Category != nil {
+		args.Category = fix.Category
+	}
+	return call(contracts.ToolUpdateExpense, args), true
 }

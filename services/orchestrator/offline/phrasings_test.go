@@ -237,6 +237,11 @@ func TestEverydayPhrasings(t *testing.T) {
 		{[]string{"add 12 lunch", proposedLunch}, "no, 15 dollars", `add_expense {"item":"lunch","amount":"15","currency":"USD","date":"2026-11-22"}`},
 		{[]string{"add 12 lunch", proposedLunch}, "make it -15", "clarify: can't be a negative amount"},
 		{[]string{"add 12 lunch", proposedLunch}, "add 5 coffee", `add_expense {"item":"coffee","amount":"5","date":"2026-11-22"}`},
+		{[]string{"change expense 2 to £15 and rename it", "Proposed: Change expense #2: item 'team lunch', amount 15?"}, "no, 16 not 15", `update_expense {"id":2,"item":"team lunch","amount":"16"}`},
+		{[]string{"change expense 2 to £15", "Proposed: Change expense #2: amount 15?"}, "actually make it yesterday too", `update_expense {"id":2,"amount":"15","date":"2026-11-21"}`},
+		{[]string{"delete expense 3", "Proposed: Delete expense #3?"}, "no, 4 not 3", `delete_expense {"id":4}`},
+		{[]string{"delete expense 3", "Proposed: Delete expense #3?"}, "sorry, #5", `delete_expense {"id":5}`},
+		{[]string{"delete expense 3", "Proposed: Delete expense #3?"}, "what did I spend this month?", `get_balance {"range":"this_month"}`},
 		{[]string{"add 1200 yen ramen", "Proposed: Add expense 'ramen' ¥1,200 on 2026-11-22?"}, "no, 1500", `add_expense {"item":"ramen","amount":"1500","currency":"JPY","date":"2026-11-22"}`},
 	}
 	if len(tests) < 100 {
