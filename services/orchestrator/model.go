@@ -64,6 +64,9 @@ type Prompt struct {
 	Text     string    // the latest user text of this turn
 	Now      time.Time // in the user's time zone
 	Timezone string
+	// Currency is the ISO 4217 code an amount is in when the person names
+	// none.
+	Currency string
 	History  []Entry      // compacted to the token budget
 	Memory   Memory       // working memory snapshot
 	Steps    []StepRecord // what ran in this turn so far, results included

@@ -20,7 +20,11 @@ func systemPrompt(p orchestrator.Prompt, protocol string) string {
 	if tz == "" {
 		tz = "UTC"
 	}
-	fmt.Fprintf(&b, "Now it is %s (time zone %s). Dates are YYYY-MM-DD in that zone.\n\n", p.Now.Format("Monday 2 January 2006, 15:04"), tz)
+	fmt.Fprintf(&b, "Now it is %s (time zone %s). Dates are YYYY-MM-DD in that zone.\n", p.Now.Format("Monday 2 January 2006, 15:04"), tz)
+	if p.Currency != "" {
+		fmt.Fprintf(&b, "Amounts are in %s unless the person names another currency; give currency only when they do.\n", p.Currency)
+	}
+	b.WriteString("\n")
 	b.WriteString("Rules:\n")
 	if protocol == ProtocolTools {
 		b.WriteString("- If something you need is missing or unclear (an amount, which expense), call ask_clarification with one short question instead of guessing.\n")

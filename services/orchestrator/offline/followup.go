@@ -29,16 +29,16 @@ func followUp(p orchestrator.Prompt, text string) (orchestrator.Decision, bool) 
 	}
 	q := p.History[n-1].Text
 	if m := proposedAdd.FindStringSubmatch(q); m != nil {
-		return correctAdd(m, text, p.Now)
+		return correctAdd(m, text, p.Now, p.Currency)
 	}
-	if m := proposedChange.FindStringSubmatch(q); m != nil && looksLikeCorrection(text, p.Now) {
+	if m := proposedChange.FindStringSubmatch(q); m != nil && looksLikeCorrection(text, p.Now, p.Currency) {
 		return correctChange(m, text, p.Now)
 	}
-	if proposedDelete.MatchString(q) && looksLikeCorrection(text, p.Now) {
+	if proposedDelete.MatchString(q) && looksLikeCorrection(text, p.Now, p.Currency) {
 		return correctDelete(text)
 	}
 	if m := changeToRe.FindStringSubmatch(q); m != nil {
-		if startsOver(text, p.Now) {
+		if startsOver(text, p.Now, p.Currency) {
 			return orchestrator.Decision{}, false
 		}
 		var id int64
@@ -49,22 +49,22 @@ func followUp(p orchestrator.Prompt, text string) (orchestrator.Decision, bool) 
 	if q != askAddWhat && how == nil && what == nil {
 		return orchestrator.Decision{}, false
 	}
-	if startsOver(text, p.Now) {
+	if startsOver(text, p.Now, p.Currency) {
 		return orchestrator.Decision{}, false
 	}
 	first := firstRequest(p.History)
 	switch {
 	case q == askAddWhat:
-		return addExpense("add "+text, p.Now), true
+		return addExpense("add "+text, p.Now, p.Currency), true
 	case how != nil:
 		// The amount was missing or unusable: keep the rest of the request.
 		base := stripAmounts(first, p.Now)
 		if itemFrom(base) == "" {
 			base += " " + cmpOr(how[1], how[2])
 		}
-		return addExpense(base+" "+text, p.Now), true
+		return addExpense(base+" "+text, p.Now, p.Currency), true
 	default:
-		return addExpense(first+" for "+text, p.Now), true
+		return addExpense(first+" for "+text, p.Now, p.Currency), true
 	}
 }
 
@@ -78,8 +78,8 @@ func cmpOr(a, b string) string {
 // startsOver reports whether a reply is a request of its own rather than
 // an answer: it reads as a complete call by itself, or it starts with a
 // verb and names an item of its own.
-func startsOver(text string, now time.Time) bool {
-	d := understand(text, now)
+func startsOver(text string, now time.Time, currency string) bool {
+	d := understand(text, now, currency)
 	if d.Kind == orchestrator.DecisionToolCalls {
 		return true
 	}
@@ -133,10 +133,10 @@ var (
 // "make it yesterday", "dinner not lunch") and proposes the expense again
 // with the change. Text that does not read as a correction is a new
 // request: ok is false.
-func correctAdd(m []string, text string, now time.Time) (orchestrator.Decision, bool) {
+func correctAdd(m []string, text string, now time.Time, currency string) (orchestrator.Decision, bool) {
 	cue := correctionCue.MatchString(text)
 	notMatch := notPhrase.FindStringSubmatchIndex(text)
-	if !cue && notMatch == nil && (len(strings.Fields(text)) > 3 || startsOver(text, now)) {
+	if !cue && notMatch == nil && (len(strings.Fields(text)) > 3 || startsOver(text, now, currency)) {
 		return orchestrator.Decision{}, false
 	}
 	cur, ok, _ := pickAmount(findAmounts(strings.ReplaceAll(m[2], ",", "")))
@@ -195,8 +195,8 @@ var (
 
 // looksLikeCorrection reports whether text corrects the proposal before it
 // rather than asking something new.
-func looksLikeCorrection(text string, now time.Time) bool {
-	return correctionCue.MatchString(text) || notPhrase.MatchString(text) || len(strings.Fields(text)) <= 3 && !startsOver(text, now)
+func looksLikeCorrection(text string, now time.Time, currency string) bool {
+	return correctionCue.MatchString(text) || notPhrase.MatchString(text) || len(strings.Fields(text)) <= 3 && !startsOver(text, now, currency)
 }
 
 // withoutWrong drops the cue words and the "not X" part of a correction.

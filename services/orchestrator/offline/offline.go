@@ -113,11 +113,11 @@ func fromText(p orchestrator.Prompt) orchestrator.Decision {
 	if d, ok := followUp(p, text); ok {
 		return d
 	}
-	return understand(text, p.Now)
+	return understand(text, p.Now, p.Currency)
 }
 
 // understand reads a request on its own, without the conversation.
-func understand(text string, now time.Time) orchestrator.Decision {
+func understand(text string, now time.Time, currency string) orchestrator.Decision {
 	lower := strings.ToLower(text)
 	switch {
 	case deleteRe.MatchString(text):
@@ -148,7 +148,7 @@ func understand(text string, now time.Time) orchestrator.Decision {
 		return d
 	}
 	if addRe.MatchString(text) || len(findAmounts(withoutDate(text, now))) > 0 {
-		return addExpense(text, now)
+		return addExpense(text, now, currency)
 	}
 	return answer("I'm not sure how to help with that. " + helpText)
 }
@@ -208,7 +208,7 @@ func isRangeWord(s string) bool {
 
 // addExpense reads an expense to add: item, amount, currency, date and
 // category; whatever is missing or unclear becomes one question.
-func addExpense(text string, now time.Time) orchestrator.Decision {
+func addExpense(text string, now time.Time, currency string) orchestrator.Decision {
 	cat, rest, hasCat := findCategory(text)
 	date, rest, hasDate := findDate(rest, now)
 	f, ok, ambiguous := pickAmount(findAmounts(rest))
@@ -227,6 +227,10 @@ func addExpense(text string, now time.Time) orchestrator.Decision {
 		return clarify(amountQuestion(f, item))
 	case item == "":
 		return clarify(fmt.Sprintf(askItem, display(f)))
+	}
+	if _, err := contracts.Amount(f.Amount).Minor(currency); f.Currency == "" && currency != "" && err != nil {
+		f.Currency, f.Problem = currency, "decimals" // 12.50 where amounts are in yen
+		return clarify(amountQuestion(f, item))
 	}
 	args := contracts.AddExpenseArgs{Item: item, Amount: contracts.Amount(f.Amount)}
 	if f.Currency != "" {

@@ -71,3 +71,16 @@ func TestTheSameTextGivesTheSameDecision(t *testing.T) {
 		check(t, d, `add_expense {"item":"lunch","amount":"12.5","currency":"EUR","date":"2026-11-03","category":"food"}`)
 	}
 }
+
+// Without a currency named, the person's default decides the decimals.
+func TestTheDefaultCurrencyDecidesTheDecimals(t *testing.T) {
+	p := orchestrator.Prompt{Text: "add 12.50 ramen", Now: sunday, Currency: "JPY"}
+	d, _ := Model{}.Decide(context.Background(), p)
+	check(t, d, "clarify: 12.50 has more decimals than JPY allows. How much did you pay for ramen?")
+	p.Text = "add 1200 ramen"
+	d, _ = Model{}.Decide(context.Background(), p)
+	check(t, d, `add_expense {"item":"ramen","amount":"1200","date":"2026-11-22"}`)
+	p.Text, p.Currency = "add 12.50 ramen", "GBP"
+	d, _ = Model{}.Decide(context.Background(), p)
+	check(t, d, `add_expense {"item":"ramen","amount":"12.50","date":"2026-11-22"}`)
+}
