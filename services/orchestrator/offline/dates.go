@@ -17,7 +17,9 @@ var (
 	dayMonth = regexp.MustCompile(`(?i)\b(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?\s+(` + monthWords + `)\b(?:\s+(\d{4})\b)?`)
 	monthDay = regexp.MustCompile(`(?i)\b(?:on\s+)?(` + monthWords + `)\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?`)
 	weekday  = regexp.MustCompile(`(?i)\b(?:on\s+)?(?:last\s+|this\s+past\s+|this\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
-	relDay   = regexp.MustCompile(`(?i)\b(the day before yesterday|yesterday|today|tonight|this morning|this afternoon|this evening|earlier today)\b`)
+	relDay   = regexp.MustCompile(`(?i)\b(the day before yesterday|yesterday|last night|today|tonight|this morning|this afternoon|this evening|earlier today)\b`)
+	ordinal  = regexp.MustCompile(`(?i)\b(?:on\s+)?the\s+(\d{1,2})(st|nd|rd|th)\b`)
+	clock    = regexp.MustCompile(`(?i)\b(?:at\s+)?(?:\d{1,2}[:h]\d{2}(?:\s?[ap]\.?m\.?)?|\d{1,2}\s?[ap]\.?m\.?)(?:\s|$|[,.!?])`)
 	daysAgo  = regexp.MustCompile(`(?i)\b(\d{1,3}|a|one|two|three|four|five|six|seven)\s+(days?|weeks?)\s+ago\b`)
 )
 
@@ -28,6 +30,10 @@ var weekdays = map[string]time.Weekday{"sunday": 0, "monday": 1, "tuesday": 2, "
 var smallNumbers = map[string]int{"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 
 func monthOf(word string) time.Month { return months[strings.ToLower(word)[:3]] }
+
+// withoutClock drops times of day ("at 8:30", "7pm"): they are neither
+// amounts nor part of what was bought.
+func withoutClock(text string) string { return clock.ReplaceAllString(text, " ") }
 
 func midnight(now time.Time) time.Time {
 	return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
@@ -48,7 +54,7 @@ func findDate(text string, now time.Time) (string, string, bool) {
 	if loc := relDay.FindStringSubmatchIndex(text); loc != nil {
 		back := 0
 		switch strings.ToLower(text[loc[2]:loc[3]]) {
-		case "yesterday":
+		case "yesterday", "last night":
 			back = 1
 		case "the day before yesterday":
 			back = 2
@@ -94,6 +100,17 @@ func findDate(text string, now time.Time) (string, string, bool) {
 	if loc := monthDay.FindStringSubmatchIndex(text); loc != nil {
 		if d, rest, ok := dm(sub(loc, 2), sub(loc, 1), sub(loc, 3), loc); ok {
 			return d, rest, true
+		}
+	}
+	if loc := ordinal.FindStringSubmatchIndex(text); loc != nil {
+		// "the 1st": this month's, or last month's when it is still to come.
+		d, _ := strconv.Atoi(sub(loc, 1))
+		t := time.Date(today.Year(), today.Month(), d, 0, 0, 0, 0, now.Location())
+		if t.After(today) {
+			t = time.Date(today.Year(), today.Month()-1, d, 0, 0, 0, 0, now.Location())
+		}
+		if t.Day() == d {
+			return t.Format(time.DateOnly), cut(loc), true
 		}
 	}
 	if loc := weekday.FindStringSubmatchIndex(text); loc != nil {

@@ -48,7 +48,7 @@ var (
 	vendorRe  = regexp.MustCompile(`(?i)\b(?:at|from|with)\s+([A-Z][A-Za-z0-9&'.-]*(?:\s+[A-Z][A-Za-z0-9&'.-]*)*)`)
 	spendRe   = regexp.MustCompile(`(?i)\b(spend|spent|spending|paid|pay)\b`)
 	balanceRe = regexp.MustCompile(`(?i)\b(how much|total|balance|sum|what did i spend|what have i spent|what i spent|what i've spent)\b`)
-	listRe    = regexp.MustCompile(`(?i)\b(list|show|what|which|see)\b.*\b(expenses?|spending|purchases)\b|\bmy expenses\b`)
+	listRe    = regexp.MustCompile(`(?i)\b(list|show|what|which|see)\b.*\b(expenses?|spending|purchases)\b|\bmy expenses\b|\b(list|show|see)\b.*\b(spent|bought|paid|everything)\b|^(my\s+)?(expenses|spending|purchases)\b`)
 	addRe     = regexp.MustCompile(`(?i)\b(add|spent|paid|bought|record|log|put down|grabbed)\b`)
 	verbStart = regexp.MustCompile(`(?i)^(please\s+)?(add|i\s+spent|spent|i\s+paid|paid|i\s+bought|bought|record|log|delete|remove|change|update|show|list|what|how|find|import|search|check)\b`)
 	listCatRe = regexp.MustCompile(`(?i)\b(?:on|for)\s+([a-z][a-z ]{1,30}?)\s*(?:this|last|today|yesterday|in|since|from|between|during|\?|$)`)
@@ -105,8 +105,12 @@ func fromText(p orchestrator.Prompt) orchestrator.Decision {
 	switch {
 	case text == "":
 		return answer(helpText)
-	case greetRe.MatchString(text) && len(strings.Fields(text)) <= 4:
-		return answer("Hello! " + helpText)
+	case greetRe.MatchString(text):
+		rest := strings.Trim(greetRe.ReplaceAllString(text, ""), " ,.!")
+		if len(strings.Fields(rest)) <= 1 { // "hello", "hi there"
+			return answer("Hello! " + helpText)
+		}
+		text = rest // "hi, add 5 coffee"
 	case helpRe.MatchString(text):
 		return answer(helpText)
 	}
@@ -147,7 +151,7 @@ func understand(text string, now time.Time, currency string) orchestrator.Decisi
 	if d, ok := query(text, now); ok {
 		return d
 	}
-	if addRe.MatchString(text) || len(findAmounts(withoutDate(text, now))) > 0 {
+	if addRe.MatchString(text) || len(findAmounts(withoutDate(withoutClock(text), now))) > 0 {
 		return addExpense(text, now, currency)
 	}
 	return answer("I'm not sure how to help with that. " + helpText)
@@ -209,7 +213,7 @@ func isRangeWord(s string) bool {
 // addExpense reads an expense to add: item, amount, currency, date and
 // category; whatever is missing or unclear becomes one question.
 func addExpense(text string, now time.Time, currency string) orchestrator.Decision {
-	cat, rest, hasCat := findCategory(text)
+	cat, rest, hasCat := findCategory(withoutClock(text))
 	date, rest, hasDate := findDate(rest, now)
 	f, ok, ambiguous := pickAmount(findAmounts(rest))
 	if ok {

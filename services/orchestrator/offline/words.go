@@ -47,7 +47,7 @@ var filler = map[string]bool{
 	"expenses": true, "item": true, "for": true, "on": true, "of": true, "please": true, "can": true, "you": true, "want": true, "to": true,
 	"new": true, "it": true, "was": true, "cost": true, "costs": true, "me": true, "at": true, "and": true, "that": true, "is": true,
 	"would": true, "like": true, "need": true, "could": true, "some": true, "about": true, "got": true, "had": true, "have": true,
-	"in": true, "just now": true, "today's": true, "grabbed": true, "picked": true, "up": true, "another": true, "which": true,
+	"in": true, "just now": true, "today's": true, "grabbed": true, "picked": true, "up": true, "another": true, "which": true, "took": true,
 }
 
 // moneyNouns name money, never what was bought.
@@ -57,7 +57,8 @@ var moneyNouns = map[string]bool{"pound": true, "pounds": true, "quid": true, "d
 // itemFrom is what remains of text once amounts, dates and filler are gone.
 func itemFrom(text string) string {
 	words := strings.FieldsFunc(text, func(r rune) bool {
-		return r == ' ' || r == ',' || r == '.' || r == '!' || r == '?' || r == ':' || r == ';' || r == '"' || r == '-' || r == '(' || r == ')'
+		return r == ' ' || r == ',' || r == '.' || r == '!' || r == '?' || r == ':' || r == ';' || r == '"' || r == '-' || r == '(' || r == ')' ||
+			strings.ContainsRune("£$€¥₹₩", r)
 	})
 	var kept []string
 	for _, w := range words {
