@@ -87,6 +87,9 @@ func findAmounts(text string) []found {
 		// After: a code or a word ("12,5 euros", "20 USD", "50p").
 		if w := leadingWord(strings.TrimLeft(after, " ")); w != "" {
 			lw := strings.ToLower(w)
+			if cur := cmpOr(wordCurrency[lw], codeOf(w)); f.Marked && cur != "" && cur != f.Currency {
+				f.Problem = "two currencies" // "$5 euros"
+			}
 			wordEnd := end + (len(after) - len(strings.TrimLeft(after, " "))) + len(w)
 			switch {
 			case penceWords[lw]:
@@ -276,6 +279,13 @@ func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 // isCode reports whether w is an ISO 4217 code written in capitals.
 func isCode(w string) bool {
 	return len(w) == 3 && w == strings.ToUpper(w) && contracts.ValidCurrency(w)
+}
+
+func codeOf(w string) string {
+	if isCode(w) {
+		return w
+	}
+	return ""
 }
 
 func lowerCode(w string) bool {

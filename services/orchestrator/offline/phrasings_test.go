@@ -155,6 +155,7 @@ func TestEverydayPhrasings(t *testing.T) {
 		{nil, "add 1.234 lunch", "clarify: I can't tell which amount 1.234 means"},
 		{nil, "add 2 coffees 3 muffins", "clarify: more than one number"},
 		{nil, "add 12,345,67 lunch", "clarify: I can't tell which amount"},
+		{nil, "add $5 euros lunch", "clarify: I can't tell which amount $5 euros means"},
 		// Missing parts.
 		{nil, "add coffee", "clarify: How much was coffee?"},
 		{nil, "add lunch", "clarify: How much was lunch?"},
