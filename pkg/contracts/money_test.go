@@ -2,6 +2,7 @@ package contracts
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -143,4 +144,36 @@ func TestAmountSchemaTakesNumbersAndStrings(t *testing.T) {
 	if strings.Join(types, ",") != "number,string" {
 		t.Errorf("amount schema types = %v, want number,string", types)
 	}
+}
+
+// FuzzAmount: whatever a model writes as an amount, decoding never panics,
+// every failure names the field, and an accepted amount converts to minor
+// units that format back to the same value.
+func FuzzAmount(f *testing.F) {
+	for _, s := range []string{`12.50`, `"12.5"`, `200`, `1e308`, `-5`, `"1,234.50"`, `0.0001`, `"999999999999.9999"`, `[]`, `"£3"`, `"٣"`} {
+		f.Add(s, "GBP")
+	}
+	f.Add(`1200`, "JPY")
+	f.Add(`"1.250"`, "KWD")
+	f.Fuzz(func(t *testing.T, literal, currency string) {
+		var a AddExpenseArgs
+		err := Decode([]byte(`{"item":"x","amount":`+literal+`}`), &a)
+		if err != nil {
+			var verr *ValidationError
+			if !errors.As(err, &verr) {
+				t.Fatalf("error %v (%T) is not a *ValidationError", err, err)
+			}
+			return
+		}
+		minor, err := a.Amount.Minor(currency)
+		if err != nil {
+			return
+		}
+		if minor <= 0 {
+			t.Fatalf("%s %s became %d minor units", literal, currency, minor)
+		}
+		if back, err := Amount(FormatMinor(minor, currency)).Minor(currency); err != nil || back != minor {
+			t.Fatalf("%d %s formats as %q, which reads back as %d, %v", minor, currency, FormatMinor(minor, currency), back, err)
+		}
+	})
 }

@@ -140,10 +140,10 @@ func correctAdd(m []string, text string, now time.Time, currency string) (orches
 		return orchestrator.Decision{}, false
 	}
 	cur, ok, _ := pickAmount(findAmounts(strings.ReplaceAll(m[2], ",", "")))
-	if !ok {
-		return orchestrator.Decision{}, false
+	if !ok || cur.Problem != "" || clean(m[1]) == "" {
+		return orchestrator.Decision{}, false // not a proposal this model can read back
 	}
-	args := contracts.AddExpenseArgs{Item: m[1], Amount: contracts.Amount(cur.Amount)}
+	args := contracts.AddExpenseArgs{Item: clean(m[1]), Amount: contracts.Amount(cur.Amount)}
 	if cur.Currency != "" {
 		c := cur.Currency
 		args.Currency = &c

@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/orchestrator"
@@ -94,10 +96,18 @@ func afterSteps(p orchestrator.Prompt) orchestrator.Decision {
 	return answer(orchestrator.DescribeStep(last))
 }
 
-// clean trims text and makes typographic quotes and spaces plain.
+// clean trims text, makes typographic quotes and spaces plain, and drops
+// control and bidirectional-override characters, which never belong in an
+// item.
 func clean(text string) string {
-	r := strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "\u00a0", " ", "\t", " ")
-	return strings.Join(strings.Fields(r.Replace(text)), " ")
+	r := strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "\u00a0", " ", "\t", " ", "\n", " ")
+	text = strings.Map(func(c rune) rune {
+		if unicode.IsControl(c) && c != ' ' || c >= 0x202a && c <= 0x202e || c >= 0x2066 && c <= 0x2069 || c == utf8.RuneError {
+			return -1
+		}
+		return c
+	}, r.Replace(text))
+	return strings.Join(strings.Fields(text), " ")
 }
 
 func fromText(p orchestrator.Prompt) orchestrator.Decision {
