@@ -141,10 +141,3 @@ func (m *Model) decideTools(ctx context.Context, p orchestrator.Prompt) (orchest
 	}
 	return orchestrator.Decision{Kind: orchestrator.DecisionToolCalls, Calls: out}, nil
 }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
