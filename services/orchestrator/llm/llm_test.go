@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -157,14 +158,22 @@ func TestClarificationIsAToolCall(t *testing.T) {
 // is an hour, so only honouring Retry-After lets this pass in time.
 func TestTooManyRequestsHonoursRetryAfter(t *testing.T) {
 	srv := llmtest.New(t)
-	m, _ := newModel(t, srv, func(c *llm.Config) { c.Backoff = time.Hour; c.Timeout = 15 * time.Second })
-	srv.Push(llmtest.Error(429, "1", "rate limited"), llmtest.Text("ok"))
+	var logs strings.Builder // one goroutine: Decide logs before it returns
+	m, _ := newModel(t, srv, func(c *llm.Config) {
+		c.Backoff = time.Hour
+		c.Timeout = 15 * time.Second
+		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	})
+	srv.Push(llmtest.Error(429, "1", "rate limited for "+key), llmtest.Text("ok"))
 	d, err := m.Decide(context.Background(), prompt("hi"))
 	if err != nil || d.Content != "ok" {
 		t.Fatalf("after a 429: %+v, %v", d, err)
 	}
 	if n := len(srv.Requests()); n != 2 {
 		t.Fatalf("%d requests, want 2", n)
+	}
+	if out := logs.String(); !strings.Contains(out, `msg="model call retried" reason="HTTP 429" attempt=1 wait=1s`) || strings.Contains(out, key) {
+		t.Fatalf("log = %s", out)
 	}
 }
 
