@@ -336,23 +336,6 @@ func TestValidID(t *testing.T) {
 	}
 }
 
-func TestParseMinor(t *testing.T) {
-	for give, want := range map[string]int64{"12.5": 1250, "200": 20000, "0.05": 5, "999999999999.99": 99999999999999} {
-		got, err := ParseMinor(give)
-		if err != nil || got != want {
-			t.Errorf("ParseMinor(%q) = %d, %v; want %d", give, got, err, want)
-		}
-		if back, _ := ParseMinor(FormatDecimal(got)); back != got {
-			t.Errorf("FormatDecimal(%d) does not round-trip", got)
-		}
-	}
-	for _, bad := range []string{"", "-1", "1.234", "1,5", "abc", "1e3", " 1", "0"} {
-		if _, err := ParseMinor(bad); err == nil {
-			t.Errorf("ParseMinor(%q) accepted", bad)
-		}
-	}
-}
-
 func TestCleanText(t *testing.T) {
 	tests := []struct {
 		give, want, wantErr string

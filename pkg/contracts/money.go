@@ -137,19 +137,6 @@ func minorOf(s string, digits int, currency string) (int64, error) {
 	return n, nil
 }
 
-// ParseMinor turns a decimal amount ("12.5", "200", "0.05") into minor
-// units of a currency with two decimals (1250, 20000, 5).
-//
-// Deprecated: currencies differ in their minor units (JPY has none, KWD
-// three); use Amount.Minor with the expense's currency.
-func ParseMinor[T ~string](amount T) (int64, error) {
-	a := Amount(amount)
-	if p := a.Problem(); p != "" {
-		return 0, &ValidationError{Field: "amount", Problem: p}
-	}
-	return minorOf(string(a), 2, "this currency")
-}
-
 // FormatDecimal writes minor units with two decimals: 1250 becomes "12.50".
 //
 // Deprecated: use FormatMinor with the currency.

@@ -30,6 +30,7 @@ type UpdateExpenseArgs struct {
 	ID       int64   `json:"id" validate:"required,gte=1" jsonschema_description:"The expense number as shown to the user."`
 	Item     *string `json:"item,omitempty" validate:"omitempty,min=1,max=200,text" jsonschema_description:"New description, or null to keep it."`
 	Amount   *Amount `json:"amount,omitempty" validate:"omitempty,amount" jsonschema_description:"New amount in major units, as a number or a string (12.50 or \"12.50\"), or null to keep it."`
+	Currency *string `json:"currency,omitempty" validate:"omitempty,currency" jsonschema_description:"New ISO 4217 currency code, given together with the amount in that currency, or null to keep it."`
 	Date     *string `json:"date,omitempty" validate:"omitempty,date" jsonschema_description:"New date YYYY-MM-DD, or null to keep it."`
 	Category *string `json:"category,omitempty" validate:"omitempty,max=64,text" jsonschema_description:"New category, or null to keep it."`
 }

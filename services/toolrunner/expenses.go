@@ -36,17 +36,35 @@ func notFound(id int64) error {
 	return fail(contracts.CodeNotFound, fmt.Sprintf("There is no expense #%d.", id))
 }
 
+// defaultCurrency is used when the arguments name none; the orchestrator
+// fills in the user's currency, so it is a last resort.
+const defaultCurrency = "GBP"
+
+// amountIn reads an amount exactly in currency's minor units (JPY has
+// none, KWD three), refusing what does not fit.
+func amountIn(a contracts.Amount, currency string) (int64, error) {
+	minor, err := a.Minor(currency)
+	if err != nil {
+		return 0, fail(contracts.CodeInvalidArgs, err.Error())
+	}
+	if minor <= 0 {
+		return 0, fail(contracts.CodeInvalidArgs, "amount: must be more than zero")
+	}
+	return minor, nil
+}
+
 func addExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.AddExpenseArgs)
-	minor, err := contracts.ParseMinor(a.Amount)
-	if err != nil || minor == 0 {
-		return Output{}, fail(contracts.CodeInvalidArgs, "amount: must be more than zero")
+	currency := defaultCurrency
+	if a.Currency != nil {
+		currency = *a.Currency
+	}
+	minor, err := amountIn(a.Amount, currency)
+	if err != nil {
+		return Output{}, err
 	}
 	e := store.Expense{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Item: strings.TrimSpace(a.Item), AmountMinor: minor,
-		Currency: "GBP", Date: today(c), CreatedAt: c.Now, UpdatedAt: c.Now}
-	if a.Currency != nil {
-		e.Currency = *a.Currency
-	}
+		Currency: currency, Date: today(c), CreatedAt: c.Now, UpdatedAt: c.Now}
 	if a.Date != nil {
 		e.Date = *a.Date
 	}
@@ -68,16 +86,22 @@ func updateExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 	} else if err != nil {
 		return Output{}, err
 	}
-	if a.Item == nil && a.Amount == nil && a.Date == nil && a.Category == nil {
-		return Output{}, fail(contracts.CodeInvalidArgs, "Nothing to change: give a new item, amount, date or category.")
+	if a.Item == nil && a.Amount == nil && a.Currency == nil && a.Date == nil && a.Category == nil {
+		return Output{}, fail(contracts.CodeInvalidArgs, "Nothing to change: give a new item, amount, currency, date or category.")
+	}
+	if a.Currency != nil && *a.Currency != e.Currency {
+		if a.Amount == nil {
+			return Output{}, fail(contracts.CodeInvalidArgs, "amount: give the amount in the new currency as well")
+		}
+		e.Currency = *a.Currency
 	}
 	if a.Item != nil {
 		e.Item = strings.TrimSpace(*a.Item)
 	}
 	if a.Amount != nil {
-		minor, err := contracts.ParseMinor(*a.Amount)
-		if err != nil || minor == 0 {
-			return Output{}, fail(contracts.CodeInvalidArgs, "amount: must be more than zero")
+		minor, err := amountIn(*a.Amount, e.Currency)
+		if err != nil {
+			return Output{}, err
 		}
 		e.AmountMinor = minor
 	}

@@ -347,3 +347,51 @@ func TestProposalMustMatchTheCall(t *testing.T) {
 		}
 	})
 }
+
+// Amounts are stored exactly in each currency's minor units (JPY has none,
+// KWD three), and a change may move an expense to another currency with
+// its amount in that currency.
+func TestAmountsInEachCurrencysMinorUnits(t *testing.T) {
+	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
+		run := func(callID, tool, args string) contracts.ToolResult {
+			t.Helper()
+			req := request("acme", "ann", callID, tool, args)
+			approved(t, s, &req, "p-"+callID)
+			s.SendToolRequest(req)
+			return s.Result("acme", "conv-ann", callID)
+		}
+		for _, tt := range []struct {
+			args     string
+			minor    int64
+			currency string
+		}{
+			{`{"item":"sushi","amount":1200,"currency":"JPY"}`, 1200, "JPY"},
+			{`{"item":"fuel","amount":"1.250","currency":"KWD"}`, 1250, "KWD"},
+			{`{"item":"tea","amount":3.5,"currency":"GBP"}`, 350, "GBP"},
+		} {
+			res := run("add-"+tt.currency, contracts.ToolAddExpense, tt.args)
+			var out contracts.ExpenseChanged
+			if !res.OK || json.Unmarshal(res.Data, &out) != nil || out.Expense.Amount.Minor != tt.minor || out.Expense.Amount.Currency != tt.currency {
+				t.Errorf("add %s = %+v %s, want %d %s", tt.args, res.Error, res.Data, tt.minor, tt.currency)
+			}
+		}
+		if res := run("add-bad", contracts.ToolAddExpense, `{"item":"ramen","amount":"12.5","currency":"JPY"}`); res.OK || res.Error.Code != contracts.CodeInvalidArgs {
+			t.Errorf("12.5 JPY = %+v", res)
+		}
+		list := rows(t, s, "acme")
+		var tea store.Expense
+		for _, e := range list {
+			if e.Item == "tea" {
+				tea = e
+			}
+		}
+		if res := run("upd-nocur", contracts.ToolUpdateExpense, fmt.Sprintf(`{"id":%d,"currency":"EUR"}`, tea.ID)); res.OK || res.Error.Code != contracts.CodeInvalidArgs {
+			t.Errorf("a currency change without an amount = %+v", res)
+		}
+		res := run("upd-eur", contracts.ToolUpdateExpense, fmt.Sprintf(`{"id":%d,"amount":"4","currency":"EUR"}`, tea.ID))
+		var out contracts.ExpenseChanged
+		if !res.OK || json.Unmarshal(res.Data, &out) != nil || out.Expense.Amount != (contracts.Money{Minor: 400, Currency: "EUR"}) {
+			t.Errorf("change to 4 EUR = %+v %s", res.Error, res.Data)
+		}
+	})
+}
