@@ -102,8 +102,13 @@ func summarize(tool string, args json.RawMessage, s State, env Env) string {
 		if a.Item != nil {
 			changes = append(changes, "item '"+*a.Item+"'")
 		}
-		if a.Amount != nil {
+		switch {
+		case a.Amount != nil && a.Currency != nil:
+			changes = append(changes, "amount "+string(*a.Amount)+" "+*a.Currency)
+		case a.Amount != nil:
 			changes = append(changes, "amount "+string(*a.Amount)) // in the expense's own currency
+		case a.Currency != nil:
+			changes = append(changes, "currency "+*a.Currency)
 		}
 		if a.Date != nil {
 			changes = append(changes, "date "+*a.Date)
