@@ -21,28 +21,35 @@ import (
 
 // Config is every setting purser reads. See README's configuration table.
 type Config struct {
-	HTTPAddr       string
-	NATSListen     string
-	DataDir        string
-	NATSURL        string
-	DatabaseURL    string
-	Model          string
-	OpenAIKey      string
-	OpenAIBaseURL  string
-	ModelName      string
-	ModelProtocol  string
-	MailboxDir     string
-	Mail           string
-	MailTokenKey   string
-	GmailEndpoint  string
-	JWTSecret      string
-	JWKSURL        string
-	JWTIssuer      string
-	JWTAudience    string
-	AllowedOrigins []string
-	LogLevel       string
-	LogFormat      string
-	Tools          []string
+	HTTPAddr      string
+	NATSListen    string
+	DataDir       string
+	NATSURL       string
+	DatabaseURL   string
+	Model         string
+	OpenAIKey     string
+	OpenAIBaseURL string
+	ModelName     string
+	ModelProtocol string
+	MailboxDir    string
+	Mail          string
+	MailTokenKey  string
+	GmailEndpoint string
+	// Google OAuth client for the Gmail connect flow; see GoogleOAuth.
+	GoogleClientID     string
+	GoogleClientSecret string
+	GoogleRedirectURL  string
+	GoogleAuthURL      string
+	GoogleTokenURL     string
+	GoogleRevokeURL    string
+	JWTSecret          string
+	JWKSURL            string
+	JWTIssuer          string
+	JWTAudience        string
+	AllowedOrigins     []string
+	LogLevel           string
+	LogFormat          string
+	Tools              []string
 }
 
 // FromEnv reads the environment through getenv (os.Getenv in main).
@@ -54,28 +61,34 @@ func FromEnv(getenv func(string) string) Config {
 		return def
 	}
 	return Config{
-		HTTPAddr:       get("PURSER_HTTP_ADDR", "127.0.0.1:8080"),
-		NATSListen:     get("PURSER_NATS_LISTEN", "127.0.0.1:4223"),
-		DataDir:        get("PURSER_DATA_DIR", "./data"),
-		NATSURL:        get("NATS_URL", ""),
-		DatabaseURL:    get("DATABASE_URL", ""),
-		Model:          get("PURSER_MODEL", ""),
-		OpenAIKey:      get("OPENAI_API_KEY", ""),
-		OpenAIBaseURL:  get("OPENAI_BASE_URL", ""),
-		ModelName:      get("PURSER_MODEL_NAME", "gpt-4o-mini"),
-		ModelProtocol:  get("PURSER_MODEL_PROTOCOL", "tools"),
-		MailboxDir:     get("PURSER_MAILBOX_DIR", ""),
-		Mail:           get("PURSER_MAIL", "local"),
-		MailTokenKey:   get("PURSER_MAIL_TOKEN_KEY", ""),
-		GmailEndpoint:  get("PURSER_GMAIL_ENDPOINT", ""),
-		JWTSecret:      get("PURSER_JWT_SECRET", ""),
-		JWKSURL:        get("PURSER_JWKS_URL", ""),
-		JWTIssuer:      get("PURSER_JWT_ISSUER", "purser"),
-		JWTAudience:    get("PURSER_JWT_AUDIENCE", "purser"),
-		AllowedOrigins: list(get("PURSER_ALLOWED_ORIGINS", "")),
-		LogLevel:       get("PURSER_LOG_LEVEL", "info"),
-		LogFormat:      get("PURSER_LOG_FORMAT", "text"),
-		Tools:          list(get("PURSER_TOOLS", "")),
+		HTTPAddr:           get("PURSER_HTTP_ADDR", "127.0.0.1:8080"),
+		NATSListen:         get("PURSER_NATS_LISTEN", "127.0.0.1:4223"),
+		DataDir:            get("PURSER_DATA_DIR", "./data"),
+		NATSURL:            get("NATS_URL", ""),
+		DatabaseURL:        get("DATABASE_URL", ""),
+		Model:              get("PURSER_MODEL", ""),
+		OpenAIKey:          get("OPENAI_API_KEY", ""),
+		OpenAIBaseURL:      get("OPENAI_BASE_URL", ""),
+		ModelName:          get("PURSER_MODEL_NAME", "gpt-4o-mini"),
+		ModelProtocol:      get("PURSER_MODEL_PROTOCOL", "tools"),
+		MailboxDir:         get("PURSER_MAILBOX_DIR", ""),
+		Mail:               get("PURSER_MAIL", "local"),
+		MailTokenKey:       get("PURSER_MAIL_TOKEN_KEY", ""),
+		GmailEndpoint:      get("PURSER_GMAIL_ENDPOINT", ""),
+		GoogleClientID:     get("PURSER_GOOGLE_CLIENT_ID", ""),
+		GoogleClientSecret: get("PURSER_GOOGLE_CLIENT_SECRET", ""),
+		GoogleRedirectURL:  get("PURSER_GOOGLE_REDIRECT_URL", ""),
+		GoogleAuthURL:      get("PURSER_GOOGLE_AUTH_URL", "https://accounts.google.com/o/oauth2/auth"),
+		GoogleTokenURL:     get("PURSER_GOOGLE_TOKEN_URL", "https://oauth2.googleapis.com/token"),
+		GoogleRevokeURL:    get("PURSER_GOOGLE_REVOKE_URL", "https://oauth2.googleapis.com/revoke"),
+		JWTSecret:          get("PURSER_JWT_SECRET", ""),
+		JWKSURL:            get("PURSER_JWKS_URL", ""),
+		JWTIssuer:          get("PURSER_JWT_ISSUER", "purser"),
+		JWTAudience:        get("PURSER_JWT_AUDIENCE", "purser"),
+		AllowedOrigins:     list(get("PURSER_ALLOWED_ORIGINS", "")),
+		LogLevel:           get("PURSER_LOG_LEVEL", "info"),
+		LogFormat:          get("PURSER_LOG_FORMAT", "text"),
+		Tools:              list(get("PURSER_TOOLS", "")),
 	}
 }
 
@@ -103,6 +116,8 @@ func (c *Config) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.ModelProtocol, "model-protocol", c.ModelProtocol, "tools or json (PURSER_MODEL_PROTOCOL)")
 	fs.StringVar(&c.MailboxDir, "mailbox-dir", c.MailboxDir, "local mailbox of .eml files (PURSER_MAILBOX_DIR)")
 	fs.StringVar(&c.Mail, "mail", c.Mail, "local or gmail (PURSER_MAIL)")
+	fs.StringVar(&c.GoogleClientID, "google-client-id", c.GoogleClientID, "Google OAuth client id for connecting Gmail (PURSER_GOOGLE_CLIENT_ID)")
+	fs.StringVar(&c.GoogleRedirectURL, "google-redirect-url", c.GoogleRedirectURL, "where Google sends the user back: https://<host>/v1/mail/callback (PURSER_GOOGLE_REDIRECT_URL)")
 	fs.StringVar(&c.JWKSURL, "jwks-url", c.JWKSURL, "JWKS URL for RS256 tokens (PURSER_JWKS_URL)")
 	fs.StringVar(&c.JWTIssuer, "jwt-issuer", c.JWTIssuer, "expected token issuer (PURSER_JWT_ISSUER)")
 	fs.StringVar(&c.JWTAudience, "jwt-audience", c.JWTAudience, "expected token audience (PURSER_JWT_AUDIENCE)")
@@ -212,6 +227,7 @@ func (c Config) Check(mode Mode) error {
 			if _, err := c.TokenKey(); err != nil {
 				bad("PURSER_MAIL_TOKEN_KEY", err.Error())
 			}
+			c.checkGoogle(bad)
 		default:
 			bad("PURSER_MAIL", "must be local or gmail")
 		}
@@ -247,4 +263,40 @@ func (c Config) TokenKey() ([]byte, error) {
 		return nil, errors.New("must be 64 hex characters (32 bytes) when PURSER_MAIL=gmail")
 	}
 	return k, nil
+}
+
+// GoogleOAuth reports whether a Google OAuth client is configured: users
+// can then connect Gmail from the web page or over HTTP, and their tokens
+// are refreshed. Without one, tokens stored by 'purser mail-token' are
+// used as they are.
+func (c Config) GoogleOAuth() bool { return c.GoogleClientID != "" }
+
+// checkGoogle checks the Google OAuth client settings: all or none of id,
+// secret and redirect URL, and http(s) endpoints.
+func (c Config) checkGoogle(bad func(name, problem string)) {
+	if c.GoogleClientID == "" && c.GoogleClientSecret == "" && c.GoogleRedirectURL == "" {
+		return
+	}
+	if c.GoogleClientID == "" {
+		bad("PURSER_GOOGLE_CLIENT_ID", "is required with PURSER_GOOGLE_CLIENT_SECRET or PURSER_GOOGLE_REDIRECT_URL")
+	}
+	if c.GoogleClientSecret == "" {
+		bad("PURSER_GOOGLE_CLIENT_SECRET", "is required with PURSER_GOOGLE_CLIENT_ID")
+	}
+	if c.GoogleRedirectURL == "" {
+		bad("PURSER_GOOGLE_REDIRECT_URL", "is required with PURSER_GOOGLE_CLIENT_ID (https://<your host>/v1/mail/callback)")
+	}
+	for _, u := range []struct{ name, value string }{
+		{"PURSER_GOOGLE_REDIRECT_URL", c.GoogleRedirectURL},
+		{"PURSER_GOOGLE_AUTH_URL", c.GoogleAuthURL},
+		{"PURSER_GOOGLE_TOKEN_URL", c.GoogleTokenURL},
+		{"PURSER_GOOGLE_REVOKE_URL", c.GoogleRevokeURL},
+	} {
+		if u.value == "" {
+			continue
+		}
+		if p, err := url.Parse(u.value); err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
+			bad(u.name, "must be an http(s) URL")
+		}
+	}
 }
