@@ -121,3 +121,14 @@ func logicalSubject(stored string) string {
 	}
 	return stored
 }
+
+// MailSubject is purser.mail.<op>.<tenant>.<user>, on core NATS: the
+// ingress asks the toolrunner, which holds the OAuth client and the key
+// that seals tokens, to connect, report or disconnect a user's Gmail.
+// Tenant and user come from the subject, which only the ingress names.
+func MailSubject(op, tenant, user string) (string, error) {
+	return subject("purser.mail", []string{"op", "tenant", "user"}, op, tenant, user)
+}
+
+// MailWildcard is purser.mail.*.*.*, what the toolrunner answers.
+func MailWildcard() string { return "purser.mail.*.*.*" }
