@@ -1,5 +1,12 @@
 package contracts
 
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
 // Ops of a mail request, sent by the ingress to the toolrunner on
 // purser.mail.<op>.<tenant>.<user> (core NATS request/reply).
 const (
@@ -27,8 +34,10 @@ type MailReply struct {
 	// URL is the consent URL (connect op).
 	URL string `json:"url,omitempty"`
 	// Connected says whether a token is stored (every op but connect).
-	Connected bool       `json:"connected"`
-	Error     *MailError `json:"error,omitempty"`
+	Connected bool `json:"connected"`
+	// Warning says what the revoke op could not do.
+	Warning string     `json:"warning,omitempty"`
+	Error   *MailError `json:"error,omitempty"`
 }
 
 // MailError says why a mail request failed, without tokens or internals.
@@ -55,3 +64,43 @@ const CodeMailNotConnected = "mail_not_connected"
 // NotifyMailDisconnected is the Notification kind sent once when a user's
 // Gmail connection breaks (Google refused the refresh token).
 const NotifyMailDisconnected = "mail_disconnected"
+
+// MailState is what the state of a Gmail consent URL carries. The
+// toolrunner signs it; the ingress reads it only to learn which user a
+// callback is for, and the toolrunner checks the signature.
+type MailState struct {
+	Tenant  string `json:"t"`
+	User    string `json:"u"`
+	Nonce   string `json:"n"`
+	Expires int64  `json:"e"` // Unix seconds
+}
+
+// Encode is the signed part of a state: the JSON, base64url.
+func (s MailState) Encode() (string, error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// errMailState never quotes the state.
+var errMailState = errors.New("malformed state")
+
+// ParseMailState splits a state, "<encoded>.<signature>", into its
+// fields, its signed part and its signature. It does not check the
+// signature.
+func ParseMailState(state string) (s MailState, signed, sig string, err error) {
+	signed, sig, ok := strings.Cut(state, ".")
+	if !ok || signed == "" || sig == "" || len(state) > 1024 {
+		return MailState{}, "", "", errMailState
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(signed)
+	if err != nil {
+		return MailState{}, "", "", errMailState
+	}
+	if err := json.Unmarshal(raw, &s); err != nil || !ValidID(s.Tenant) || !ValidID(s.User) {
+		return MailState{}, "", "", errMailState
+	}
+	return s, signed, sig, nil
+}

@@ -19,9 +19,10 @@ import (
 	"github.com/purser-ai/purser/services/toolrunner"
 )
 
-// Tokens gives a user's OAuth token (scope gmail.readonly).
+// Tokens gives a source of a user's OAuth access tokens (scope
+// gmail.readonly), refreshed as they expire; StoredTokens is one.
 type Tokens interface {
-	Token(ctx context.Context, tenant, user string) (*oauth2.Token, error)
+	TokenSource(ctx context.Context, tenant, user string) (oauth2.TokenSource, error)
 }
 
 // Gmail reads a user's Gmail through the Gmail API, read-only.
@@ -39,15 +40,20 @@ var _ toolrunner.Mail = Gmail{}
 const Scope = gmail.GmailReadonlyScope
 
 func (g Gmail) service(ctx context.Context, tenant, user string) (*gmail.Service, error) {
-	tok, err := g.Tokens.Token(ctx, tenant, user)
+	src, err := g.Tokens.TokenSource(ctx, tenant, user)
 	if err != nil {
+		return nil, err
+	}
+	// A token that cannot be had (not connected, refresh refused) is a
+	// clear error here, not a transport error inside the first API call.
+	if _, err := src.Token(); err != nil {
 		return nil, err
 	}
 	base := g.HTTPClient
 	if base == nil {
 		base = &http.Client{Timeout: 30 * time.Second}
 	}
-	client := oauth2.NewClient(context.WithValue(ctx, oauth2.HTTPClient, base), oauth2.StaticTokenSource(tok))
+	client := oauth2.NewClient(context.WithValue(ctx, oauth2.HTTPClient, base), src)
 	opts := []option.ClientOption{option.WithHTTPClient(client)}
 	if g.Endpoint != "" {
 		opts = append(opts, option.WithEndpoint(g.Endpoint))
@@ -57,11 +63,16 @@ func (g Gmail) service(ctx context.Context, tenant, user string) (*gmail.Service
 
 // apiError turns Gmail API failures into errors without tokens or bodies.
 func apiError(err error) error {
+	var te *toolrunner.ToolError
+	if errors.Is(err, ErrNoMailAccess) && errors.As(err, &te) {
+		// The token expired during the call and could not be refreshed.
+		return noAccess(te.Message)
+	}
 	var ge *googleapi.Error
 	if errors.As(err, &ge) {
 		switch ge.Code {
 		case http.StatusUnauthorized, http.StatusForbidden:
-			return fmt.Errorf("%w: Gmail refused the saved access (reconnect Gmail)", ErrNoMailAccess)
+			return noAccess(msgRefused)
 		case http.StatusNotFound:
 			return toolrunner.ErrNoMessage
 		}
