@@ -143,6 +143,7 @@ func (in *Ingress) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/notifications", in.serveNotifications)
 	mux.HandleFunc("/v1/notifications/{id}/read", in.serveMarkRead)
 	mux.HandleFunc("/v1/audit", in.serveAudit)
+	in.mailRoutes(mux)
 	in.webRoutes(mux)
 }
 

@@ -1,0 +1,200 @@
+package ingress_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/purser-ai/purser/internal/natstest"
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/store/storetest"
+	"github.com/purser-ai/purser/services/toolrunner"
+	"github.com/purser-ai/purser/services/toolrunner/mailbox"
+	"github.com/purser-ai/purser/services/toolrunner/mailbox/googletest"
+)
+
+const (
+	mailClientID     = "purser-ingress-test.apps.googleusercontent.com"
+	mailClientSecret = "GOCSPX-ingress-test-client-secret"
+	mailAccess       = "ya29.ingress-test-access-token"
+)
+
+var mailKey = []byte("abcdef0123456789abcdef0123456789")
+
+type mailFixture struct {
+	h       *harness
+	google  *googletest.Server
+	store   *store.Store
+	skew    *atomic.Int64 // added to the toolrunner's clock, in seconds
+	respond *toolrunner.MailResponder
+}
+
+// newMailFixture runs the real toolrunner mail responder, with a fake
+// Google, on the harness's NATS server and its own SQLite store.
+func newMailFixture(t *testing.T) *mailFixture {
+	h := newHarness(t)
+	google := googletest.New(t, mailClientID, mailClientSecret, mailAccess)
+	st := storetest.Open(t, storetest.SQLiteDSN(t))
+	skew := &atomic.Int64{}
+	c := &mailbox.Connector{
+		OAuth:     mailbox.GoogleOAuth(mailClientID, mailClientSecret, h.srv.URL+"/v1/mail/callback", google.AuthURL, google.TokenURL),
+		RevokeURL: google.RevokeURL,
+		Tokens:    mailbox.StoredTokens{Store: st, Key: mailKey},
+		Now:       func() time.Time { return time.Now().Add(time.Duration(skew.Load()) * time.Second) },
+	}
+	r, err := toolrunner.RespondMail(natstest.Connect(t, h.ns, "toolrunner"), c, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	h.forbid(mailClientSecret, mailAccess)
+	return &mailFixture{h: h, google: google, store: st, skew: skew, respond: r}
+}
+
+func decodeJSON[T any](t *testing.T, resp *http.Response) T {
+	t.Helper()
+	defer resp.Body.Close()
+	var v T
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", resp.StatusCode, b)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("decode %s: %v", b, err)
+	}
+	return v
+}
+
+// consentAt plays the browser at the fake Google and returns the callback
+// URL Google sends it back to.
+func (f *mailFixture) consentAt(t *testing.T, token string) *url.URL {
+	t.Helper()
+	got := decodeJSON[struct {
+		URL string `json:"url"`
+	}](t, f.h.do(call{method: http.MethodGet, path: "/v1/mail/connect", token: token}))
+	if !strings.HasPrefix(got.URL, f.google.AuthURL+"?") || strings.Contains(got.URL, mailClientSecret) {
+		t.Fatalf("consent URL = %q", got.URL)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(got.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	back, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || resp.StatusCode != http.StatusFound || !strings.HasPrefix(back.String(), f.h.srv.URL+"/v1/mail/callback?") {
+		t.Fatalf("consent answered %d, to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	f.h.forbid(back.Query().Get("code"), back.Query().Get("state"))
+	return back
+}
+
+func (f *mailFixture) stored(t *testing.T, tenant, user string) bool {
+	t.Helper()
+	_, err := f.store.GetMailToken(context.Background(), tenant, user)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+func callbackPath(code, state string) string {
+	return "/v1/mail/callback?" + url.Values{"code": {code}, "state": {state}}.Encode()
+}
+
+func TestGmailConnectFlow(t *testing.T) {
+	f := newMailFixture(t)
+	ann, bob := f.h.token("acme", "ann"), f.h.token("acme", "bob")
+
+	assertError(t, f.h.do(call{method: http.MethodGet, path: "/v1/mail/connect"}), http.StatusUnauthorized, "unauthorized")
+	assertError(t, f.h.do(call{method: http.MethodPost, path: "/v1/mail/connect", token: ann}), http.StatusMethodNotAllowed, "method_not_allowed")
+	if got := decodeJSON[map[string]bool](t, f.h.do(call{method: http.MethodGet, path: "/v1/mail", token: ann})); got["connected"] {
+		t.Fatal("connected before connecting")
+	}
+
+	back := f.consentAt(t, ann)
+	code, state := back.Query().Get("code"), back.Query().Get("state")
+	bobBack := f.consentAt(t, bob)
+	spare := f.consentAt(t, ann).Query().Get("code") // a code Google spends on a failed exchange
+	sig := strings.LastIndex(state, ".") + 1
+	forged := state[:sig] + strings.Repeat("A", len(state)-sig)
+
+	refused := []struct {
+		name, path, token, code string
+	}{
+		{"forged signature", callbackPath(code, forged), "", "bad_state"},
+		{"no state", "/v1/mail/callback?code=" + url.QueryEscape(code), "", "bad_state"},
+		{"no code", "/v1/mail/callback?state=" + url.QueryEscape(state), "", "bad_state"},
+		{"garbage state", callbackPath(code, "not-a-state"), "", "bad_state"},
+		{"ann's state, signed in as bob", callbackPath(code, state), bob, "bad_state"},
+		{"ann's code with bob's state", callbackPath(spare, bobBack.Query().Get("state")), "", "bad_code"},
+		{"consent refused", "/v1/mail/callback?error=access_denied&state=" + url.QueryEscape(state), "", "consent_refused"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			assertError(t, f.h.do(call{method: http.MethodGet, path: tt.path, token: tt.token}), http.StatusBadRequest, tt.code)
+		})
+	}
+	// Expired: the same link, eleven minutes later.
+	f.skew.Store(11 * 60)
+	assertError(t, f.h.do(call{method: http.MethodGet, path: back.RequestURI()}), http.StatusBadRequest, "bad_state")
+	f.skew.Store(0)
+	if f.stored(t, "acme", "ann") || f.stored(t, "acme", "bob") {
+		t.Fatal("a refused callback stored a token")
+	}
+
+	// The browser comes back from Google: a page says Gmail is connected.
+	resp := f.h.do(call{method: http.MethodGet, path: back.RequestURI(), accept: "text/html,application/xhtml+xml"})
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "Gmail is connected") {
+		t.Fatalf("callback = %d %s", resp.StatusCode, page)
+	}
+	if resp.Header.Get("Referrer-Policy") != "no-referrer" || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+		t.Fatalf("callback page headers: %v", resp.Header)
+	}
+	if strings.Contains(string(page), code) || strings.Contains(string(page), state) {
+		t.Fatal("the callback page echoes the code or state")
+	}
+	sealed, err := f.store.GetMailToken(context.Background(), "acme", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := mailbox.Open(mailKey, sealed)
+	if err != nil || tok.AccessToken != mailAccess || tok.RefreshToken == "" || strings.Contains(string(sealed), tok.RefreshToken) {
+		t.Fatalf("stored token: %v", err)
+	}
+	if f.stored(t, "acme", "bob") {
+		t.Fatal("bob got a token")
+	}
+	if got := decodeJSON[map[string]bool](t, f.h.do(call{method: http.MethodGet, path: "/v1/mail", token: ann})); !got["connected"] {
+		t.Fatal("not connected after the callback")
+	}
+	// The same link again: Google takes a code once.
+	assertError(t, f.h.do(call{method: http.MethodGet, path: back.RequestURI()}), http.StatusBadRequest, "bad_code")
+
+	// Revocation: Google is told, and the token is deleted.
+	got := decodeJSON[map[string]any](t, f.h.do(call{method: http.MethodDelete, path: "/v1/mail", token: ann}))
+	if got["connected"] != false || got["warning"] != nil {
+		t.Fatalf("revoke = %v", got)
+	}
+	if revoked := f.google.Revoked(); len(revoked) != 1 || revoked[0] != tok.RefreshToken {
+		t.Fatalf("Google was told to revoke %d tokens", len(revoked))
+	}
+	if f.stored(t, "acme", "ann") {
+		t.Fatal("the token is still stored after DELETE /v1/mail")
+	}
+	assertError(t, f.h.do(call{method: http.MethodPut, path: "/v1/mail", token: ann}), http.StatusMethodNotAllowed, "method_not_allowed")
+
+	// No toolrunner answers: the ingress says so rather than hang.
+	f.respond.Close()
+	assertError(t, f.h.do(call{method: http.MethodGet, path: "/v1/mail/connect", token: ann}), http.StatusServiceUnavailable, "unavailable")
+}
