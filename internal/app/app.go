@@ -109,8 +109,10 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 	case config.ModeToolrunner:
 		var mail toolrunner.Mail = mailbox.Local{Dir: d.cfg.MailboxPath()}
 		if d.cfg.Mail == "gmail" {
-			key, _ := d.cfg.TokenKey() // checked at start-up
-			mail = mailbox.Gmail{Tokens: mailbox.StoredTokens{Store: d.store, Key: key}, Endpoint: d.cfg.GmailEndpoint}
+			if mail, err = gmailFor(d.cfg, d.store, nc, pub, log, d.now); err != nil {
+				closeConn()
+				return nil, err
+			}
 		}
 		all := append(toolrunner.Catalog(), toolrunner.MailTools(mail)...)
 		tools := toolrunner.Select(all, d.cfg.Tools)

@@ -155,8 +155,8 @@ func MailDisconnected(pub message.Publisher, now func() time.Time) func(ctx cont
 		n := contracts.Notification{ID: id, Kind: contracts.NotifyMailDisconnected, CreatedAt: now().UTC(),
 			Title: "Gmail is disconnected",
 			Body: "Google no longer accepts purser's access to your Gmail (it was revoked or has expired), so purser cannot search your mail or import statements from it. " +
-				"Connect Gmail again from the web page, or with GET /v1/mail/connect.",
-			Data: json.RawMessage(`{"reconnect":"/v1/mail/connect"}`)}
+				"Connect Gmail again on purser's Gmail page (/mail), or with GET /v1/mail/connect.",
+			Data: json.RawMessage(`{"page":"/mail","connect":"/v1/mail/connect"}`)}
 		if err := contracts.Validate(n); err != nil {
 			return err
 		}

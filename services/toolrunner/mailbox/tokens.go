@@ -33,8 +33,8 @@ func noAccess(msg string) error {
 
 // Messages of the access errors.
 const (
-	msgNotConnected = "Gmail is not connected for you. Connect it from the web page (Connect Gmail) or with GET /v1/mail/connect, then ask again."
-	msgDisconnected = "Your Gmail connection has stopped working: Google no longer accepts purser's access (it was revoked or has expired). Connect Gmail again, then ask again."
+	msgNotConnected = "Gmail is not connected for you. Connect it on purser's Gmail page (/mail) or with GET /v1/mail/connect, then ask again."
+	msgDisconnected = "Your Gmail connection has stopped working: Google no longer accepts purser's access (it was revoked or has expired). Connect Gmail again on purser's Gmail page (/mail), then ask again."
 	msgRefused      = "Gmail refused the saved access. Connect Gmail again, then ask again."
 )
 

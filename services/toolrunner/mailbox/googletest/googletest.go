@@ -73,6 +73,26 @@ func (s *Server) Revoke(rt string) {
 	s.refresh[rt] = true
 }
 
+// RevokeAll revokes every refresh token issued or added so far.
+func (s *Server) RevokeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for rt := range s.refresh {
+		s.refresh[rt] = true
+	}
+}
+
+// RefreshTokens returns every refresh token issued or added so far.
+func (s *Server) RefreshTokens() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for rt := range s.refresh {
+		out = append(out, rt)
+	}
+	return out
+}
+
 // Revoked returns the tokens the revoke endpoint was given, in order.
 func (s *Server) Revoked() []string {
 	s.mu.Lock()
