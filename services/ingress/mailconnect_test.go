@@ -198,3 +198,20 @@ func TestGmailConnectFlow(t *testing.T) {
 	f.respond.Close()
 	assertError(t, f.h.do(call{method: http.MethodGet, path: "/v1/mail/connect", token: ann}), http.StatusServiceUnavailable, "unavailable")
 }
+
+// The Gmail page is static, under the web page's Content-Security-Policy.
+func TestGmailPage(t *testing.T) {
+	h := newHarness(t)
+	for path, want := range map[string]string{"/mail": "Connect Gmail", "/mail.js": "/v1/mail/connect"} {
+		resp := h.do(call{method: http.MethodGet, path: path})
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
+			t.Fatalf("%s = %d, without %q", path, resp.StatusCode, want)
+		}
+		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
+			t.Fatalf("%s CSP = %q", path, csp)
+		}
+	}
+	h.do(call{method: http.MethodGet, path: "/v1/mail"}).Body.Close() // a refused request logs at debug level
+}
