@@ -139,6 +139,12 @@ func (r *MailResponder) reply(m *nats.Msg) contracts.MailReply {
 		r.log.Error("mail request", "op", op, "tenant", tenant, "err", err)
 		return mailFailed(contracts.MailUnavailable, "Gmail connection is unavailable right now; try again.")
 	}
+	switch op {
+	case contracts.MailOpCallback:
+		r.log.Info("gmail connected", "tenant", tenant, "user", user)
+	case contracts.MailOpRevoke:
+		r.log.Info("gmail disconnected", "tenant", tenant, "user", user, "revoke_failed", out.Warning != "")
+	}
 	return out
 }
 

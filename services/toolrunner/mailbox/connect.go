@@ -161,8 +161,14 @@ func (c *Connector) Connect(ctx context.Context, tenant, user, code, st string) 
 	if scope, _ := tok.Extra("scope").(string); scope != "" && !strings.Contains(" "+scope+" ", " "+Scope+" ") {
 		return mailErr(contracts.MailBadCode, "Read access to Gmail was not granted. Start again from Connect Gmail and allow it.")
 	}
+	prev, _, _ := c.Tokens.load(ctx, tenant, user)
 	if err := c.Tokens.Put(ctx, tenant, user, tok); err != nil {
 		return fmt.Errorf("store mail token: %w", err)
+	}
+	// A reconnect replaces the token: the one it replaces is revoked, so
+	// that no forgotten grant stays valid at Google.
+	if prev != nil && prev.RefreshToken != "" && prev.RefreshToken != tok.RefreshToken && c.RevokeURL != "" {
+		_ = c.revoke(ctx, &oauth2.Token{RefreshToken: prev.RefreshToken})
 	}
 	return nil
 }

@@ -323,18 +323,32 @@ func TestConnectThroughConsent(t *testing.T) {
 		t.Fatalf("a code with another state's verifier: %v", err)
 	}
 
+	// Connecting again replaces the token and revokes the one replaced.
+	u3, _ := c.ConsentURL(ctx, "acme", "ann")
+	code3, state3 := consent(t, u3)
+	if err := c.Connect(ctx, "acme", "ann", code3, state3); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.google.Revoked(); len(got) != 1 || got[0] != tok.RefreshToken {
+		t.Fatalf("reconnect revoked %d tokens, want the replaced refresh token", len(got))
+	}
+	tok, err = f.tokens.Token(ctx, "acme", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	// Disconnect revokes the refresh token at Google and deletes it.
 	warning, err := c.Disconnect(ctx, "acme", "ann")
 	if err != nil || warning != "" {
 		t.Fatalf("Disconnect = %q, %v", warning, err)
 	}
-	if got := f.google.Revoked(); len(got) != 1 || got[0] != tok.RefreshToken {
+	if got := f.google.Revoked(); len(got) != 2 || got[1] != tok.RefreshToken {
 		t.Fatalf("revoked %d tokens, want the refresh token", len(got))
 	}
 	if ok, _ := c.Connected(ctx, "acme", "ann"); ok {
 		t.Fatal("still connected after Disconnect")
 	}
-	if warning, err := c.Disconnect(ctx, "acme", "ann"); err != nil || warning != "" || len(f.google.Revoked()) != 1 {
+	if warning, err := c.Disconnect(ctx, "acme", "ann"); err != nil || warning != "" || len(f.google.Revoked()) != 2 {
 		t.Fatalf("second Disconnect = %q, %v", warning, err)
 	}
 }
