@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"testing"
@@ -42,13 +43,15 @@ func TestGmailConnectedThroughUp(t *testing.T) {
 	})
 	forbidInLogs(t, clientSecret, access)
 	base := "http://" + info.HTTPAddr
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar} // the callback needs the cookie connect set
 	get := func(path, token string) (int, []byte) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := browser.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -166,16 +167,28 @@ func (in *Ingress) serveMailConnect(w http.ResponseWriter, r *http.Request) {
 			in.mailFailed(w, err)
 			return
 		}
+		// The browser that asked keeps the state's nonce: the callback
+		// it comes back to is then known to be its own, not a link
+		// someone else started.
+		if q, err := url.Parse(reply.URL); err == nil {
+			if st, _, _, err := contracts.ParseMailState(q.Query().Get("state")); err == nil {
+				http.SetCookie(w, &http.Cookie{Name: mailCookie, Value: st.Nonce, Path: "/v1/mail/", MaxAge: 600,
+					HttpOnly: true, Secure: secureRequest(r), SameSite: http.SameSiteLaxMode})
+			}
+		}
 		writeJSON(w, http.StatusOK, mailConsent{URL: reply.URL})
 	})
 }
 
 // serveMailCallback is GET /v1/mail/callback, where Google sends the user
-// back with a code and the state. A browser arriving from Google carries
-// no token, so the state says whose Gmail this is; the toolrunner checks
-// its signature and expiry before it exchanges the code. A request that
-// does carry a token must be from the user the state names. Neither the
-// code nor the state is logged or echoed.
+// back with a code and the state. The state says whose Gmail this is; the
+// toolrunner checks its signature and expiry before it exchanges the code.
+// A browser arriving from Google carries no token, so it must carry the
+// cookie GET /v1/mail/connect set with the state's nonce: a consent link
+// started by someone else (who would then read this browser's Gmail) is
+// refused. A client that follows the redirect itself sends its token
+// instead, which must name the user the state names. Neither the code nor
+// the state is logged or echoed.
 func (in *Ingress) serveMailCallback(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}
 	defer func() { in.metrics.httpRequests.WithLabelValues("mail_callback", strconv.Itoa(sw.status)).Inc() }()
@@ -217,6 +230,12 @@ func (in *Ingress) serveMailCallback(w http.ResponseWriter, r *http.Request) {
 			fail(http.StatusBadRequest, contracts.MailBadState, "This Gmail connection link was made for another user.")
 			return
 		}
+	} else if c, err := r.Cookie(mailCookie); err != nil || c.Value != st.Nonce {
+		// Without a token, only the browser that started this connection
+		// may finish it: a link someone else started would give them
+		// this Gmail.
+		fail(http.StatusBadRequest, contracts.MailBadState, "This Gmail connection was not started in this browser. Start again from Connect Gmail here.")
+		return
 	}
 	reply, err := in.mailRequest(r.Context(), contracts.MailOpCallback, st.Tenant, st.User, contracts.MailRequest{Code: code, State: state})
 	if err != nil {
@@ -224,11 +243,22 @@ func (in *Ingress) serveMailCallback(w http.ResponseWriter, r *http.Request) {
 		fail(status, c, detail)
 		return
 	}
+	http.SetCookie(sw, &http.Cookie{Name: mailCookie, Path: "/v1/mail/", MaxAge: -1, HttpOnly: true, Secure: secureRequest(r), SameSite: http.SameSiteLaxMode})
 	if html {
 		writeMailPage(sw, http.StatusOK, "Gmail is connected", "purser can now search your Gmail (read-only) and import statements from it. You can close this tab, or go back to purser.")
 		return
 	}
 	writeJSON(sw, http.StatusOK, mailStatus{Connected: reply.Connected})
+}
+
+// mailCookie holds, in the browser that asked for a consent URL, the
+// nonce of its state.
+const mailCookie = "purser_mail_state"
+
+// secureRequest reports whether the client reached purser over TLS (here,
+// or at a proxy that says so), so that cookies are marked Secure.
+func secureRequest(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 }
 
 // oauthErrorText keeps an OAuth error code from the query to a known,

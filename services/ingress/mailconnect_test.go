@@ -73,28 +73,62 @@ func decodeJSON[T any](t *testing.T, resp *http.Response) T {
 	return v
 }
 
-// consentAt plays the browser at the fake Google and returns the callback
-// URL Google sends it back to.
-func (f *mailFixture) consentAt(t *testing.T, token string) *url.URL {
+// consentAt plays the browser: it asks for a consent URL with token, keeps
+// the cookie that answer sets, consents at the fake Google and returns
+// the callback URL Google sends it back to, with the cookie.
+func (f *mailFixture) consentAt(t *testing.T, token string) (*url.URL, *http.Cookie) {
 	t.Helper()
+	resp := f.h.do(call{method: http.MethodGet, path: "/v1/mail/connect", token: token})
+	var cookie *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == "purser_mail_state" {
+			cookie = c
+		}
+	}
 	got := decodeJSON[struct {
 		URL string `json:"url"`
-	}](t, f.h.do(call{method: http.MethodGet, path: "/v1/mail/connect", token: token}))
+	}](t, resp)
 	if !strings.HasPrefix(got.URL, f.google.AuthURL+"?") || strings.Contains(got.URL, mailClientSecret) {
 		t.Fatalf("consent URL = %q", got.URL)
 	}
+	if cookie == nil || !cookie.HttpOnly || cookie.SameSite != http.SameSiteLaxMode || cookie.Path != "/v1/mail/" {
+		t.Fatalf("connect set no strict state cookie: %+v", cookie)
+	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Get(got.URL)
+	gresp, err := client.Get(got.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	back, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil || resp.StatusCode != http.StatusFound || !strings.HasPrefix(back.String(), f.h.srv.URL+"/v1/mail/callback?") {
-		t.Fatalf("consent answered %d, to %q", resp.StatusCode, resp.Header.Get("Location"))
+	gresp.Body.Close()
+	back, err := url.Parse(gresp.Header.Get("Location"))
+	if err != nil || gresp.StatusCode != http.StatusFound || !strings.HasPrefix(back.String(), f.h.srv.URL+"/v1/mail/callback?") {
+		t.Fatalf("consent answered %d, to %q", gresp.StatusCode, gresp.Header.Get("Location"))
 	}
 	f.h.forbid(back.Query().Get("code"), back.Query().Get("state"))
-	return back
+	return back, cookie
+}
+
+// callback is the browser (or client) arriving at path, with what it has.
+func (f *mailFixture) callback(t *testing.T, path, token string, cookie *http.Cookie, accept string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, f.h.srv.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if cookie != nil {
+		req.AddCookie(cookie)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
 
 func (f *mailFixture) stored(t *testing.T, tenant, user string) bool {
@@ -120,39 +154,45 @@ func TestGmailConnectFlow(t *testing.T) {
 		t.Fatal("connected before connecting")
 	}
 
-	back := f.consentAt(t, ann)
+	back, annCookie := f.consentAt(t, ann)
 	code, state := back.Query().Get("code"), back.Query().Get("state")
-	bobBack := f.consentAt(t, bob)
-	spare := f.consentAt(t, ann).Query().Get("code") // a code Google spends on a failed exchange
+	bobBack, bobCookie := f.consentAt(t, bob)
+	spare, _ := f.consentAt(t, ann) // a code Google spends on a failed exchange
+	spareCode := spare.Query().Get("code")
 	sig := strings.LastIndex(state, ".") + 1
 	forged := state[:sig] + strings.Repeat("A", len(state)-sig)
 
 	refused := []struct {
-		name, path, token, code string
+		name, path, token string
+		cookie            *http.Cookie
+		code              string
 	}{
-		{"forged signature", callbackPath(code, forged), "", "bad_state"},
-		{"no state", "/v1/mail/callback?code=" + url.QueryEscape(code), "", "bad_state"},
-		{"no code", "/v1/mail/callback?state=" + url.QueryEscape(state), "", "bad_state"},
-		{"garbage state", callbackPath(code, "not-a-state"), "", "bad_state"},
-		{"ann's state, signed in as bob", callbackPath(code, state), bob, "bad_state"},
-		{"ann's code with bob's state", callbackPath(spare, bobBack.Query().Get("state")), "", "bad_code"},
-		{"consent refused", "/v1/mail/callback?error=access_denied&state=" + url.QueryEscape(state), "", "consent_refused"},
+		{"forged signature", callbackPath(code, forged), "", annCookie, "bad_state"},
+		{"no state", "/v1/mail/callback?code=" + url.QueryEscape(code), "", annCookie, "bad_state"},
+		{"no code", "/v1/mail/callback?state=" + url.QueryEscape(state), "", annCookie, "bad_state"},
+		{"garbage state", callbackPath(code, "not-a-state"), "", annCookie, "bad_state"},
+		{"ann's state, signed in as bob", callbackPath(code, state), bob, nil, "bad_state"},
+		// bob sends ann his own consent link: her Gmail must not become his.
+		{"bob's link, in ann's browser", bobBack.RequestURI(), "", annCookie, "bad_state"},
+		{"ann's link, in a browser that did not start it", back.RequestURI(), "", nil, "bad_state"},
+		{"ann's code with bob's state", callbackPath(spareCode, bobBack.Query().Get("state")), "", bobCookie, "bad_code"},
+		{"consent refused", "/v1/mail/callback?error=access_denied&state=" + url.QueryEscape(state), "", annCookie, "consent_refused"},
 	}
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
-			assertError(t, f.h.do(call{method: http.MethodGet, path: tt.path, token: tt.token}), http.StatusBadRequest, tt.code)
+			assertError(t, f.callback(t, tt.path, tt.token, tt.cookie, ""), http.StatusBadRequest, tt.code)
 		})
 	}
 	// Expired: the same link, eleven minutes later.
 	f.skew.Store(11 * 60)
-	assertError(t, f.h.do(call{method: http.MethodGet, path: back.RequestURI()}), http.StatusBadRequest, "bad_state")
+	assertError(t, f.callback(t, back.RequestURI(), "", annCookie, ""), http.StatusBadRequest, "bad_state")
 	f.skew.Store(0)
 	if f.stored(t, "acme", "ann") || f.stored(t, "acme", "bob") {
 		t.Fatal("a refused callback stored a token")
 	}
 
 	// The browser comes back from Google: a page says Gmail is connected.
-	resp := f.h.do(call{method: http.MethodGet, path: back.RequestURI(), accept: "text/html,application/xhtml+xml"})
+	resp := f.callback(t, back.RequestURI(), "", annCookie, "text/html,application/xhtml+xml")
 	page, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "Gmail is connected") {
@@ -160,6 +200,9 @@ func TestGmailConnectFlow(t *testing.T) {
 	}
 	if resp.Header.Get("Referrer-Policy") != "no-referrer" || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
 		t.Fatalf("callback page headers: %v", resp.Header)
+	}
+	if cleared := resp.Cookies(); len(cleared) != 1 || cleared[0].Name != "purser_mail_state" || cleared[0].MaxAge >= 0 {
+		t.Fatalf("the state cookie was not cleared: %v", cleared)
 	}
 	if strings.Contains(string(page), code) || strings.Contains(string(page), state) {
 		t.Fatal("the callback page echoes the code or state")
@@ -179,14 +222,27 @@ func TestGmailConnectFlow(t *testing.T) {
 		t.Fatal("not connected after the callback")
 	}
 	// The same link again: Google takes a code once.
-	assertError(t, f.h.do(call{method: http.MethodGet, path: back.RequestURI()}), http.StatusBadRequest, "bad_code")
+	assertError(t, f.callback(t, back.RequestURI(), "", annCookie, ""), http.StatusBadRequest, "bad_code")
+
+	// A client that follows the redirect itself proves who it is with
+	// its token instead of the cookie.
+	own, _ := f.consentAt(t, ann)
+	if got := decodeJSON[map[string]bool](t, f.callback(t, own.RequestURI(), ann, nil, "")); !got["connected"] {
+		t.Fatal("an authenticated callback did not connect")
+	}
+	first := tok.RefreshToken
+	sealed, _ = f.store.GetMailToken(context.Background(), "acme", "ann")
+	if tok, err = mailbox.Open(mailKey, sealed); err != nil || tok.RefreshToken == first {
+		t.Fatalf("the reconnect did not replace the token: %v", err)
+	}
 
 	// Revocation: Google is told, and the token is deleted.
 	got := decodeJSON[map[string]any](t, f.h.do(call{method: http.MethodDelete, path: "/v1/mail", token: ann}))
 	if got["connected"] != false || got["warning"] != nil {
 		t.Fatalf("revoke = %v", got)
 	}
-	if revoked := f.google.Revoked(); len(revoked) != 1 || revoked[0] != tok.RefreshToken {
+	// The replaced token was revoked at the reconnect, this one now.
+	if revoked := f.google.Revoked(); len(revoked) != 2 || revoked[0] != first || revoked[1] != tok.RefreshToken {
 		t.Fatalf("Google was told to revoke %d tokens", len(revoked))
 	}
 	if f.stored(t, "acme", "ann") {
