@@ -176,6 +176,8 @@ func (s StoredTokens) TokenSource(ctx context.Context, tenant, user string) (oau
 	return &storedSource{ctx: ctx, st: s, tenant: tenant, user: user, tok: tok, sealed: sealed}, nil
 }
 
+// storedSource keeps the context of the call it serves: oauth2.TokenSource
+// has no context parameter, and the source lives only as long as the call.
 type storedSource struct {
 	ctx          context.Context
 	st           StoredTokens
