@@ -35,7 +35,6 @@ import (
 	"github.com/purser-ai/purser/services/orchestrator/llm"
 	"github.com/purser-ai/purser/services/orchestrator/offline"
 	"github.com/purser-ai/purser/services/toolrunner"
-	"github.com/purser-ai/purser/services/toolrunner/mailbox"
 	"github.com/purser-ai/purser/services/toolrunner/statements"
 )
 
@@ -107,12 +106,10 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		}
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.NotifierConsumers(), n.Register, nil)
 	case config.ModeToolrunner:
-		var mail toolrunner.Mail = mailbox.Local{Dir: d.cfg.MailboxPath()}
-		if d.cfg.Mail == "gmail" {
-			if mail, err = gmailFor(d.cfg, d.store, nc, pub, log, d.now); err != nil {
-				closeConn()
-				return nil, err
-			}
+		mail, err := mailFor(d.cfg, d.store, nc, pub, log, d.now)
+		if err != nil {
+			closeConn()
+			return nil, err
 		}
 		all := append(toolrunner.Catalog(), toolrunner.MailTools(mail)...)
 		tools := toolrunner.Select(all, d.cfg.Tools)

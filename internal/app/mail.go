@@ -13,11 +13,19 @@ import (
 	"github.com/purser-ai/purser/services/toolrunner/mailbox"
 )
 
-// gmailFor is the Gmail a toolrunner reads (PURSER_MAIL=gmail), its tokens
-// refreshed through the Google OAuth client when one is configured, and
-// the responder that connects and disconnects users' Gmail for the
-// ingress. Draining nc stops the responder.
-func gmailFor(cfg config.Config, st *store.Store, nc *nats.Conn, pub message.Publisher, log *slog.Logger, now func() time.Time) (toolrunner.Mail, error) {
+// mailFor is the mail a toolrunner reads: the local mailbox folder, or
+// with PURSER_MAIL=gmail the Gmail API, its tokens refreshed through the
+// Google OAuth client when one is configured. Either way it answers the
+// ingress's mail connect requests on nc (a local mailbox says Gmail is not
+// enabled); draining nc stops that.
+func mailFor(cfg config.Config, st *store.Store, nc *nats.Conn, pub message.Publisher, log *slog.Logger, now func() time.Time) (toolrunner.Mail, error) {
+	if cfg.Mail != "gmail" {
+		off := toolrunner.MailNotConfigured("This server reads a local mailbox (PURSER_MAIL=local): there is no Gmail to connect.")
+		if _, err := toolrunner.RespondMail(nc, off, log); err != nil {
+			return nil, err
+		}
+		return mailbox.Local{Dir: cfg.MailboxPath()}, nil
+	}
 	key, _ := cfg.TokenKey() // checked at start-up
 	tokens := mailbox.StoredTokens{Store: st, Key: key, Disconnected: toolrunner.MailDisconnected(pub, now), Now: now}
 	if cfg.GoogleOAuth() {

@@ -162,3 +162,19 @@ func (c *wsClient) nextAny() contracts.ServerFrame {
 	}
 	return f
 }
+
+// With the local mailbox there is no Gmail to connect, and purser says so.
+func TestGmailConnectWithALocalMailbox(t *testing.T) {
+	info := startUp(t)
+	req, _ := http.NewRequest(http.MethodGet, "http://"+info.HTTPAddr+"/v1/mail/connect", nil)
+	req.Header.Set("Authorization", "Bearer "+info.DemoToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusNotImplemented || !strings.Contains(string(body), "PURSER_MAIL=local") {
+		t.Fatalf("connect with a local mailbox = %d %s", resp.StatusCode, body)
+	}
+}

@@ -107,7 +107,7 @@ func (in *Ingress) mailFailure(err error) (int, string, string) {
 	case errors.As(err, &merr) && merr.Code == contracts.MailNotConfigured:
 		return http.StatusNotImplemented, merr.Code, merr.Message
 	case errors.Is(err, errMailUnavailable):
-		return http.StatusServiceUnavailable, "unavailable", "Gmail connection is unavailable: no toolrunner answered (it may read a local mailbox, PURSER_MAIL=local); retry later"
+		return http.StatusServiceUnavailable, "unavailable", "Gmail connection is unavailable: no toolrunner answered; retry later"
 	default:
 		if !errors.As(err, &merr) {
 			in.log.Error("mail request", "err", err)

@@ -32,6 +32,36 @@ type MailAccounts interface {
 	Disconnect(ctx context.Context, tenant, user string) (warning string, err error)
 }
 
+// MailNotConfigured answers every mail request with its text as a
+// not_configured error: a toolrunner without Gmail says so.
+type MailNotConfigured string
+
+var _ MailAccounts = MailNotConfigured("")
+
+func (m MailNotConfigured) err() error {
+	return &contracts.MailError{Code: contracts.MailNotConfigured, Message: string(m)}
+}
+
+// ConsentURL says Gmail is not configured.
+func (m MailNotConfigured) ConsentURL(context.Context, string, string) (string, error) {
+	return "", m.err()
+}
+
+// Connect says Gmail is not configured.
+func (m MailNotConfigured) Connect(context.Context, string, string, string, string) error {
+	return m.err()
+}
+
+// Connected says Gmail is not configured.
+func (m MailNotConfigured) Connected(context.Context, string, string) (bool, error) {
+	return false, m.err()
+}
+
+// Disconnect says Gmail is not configured.
+func (m MailNotConfigured) Disconnect(context.Context, string, string) (string, error) {
+	return "", m.err()
+}
+
 // mailQueue is the queue group of the toolrunners' mail responders.
 const mailQueue = "toolrunner-mail"
 
