@@ -162,6 +162,11 @@ func (c *Connector) Connect(ctx context.Context, tenant, user, code, st string) 
 		return mailErr(contracts.MailBadCode, "Read access to Gmail was not granted. Start again from Connect Gmail and allow it.")
 	}
 	prev, _, _ := c.Tokens.load(ctx, tenant, user)
+	if tok.RefreshToken == "" && prev != nil {
+		// Google sent no new refresh token: the one it gave before
+		// still stands for this grant.
+		tok.RefreshToken = prev.RefreshToken
+	}
 	if err := c.Tokens.Put(ctx, tenant, user, tok); err != nil {
 		return fmt.Errorf("store mail token: %w", err)
 	}
