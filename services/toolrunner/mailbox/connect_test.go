@@ -336,6 +336,22 @@ func TestConnectThroughConsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Google answers a reconnect without a refresh token: the one it gave
+	// before is kept, and not revoked.
+	f.google.OmitRefreshTokens(true)
+	u4, _ := c.ConsentURL(ctx, "acme", "ann")
+	code4, state4 := consent(t, u4)
+	if err := c.Connect(ctx, "acme", "ann", code4, state4); err != nil {
+		t.Fatal(err)
+	}
+	f.google.OmitRefreshTokens(false)
+	kept, err := f.tokens.Token(ctx, "acme", "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.RefreshToken != tok.RefreshToken || len(f.google.Revoked()) != 1 {
+		t.Fatalf("reconnect without a refresh token: refresh token kept %v; %d revoked", kept.RefreshToken == tok.RefreshToken, len(f.google.Revoked()))
+	}
 
 	// Disconnect revokes the refresh token at Google and deletes it.
 	warning, err := c.Disconnect(ctx, "acme", "ann")

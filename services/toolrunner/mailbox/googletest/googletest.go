@@ -38,6 +38,15 @@ type Server struct {
 	revoked  []string
 	grants   map[string]int // grant type -> times answered with a token
 	sequence int
+	noRT     bool // codes are exchanged without a refresh token
+}
+
+// OmitRefreshTokens makes code exchanges answer without a refresh token,
+// as Google does when the user had already granted access.
+func (s *Server) OmitRefreshTokens(omit bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noRT = omit
 }
 
 type grant struct {
@@ -178,10 +187,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		if !strings.Contains(g.scope, Scope) {
 			body["scope"] = "openid"
 		}
-		s.sequence++
-		rt := fmt.Sprintf("1//refresh-%d", s.sequence)
-		s.refresh[rt] = false
-		body["refresh_token"] = rt
+		if !s.noRT {
+			s.sequence++
+			rt := fmt.Sprintf("1//refresh-%d", s.sequence)
+			s.refresh[rt] = false
+			body["refresh_token"] = rt
+		}
 	case "refresh_token":
 		revoked, ok := s.refresh[r.PostForm.Get("refresh_token")]
 		if !ok || revoked {
