@@ -21,20 +21,29 @@ import (
 
 // Config is every setting purser reads. See README's configuration table.
 type Config struct {
-	HTTPAddr      string
-	NATSListen    string
-	DataDir       string
-	NATSURL       string
-	DatabaseURL   string
-	Model         string
-	OpenAIKey     string
-	OpenAIBaseURL string
-	ModelName     string
-	ModelProtocol string
-	MailboxDir    string
-	Mail          string
-	MailTokenKey  string
-	GmailEndpoint string
+	HTTPAddr       string
+	NATSListen     string
+	DataDir        string
+	NATSURL        string
+	DatabaseURL    string
+	Model          string
+	OpenAIKey      string
+	OpenAIBaseURL  string
+	ModelName      string
+	ModelProtocol  string
+	MailboxDir     string
+	Mail           string
+	MailTokenKey   string
+	GmailEndpoint  string
+	JWTSecret      string
+	JWKSURL        string
+	JWTIssuer      string
+	JWTAudience    string
+	AllowedOrigins []string
+	LogLevel       string
+	LogFormat      string
+	Tools          []string
+
 	// Google OAuth client for the Gmail connect flow; see GoogleOAuth.
 	GoogleClientID     string
 	GoogleClientSecret string
@@ -42,14 +51,6 @@ type Config struct {
 	GoogleAuthURL      string
 	GoogleTokenURL     string
 	GoogleRevokeURL    string
-	JWTSecret          string
-	JWKSURL            string
-	JWTIssuer          string
-	JWTAudience        string
-	AllowedOrigins     []string
-	LogLevel           string
-	LogFormat          string
-	Tools              []string
 }
 
 // FromEnv reads the environment through getenv (os.Getenv in main).
@@ -61,34 +62,35 @@ func FromEnv(getenv func(string) string) Config {
 		return def
 	}
 	return Config{
-		HTTPAddr:           get("PURSER_HTTP_ADDR", "127.0.0.1:8080"),
-		NATSListen:         get("PURSER_NATS_LISTEN", "127.0.0.1:4223"),
-		DataDir:            get("PURSER_DATA_DIR", "./data"),
-		NATSURL:            get("NATS_URL", ""),
-		DatabaseURL:        get("DATABASE_URL", ""),
-		Model:              get("PURSER_MODEL", ""),
-		OpenAIKey:          get("OPENAI_API_KEY", ""),
-		OpenAIBaseURL:      get("OPENAI_BASE_URL", ""),
-		ModelName:          get("PURSER_MODEL_NAME", "gpt-4o-mini"),
-		ModelProtocol:      get("PURSER_MODEL_PROTOCOL", "tools"),
-		MailboxDir:         get("PURSER_MAILBOX_DIR", ""),
-		Mail:               get("PURSER_MAIL", "local"),
-		MailTokenKey:       get("PURSER_MAIL_TOKEN_KEY", ""),
-		GmailEndpoint:      get("PURSER_GMAIL_ENDPOINT", ""),
+		HTTPAddr:       get("PURSER_HTTP_ADDR", "127.0.0.1:8080"),
+		NATSListen:     get("PURSER_NATS_LISTEN", "127.0.0.1:4223"),
+		DataDir:        get("PURSER_DATA_DIR", "./data"),
+		NATSURL:        get("NATS_URL", ""),
+		DatabaseURL:    get("DATABASE_URL", ""),
+		Model:          get("PURSER_MODEL", ""),
+		OpenAIKey:      get("OPENAI_API_KEY", ""),
+		OpenAIBaseURL:  get("OPENAI_BASE_URL", ""),
+		ModelName:      get("PURSER_MODEL_NAME", "gpt-4o-mini"),
+		ModelProtocol:  get("PURSER_MODEL_PROTOCOL", "tools"),
+		MailboxDir:     get("PURSER_MAILBOX_DIR", ""),
+		Mail:           get("PURSER_MAIL", "local"),
+		MailTokenKey:   get("PURSER_MAIL_TOKEN_KEY", ""),
+		GmailEndpoint:  get("PURSER_GMAIL_ENDPOINT", ""),
+		JWTSecret:      get("PURSER_JWT_SECRET", ""),
+		JWKSURL:        get("PURSER_JWKS_URL", ""),
+		JWTIssuer:      get("PURSER_JWT_ISSUER", "purser"),
+		JWTAudience:    get("PURSER_JWT_AUDIENCE", "purser"),
+		AllowedOrigins: list(get("PURSER_ALLOWED_ORIGINS", "")),
+		LogLevel:       get("PURSER_LOG_LEVEL", "info"),
+		LogFormat:      get("PURSER_LOG_FORMAT", "text"),
+		Tools:          list(get("PURSER_TOOLS", "")),
+
 		GoogleClientID:     get("PURSER_GOOGLE_CLIENT_ID", ""),
 		GoogleClientSecret: get("PURSER_GOOGLE_CLIENT_SECRET", ""),
 		GoogleRedirectURL:  get("PURSER_GOOGLE_REDIRECT_URL", ""),
 		GoogleAuthURL:      get("PURSER_GOOGLE_AUTH_URL", "https://accounts.google.com/o/oauth2/auth"),
 		GoogleTokenURL:     get("PURSER_GOOGLE_TOKEN_URL", "https://oauth2.googleapis.com/token"),
 		GoogleRevokeURL:    get("PURSER_GOOGLE_REVOKE_URL", "https://oauth2.googleapis.com/revoke"),
-		JWTSecret:          get("PURSER_JWT_SECRET", ""),
-		JWKSURL:            get("PURSER_JWKS_URL", ""),
-		JWTIssuer:          get("PURSER_JWT_ISSUER", "purser"),
-		JWTAudience:        get("PURSER_JWT_AUDIENCE", "purser"),
-		AllowedOrigins:     list(get("PURSER_ALLOWED_ORIGINS", "")),
-		LogLevel:           get("PURSER_LOG_LEVEL", "info"),
-		LogFormat:          get("PURSER_LOG_FORMAT", "text"),
-		Tools:              list(get("PURSER_TOOLS", "")),
 	}
 }
 
