@@ -137,7 +137,7 @@ func (i *Importer) Handle(msg *message.Message) error {
 			return err
 		}
 	}
-	return i.notify(doc)
+	return i.notify(doc, bus.Headers{Conversation: msg.Metadata.Get(bus.HeaderConversation), Correlation: msg.Metadata.Get(bus.HeaderCorrelation)})
 }
 
 // importDocument parses and stores; it returns the document as it ends.
@@ -322,7 +322,9 @@ func plural(n int) string {
 }
 
 // notify publishes the import's outcome to the user's NOTIFY subject.
-func (i *Importer) notify(doc store.Document) error {
+// notify tells the user how the import ended; h carries the conversation
+// and correlation of the turn that started it, when known.
+func (i *Importer) notify(doc store.Document, h bus.Headers) error {
 	n := contracts.Notification{ID: "imp-" + strings.TrimPrefix(doc.ID, "doc-"), CreatedAt: doc.UpdatedAt.UTC(), Body: doc.Detail}
 	if n.CreatedAt.IsZero() {
 		n.CreatedAt = i.now().UTC()
@@ -347,7 +349,8 @@ func (i *Importer) notify(doc store.Document) error {
 	if err != nil {
 		return bus.Permanent(err)
 	}
-	m := bus.NewMessage("notify-"+n.ID, payload, bus.Headers{Type: contracts.TypeNotification, Tenant: doc.TenantID, User: doc.UserID})
+	h.Type, h.Tenant, h.User = contracts.TypeNotification, doc.TenantID, doc.UserID
+	m := bus.NewMessage("notify-"+n.ID, payload, h)
 	if err := i.pub.Publish(subject, m); err != nil {
 		return fmt.Errorf("publish notification: %w", err)
 	}
@@ -383,7 +386,7 @@ func (i *Importer) Sweep(ctx context.Context, interval, stale time.Duration) {
 		}
 		for _, d := range docs {
 			id := fmt.Sprintf("import-%s-%d", d.ID, now.Unix()/int64(stale.Seconds()+1))
-			if err := publishJob(i.pub, contracts.ImportJob{TenantID: d.TenantID, UserID: d.UserID, DocumentID: d.ID}, id); err != nil {
+			if err := publishJob(i.pub, contracts.ImportJob{TenantID: d.TenantID, UserID: d.UserID, DocumentID: d.ID}, id, bus.Headers{}); err != nil {
 				i.log.Warn("requeue import", "document", d.ID, "err", err)
 			}
 		}

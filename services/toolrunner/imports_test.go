@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/internal/systest"
@@ -91,11 +92,23 @@ func TestStatementFlowEndToEnd(t *testing.T) {
 			if p.Tool != contracts.ToolFetchEmailAttachments || !strings.Contains(p.Summary, "september") {
 				t.Fatalf("proposal = %+v", p)
 			}
-			ans := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, ann.Confirm(p.ProposalID, "approve", nil))
+			approve := ann.Confirm(p.ProposalID, "approve", nil)
+			ans := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, approve)
 			if !strings.Contains(ans.Content, "september.csv") {
 				t.Fatalf("answer = %q", ans.Content)
 			}
-			n := systest.Decode[contracts.Notification](t, notes.WaitN(1, nil)[0])
+			note := notes.WaitN(1, nil)[0]
+			// The notification is part of the approving turn's trace.
+			if got := note.Header.Get(bus.HeaderCorrelation); got != approve {
+				t.Errorf("notification correlation = %q, want the approving turn %q", got, approve)
+			}
+			if got := note.Header.Get(bus.HeaderConversation); got != ann.Conversation {
+				t.Errorf("notification conversation = %q, want %q", got, ann.Conversation)
+			}
+			if a, b := note.Header.Get(bus.HeaderTraceparent), bus.Traceparent(approve, "x"); len(a) < 36 || a[:36] != b[:36] {
+				t.Errorf("notification traceparent %q is not in the turn's trace (%q...)", a, b[:36])
+			}
+			n := systest.Decode[contracts.Notification](t, note)
 			if n.Kind != "import_completed" || n.Title != "Imported 3 transactions from september.csv" || !strings.Contains(n.Body, "1 to review") {
 				t.Fatalf("notification = %+v", n)
 			}

@@ -245,7 +245,7 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 	if err == nil {
 		// Committed: start what the change queued. A lost publish leaves
 		// the work queued in the store, where the importer's sweep finds it.
-		r.startJobs(jobs)
+		r.startJobs(jobs, req)
 	}
 	switch {
 	case errors.Is(err, errRollback):
@@ -363,15 +363,16 @@ func (r *Runner) publish(req contracts.ToolRequest, res contracts.ToolResult) er
 }
 
 // startJobs publishes import jobs, best effort (see Importer.Sweep).
-func (r *Runner) startJobs(jobs []contracts.ImportJob) {
+func (r *Runner) startJobs(jobs []contracts.ImportJob, req contracts.ToolRequest) {
 	for _, j := range jobs {
-		if err := publishJob(r.pub, j, "import-"+j.DocumentID); err != nil {
+		// The job, and the notification it ends in, belong to the turn's trace.
+		if err := publishJob(r.pub, j, "import-"+j.DocumentID, bus.Headers{Conversation: req.ConversationID, Correlation: req.TurnID}); err != nil {
 			r.log.Warn("queue import", "document", j.DocumentID, "err", err)
 		}
 	}
 }
 
-func publishJob(pub message.Publisher, j contracts.ImportJob, id string) error {
+func publishJob(pub message.Publisher, j contracts.ImportJob, id string, h bus.Headers) error {
 	subject, err := bus.ImportSubject(j.TenantID, j.UserID)
 	if err != nil {
 		return err
@@ -380,5 +381,6 @@ func publishJob(pub message.Publisher, j contracts.ImportJob, id string) error {
 	if err != nil {
 		return err
 	}
-	return pub.Publish(subject, bus.NewMessage(id, payload, bus.Headers{Type: contracts.TypeImportJob, Tenant: j.TenantID, User: j.UserID}))
+	h.Type, h.Tenant, h.User = contracts.TypeImportJob, j.TenantID, j.UserID
+	return pub.Publish(subject, bus.NewMessage(id, payload, h))
 }

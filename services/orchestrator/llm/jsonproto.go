@@ -106,7 +106,7 @@ func (m *Model) completeJSON(ctx context.Context, msgs []openai.ChatCompletionMe
 		if err != nil {
 			return "", err
 		}
-		m.metrics.usage(tenantOf(ctx), resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
+		m.usage(ctx, resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
 		if len(resp.Choices) == 0 {
 			return "", invalid("the reply had no choices")
 		}

@@ -121,6 +121,15 @@ func tenantOf(ctx context.Context) string {
 	return "unknown"
 }
 
+// usage counts a call's tokens, and logs them with the tenant at debug
+// for whoever accounts for use per tenant.
+func (m *Model) usage(ctx context.Context, prompt, completion int) {
+	m.metrics.usage(prompt, completion)
+	if m.log != nil && (prompt > 0 || completion > 0) {
+		m.log.DebugContext(ctx, "model tokens", "tenant", tenantOf(ctx), "prompt", prompt, "completion", completion)
+	}
+}
+
 // Decide asks the model for the next step.
 func (m *Model) Decide(ctx context.Context, p orchestrator.Prompt) (orchestrator.Decision, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)

@@ -19,7 +19,7 @@ type metrics struct {
 func newMetrics(reg prometheus.Registerer) *metrics {
 	m := &metrics{
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "purser_model_tokens_total",
-			Help: "Model tokens used, by tenant and kind (prompt, completion)."}, []string{"tenant", "kind"}),
+			Help: "Model tokens used, by kind (prompt, completion). Per-tenant use is logged at debug, not labelled: a label must not grow with tenants."}, []string{"kind"}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "purser_model_requests_total",
 			Help: "Model calls by outcome (ok, invalid, error)."}, []string{"outcome"}),
 		latency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "purser_model_call_seconds",
@@ -44,11 +44,11 @@ func (m *metrics) observe(start time.Time, err error) {
 	}
 }
 
-func (m *metrics) usage(tenant string, prompt, completion int) {
+func (m *metrics) usage(prompt, completion int) {
 	if prompt > 0 {
-		m.tokens.WithLabelValues(tenant, "prompt").Add(float64(prompt))
+		m.tokens.WithLabelValues("prompt").Add(float64(prompt))
 	}
 	if completion > 0 {
-		m.tokens.WithLabelValues(tenant, "completion").Add(float64(completion))
+		m.tokens.WithLabelValues("completion").Add(float64(completion))
 	}
 }

@@ -57,7 +57,7 @@ func (m *Model) decideTools(ctx context.Context, p orchestrator.Prompt) (orchest
 			return orchestrator.Decision{}, invalid("the reply stream broke")
 		}
 		if chunk.Usage != nil {
-			m.metrics.usage(tenantOf(ctx), chunk.Usage.PromptTokens, chunk.Usage.CompletionTokens)
+			m.usage(ctx, chunk.Usage.PromptTokens, chunk.Usage.CompletionTokens)
 		}
 		for _, c := range chunk.Choices {
 			if c.Index != 0 {
