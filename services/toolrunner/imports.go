@@ -393,37 +393,8 @@ func (i *Importer) Sweep(ctx context.Context, interval, stale time.Duration) {
 	}
 }
 
-// minorDigits are ISO 4217's minor units where they are not 2 (the same
-// table as the statement parsers', which a test there keeps equal).
-var minorDigits = map[string]int{
-	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0, "RWF": 0,
-	"UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
-	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
-	"CLF": 4, "UYW": 4,
-}
-
-// MinorUnits is how many decimals the currency's minor unit has.
-func MinorUnits(ccy string) int {
-	if d, ok := minorDigits[ccy]; ok {
-		return d
-	}
-	return 2
-}
-
 // FormatMinor writes an amount in minor units with its currency's
 // decimals: 1250 JPY, 12.50 GBP, 1.250 KWD.
 func FormatMinor(minor int64, ccy string) string {
-	d := MinorUnits(ccy)
-	sign := ""
-	if minor < 0 {
-		sign, minor = "-", -minor
-	}
-	if d == 0 {
-		return fmt.Sprintf("%s%d %s", sign, minor, ccy)
-	}
-	p := int64(1)
-	for range d {
-		p *= 10
-	}
-	return fmt.Sprintf("%s%d.%0*d %s", sign, minor/p, d, minor%p, ccy)
+	return contracts.FormatMinor(minor, ccy) + " " + ccy
 }

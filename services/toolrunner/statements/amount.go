@@ -187,11 +187,11 @@ func (a *amount) stripCurrency(s string) string {
 		return strings.TrimSpace(s[:len(s)-1])
 	}
 	if len(s) > 3 {
-		if c := s[:3]; isoCodes[c] && !unicode.IsLetter(rune(s[3])) {
+		if c := s[:3]; isCurrency(c) && !unicode.IsLetter(rune(s[3])) {
 			a.ccy = c
 			return strings.TrimSpace(s[3:])
 		}
-		if c := s[len(s)-3:]; isoCodes[c] && !unicode.IsLetter(rune(s[len(s)-4])) {
+		if c := s[len(s)-3:]; isCurrency(c) && !unicode.IsLetter(rune(s[len(s)-4])) {
 			a.ccy = c
 			return strings.TrimSpace(s[:len(s)-3])
 		}

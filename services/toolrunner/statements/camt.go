@@ -130,10 +130,10 @@ func parseCamt(text string, opts Options) (Result, error) {
 		}
 		acct = strings.TrimSpace(acct)
 		ccy := strings.TrimSpace(st.Acct.Ccy)
-		if !isoCodes[ccy] {
+		if !isCurrency(ccy) {
 			ccy = ""
 			for _, bal := range st.Bal {
-				if isoCodes[bal.Amt.Ccy] {
+				if isCurrency(bal.Amt.Ccy) {
 					ccy = bal.Amt.Ccy
 				}
 			}
@@ -170,7 +170,7 @@ func parseCamt(text string, opts Options) (Result, error) {
 				continue
 			}
 			c := strings.TrimSpace(e.Amt.Ccy)
-			if !isoCodes[c] {
+			if !isCurrency(c) {
 				c = ccy
 			}
 			fitid := strings.TrimSpace(e.AcctSvcrRef)

@@ -238,7 +238,7 @@ func currencyIn(rows [][]string) string {
 	for _, r := range rows {
 		for _, c := range r {
 			for _, w := range strings.FieldsFunc(c, func(r rune) bool { return !unicode.IsLetter(r) }) {
-				if len(w) == 3 && isoCodes[w] && w != "XXX" && w != "XTS" {
+				if len(w) == 3 && isCurrency(w) {
 					if found != "" && found != w {
 						return ""
 					}
@@ -679,7 +679,7 @@ func valuesIn(s colStats, set ...string) bool {
 
 func allCurrencies(vs []string) bool {
 	for _, v := range vs {
-		if v != "" && !isoCodes[strings.ToUpper(v)] {
+		if v != "" && !isCurrency(strings.ToUpper(v)) {
 			return false
 		}
 	}
@@ -895,7 +895,7 @@ func (m mapping) apply(b *builder, rows [][]string) error {
 			}
 		}
 		if m.currency >= 0 {
-			if c := strings.ToUpper(cell(r, m.currency)); isoCodes[c] {
+			if c := strings.ToUpper(cell(r, m.currency)); isCurrency(c) {
 				ccy = c
 			}
 		}

@@ -32,7 +32,7 @@ func checkResult(t *testing.T, r Result, err error) {
 		if _, ok := splitDate(tx.Date); !ok || len(tx.Date) != 10 {
 			t.Fatalf("bad date %q", tx.Date)
 		}
-		if tx.Currency != "" && !isoCodes[tx.Currency] {
+		if tx.Currency != "" && !isCurrency(tx.Currency) {
 			t.Fatalf("bad currency %q", tx.Currency)
 		}
 		if tx.AmountMinor > maxMinor || tx.AmountMinor < -maxMinor {

@@ -2,40 +2,22 @@ package statements
 
 import (
 	"math/big"
-	"strings"
+
+	"github.com/purser-ai/purser/pkg/contracts"
 )
 
-// minorDigits are ISO 4217's minor units where they are not 2.
-var minorDigits = map[string]int{
-	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0, "RWF": 0,
-	"UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
-	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
-	"CLF": 4, "UYW": 4,
-}
-
-// minorUnits is how many decimals a currency's minor unit has (2 for a
-// currency ISO 4217 gives none, and for an unknown one).
+// minorUnits is how many decimals a currency's minor unit has, from
+// contracts' one ISO 4217 table (2 for a code it does not know).
 func minorUnits(ccy string) int {
-	if d, ok := minorDigits[ccy]; ok {
+	if d, ok := contracts.MinorUnits(ccy); ok {
 		return d
 	}
 	return 2
 }
 
-// isoCodes are the active ISO 4217 alphabetic codes, so that "DKK" in a
-// row is read as a currency and "ATM" or "POS" is not.
-var isoCodes = func() map[string]bool {
-	m := map[string]bool{}
-	for _, c := range strings.Fields(`AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL
-		BSD BTN BWP BYN BZD CAD CDF CHF CLF CLP CNY COP CRC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL
-		GHS GIP GMD GNF GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT
-		LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB
-		PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SVC SYP SZL THB TJS
-		TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UYI UYW UZS VES VND VUV WST XAF XCD XOF XPF YER ZAR ZMW ZWG XTS XXX`) {
-		m[c] = true
-	}
-	return m
-}()
+// isCurrency reports whether a code is an active ISO 4217 currency, so
+// that "DKK" in a row is read as a currency and "ATM" or "POS" is not.
+func isCurrency(code string) bool { return contracts.ValidCurrency(code) }
 
 // symbols that name one currency. "$", "kr" and "¥" are not among them:
 // many currencies write them.

@@ -67,11 +67,11 @@ func parseMT940(text string, opts Options) (Result, error) {
 			ccy = ""
 		case "25":
 			acct = strings.TrimSpace(strings.SplitN(f.value, "\n", 2)[0])
-			if fs := strings.Fields(acct); len(fs) == 2 && isoCodes[fs[1]] {
+			if fs := strings.Fields(acct); len(fs) == 2 && isCurrency(fs[1]) {
 				acct, ccy = fs[0], fs[1] // "NL10BUNQ2290325473 EUR"
 			}
 		case "60F", "60M", "62F", "62M", "64", "65":
-			if m := reMTBalance.FindStringSubmatch(strings.TrimSpace(f.value)); m != nil && isoCodes[m[3]] && (ccy == "" || f.tag[:2] == "60") {
+			if m := reMTBalance.FindStringSubmatch(strings.TrimSpace(f.value)); m != nil && isCurrency(m[3]) && (ccy == "" || f.tag[:2] == "60") {
 				ccy = m[3]
 			}
 			if err := flush(); err != nil {

@@ -52,7 +52,7 @@ func fromOFXGo(resp *ofxgo.Response, opts Options) (*builder, bool) {
 					c = t.Currency.CurSym.String()
 				}
 			}
-			if !isoCodes[c] {
+			if !isCurrency(c) {
 				c = ""
 			}
 			name := string(t.Name)
@@ -98,7 +98,7 @@ func ofxFields(block string) map[string]string {
 // lenientOFX reads STMTTRN records directly.
 func lenientOFX(text string, opts Options) (Result, error) {
 	b := newBuilder("ofx", "OFX (read leniently)", opts)
-	if m := reCurDef.FindStringSubmatch(text); m != nil && isoCodes[strings.ToUpper(m[1])] {
+	if m := reCurDef.FindStringSubmatch(text); m != nil && isCurrency(strings.ToUpper(m[1])) {
 		b.fileCcy = strings.ToUpper(m[1])
 	}
 	blocks := reTrn.FindAllStringSubmatch(text, MaxRows+1)
@@ -114,7 +114,7 @@ func lenientOFX(text string, opts Options) (Result, error) {
 			continue
 		}
 		ccy := ""
-		if cs := strings.ToUpper(f["CURSYM"]); isoCodes[cs] {
+		if cs := strings.ToUpper(f["CURSYM"]); isCurrency(cs) {
 			ccy = cs
 		}
 		_ = b.add(rawTxn{date: c, amt: a.value(), ccy: ccy, desc: ofxDesc(f["NAME"], f["MEMO"]), fitid: f["FITID"]})

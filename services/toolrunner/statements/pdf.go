@@ -478,7 +478,7 @@ func pdfCurrency(lines []pdfLine) string {
 			}
 		}
 		for _, m := range reCodeBesideNumber.FindAllStringSubmatch(t, -1) {
-			if w := m[1] + m[2]; isoCodes[w] && w != "XXX" && w != "XTS" {
+			if w := m[1] + m[2]; isCurrency(w) {
 				counts[w]++
 			}
 		}

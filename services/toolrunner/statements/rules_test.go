@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/purser-ai/purser/services/toolrunner"
 )
 
 // Each rule for columns and values, on a small file written for it.
@@ -226,13 +225,6 @@ func TestMoneyInMinorUnits(t *testing.T) {
 			want{3, map[string]int64{"EUR": -12 - 14 - 13}, "2024-03-01", "2024-03-03"})
 		if r.Rounded != 3 || !strings.Contains(strings.Join(r.Uncertain, ";"), "3 amounts had more decimals") {
 			t.Fatalf("rounded %d, uncertain %q", r.Rounded, r.Uncertain)
-		}
-	})
-	t.Run("minor units agree with the importer's", func(t *testing.T) {
-		for c := range isoCodes {
-			if minorUnits(c) != toolrunner.MinorUnits(c) {
-				t.Errorf("%s: %d here, %d in toolrunner", c, minorUnits(c), toolrunner.MinorUnits(c))
-			}
 		}
 	})
 }

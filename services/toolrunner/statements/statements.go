@@ -79,7 +79,7 @@ const MaxRows = 100_000
 // only a hint).
 func Parse(name string, data []byte, opts Options) (Result, error) {
 	opts.DefaultCurrency = strings.ToUpper(strings.TrimSpace(opts.DefaultCurrency))
-	if opts.DefaultCurrency != "" && !isoCodes[opts.DefaultCurrency] {
+	if opts.DefaultCurrency != "" && !isCurrency(opts.DefaultCurrency) {
 		opts.DefaultCurrency = ""
 	}
 	var r Result
