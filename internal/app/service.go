@@ -35,6 +35,9 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 		return fmt.Errorf("NATS_URL: %w", err)
 	}
 	defer probe.Close()
+	if err := ensureStreams(ctx, probe, cfg, log); err != nil {
+		return err
+	}
 	reg := newRegistry()
 	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), connect: connect, now: time.Now}
 	checks := []ops.Check{natsCheck(probe)}

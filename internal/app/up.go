@@ -89,6 +89,9 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 		return fmt.Errorf("connect to embedded NATS: %w", err)
 	}
 	defer probe.Close()
+	if err := ensureStreams(ctx, probe, cfg, log); err != nil {
+		return err
+	}
 
 	reg := newRegistry()
 	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), store: st, verifier: verifier, now: time.Now,

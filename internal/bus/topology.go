@@ -81,21 +81,29 @@ func consumer(name, stream, filter string, maxAckPending int) ConsumerDef {
 	return ConsumerDef{Name: name, Stream: stream, Filter: filter, AckWait: DefaultAckWait, MaxDeliver: DefaultMaxDeliver, MaxAckPending: maxAckPending}
 }
 
-// StreamConfigs are the five streams of DESIGN.md.
-func StreamConfigs() []jetstream.StreamConfig {
+// StreamConfigs are the five streams of DESIGN.md with the default
+// tunables (Streams(DefaultStreamTunables())).
+func StreamConfigs() []jetstream.StreamConfig { return Streams(DefaultStreamTunables()) }
+
+// streamDefs are the settings of the five streams that purser depends on;
+// the tunables (replicas, bounds) are added by Streams. TURNS refuses new
+// turns when full (the ingress answers "busy") rather than dropping
+// unprocessed ones; the others, whose messages stay after they are
+// consumed, drop their oldest.
+func streamDefs() []jetstream.StreamConfig {
 	return []jetstream.StreamConfig{
 		{Name: StreamTurns, Subjects: []string{"purser.turns.*.*"}, Storage: jetstream.FileStorage, Retention: jetstream.WorkQueuePolicy,
-			Duplicates: 2 * time.Minute, MaxAge: 7 * 24 * time.Hour, Description: "UserTurns, one lane per conversation hash",
+			Discard: jetstream.DiscardNew, Duplicates: 2 * time.Minute, Description: "UserTurns, one lane per conversation hash",
 			SubjectTransform: &jetstream.SubjectTransformConfig{Source: "purser.turns.*.*",
 				Destination: "purser.turns.{{partition(" + strconv.Itoa(TurnPartitions) + ",1,2)}}.{{wildcard(1)}}.{{wildcard(2)}}"}},
 		{Name: StreamTools, Subjects: []string{"purser.tool.request.*", "purser.tool.result.*.*", "purser.import.*.*"}, Storage: jetstream.FileStorage,
-			Retention: jetstream.LimitsPolicy, Duplicates: 2 * time.Minute, MaxAge: 7 * 24 * time.Hour, Description: "ToolRequests, ToolResults and statement ImportJobs"},
+			Retention: jetstream.LimitsPolicy, Discard: jetstream.DiscardOld, Duplicates: 2 * time.Minute, Description: "ToolRequests, ToolResults and statement ImportJobs"},
 		{Name: StreamAgent, Subjects: []string{"purser.agent.*.*.*"}, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
-			Duplicates: 2 * time.Minute, MaxAge: 7 * 24 * time.Hour, Description: "Clarify, Proposal, ToolProgress, Answer, TurnError"},
+			Discard: jetstream.DiscardOld, Duplicates: 2 * time.Minute, Description: "Clarify, Proposal, ToolProgress, Answer, TurnError"},
 		{Name: StreamNotify, Subjects: []string{"purser.notify.*.*"}, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
-			Duplicates: 2 * time.Minute, MaxAge: 30 * 24 * time.Hour, Description: "Notifications"},
+			Discard: jetstream.DiscardOld, Duplicates: 2 * time.Minute, Description: "Notifications"},
 		{Name: StreamDLQ, Subjects: []string{"purser.dlq.*"}, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
-			Duplicates: 2 * time.Minute, MaxAge: 14 * 24 * time.Hour, Description: "Messages that failed past their retries, reason in headers"},
+			Discard: jetstream.DiscardOld, Duplicates: 2 * time.Minute, Description: "Messages that failed past their retries, reason in headers"},
 	}
 }
 
@@ -135,17 +143,13 @@ func ImportConsumer() ConsumerDef {
 	return consumer(ConsumerImports, StreamTools, "purser.import.>", 4)
 }
 
-// Provision creates or updates every stream and the given consumers. It is
-// idempotent and safe to run from several processes at once; nothing is
-// ever auto-provisioned elsewhere.
+// Provision creates every missing stream (EnsureStreams with the default
+// tunables: an existing stream is checked, never changed) and creates or
+// updates the given consumers. It is idempotent and safe to run from
+// several processes at once; nothing is ever auto-provisioned elsewhere.
 func Provision(ctx context.Context, js jetstream.JetStream, consumers ...ConsumerDef) error {
-	for _, cfg := range StreamConfigs() {
-		if err := retryCreate(ctx, func() error {
-			_, err := js.CreateOrUpdateStream(ctx, cfg)
-			return err
-		}); err != nil {
-			return fmt.Errorf("stream %s: %w", cfg.Name, err)
-		}
+	if _, err := EnsureStreams(ctx, js, DefaultStreamTunables()); err != nil {
+		return err
 	}
 	for _, d := range consumers {
 		if err := retryCreate(ctx, func() error {

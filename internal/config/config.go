@@ -13,9 +13,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -51,6 +53,11 @@ type Config struct {
 	GoogleAuthURL      string
 	GoogleTokenURL     string
 	GoogleRevokeURL    string
+	// Stream tunables, used when a stream is created and by `purser
+	// streams apply`; see StreamTunables.
+	StreamReplicas string
+	StreamMaxBytes string
+	StreamMaxAge   string
 }
 
 // FromEnv reads the environment through getenv (os.Getenv in main).
@@ -91,6 +98,9 @@ func FromEnv(getenv func(string) string) Config {
 		GoogleAuthURL:      get("PURSER_GOOGLE_AUTH_URL", "https://accounts.google.com/o/oauth2/auth"),
 		GoogleTokenURL:     get("PURSER_GOOGLE_TOKEN_URL", "https://oauth2.googleapis.com/token"),
 		GoogleRevokeURL:    get("PURSER_GOOGLE_REVOKE_URL", "https://oauth2.googleapis.com/revoke"),
+		StreamReplicas:     get("PURSER_STREAM_REPLICAS", "1"),
+		StreamMaxBytes:     get("PURSER_STREAM_MAX_BYTES", ""),
+		StreamMaxAge:       get("PURSER_STREAM_MAX_AGE", ""),
 	}
 }
 
@@ -127,6 +137,9 @@ func (c *Config) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (PURSER_LOG_LEVEL)")
 	fs.StringVar(&c.LogFormat, "log-format", c.LogFormat, "text or json (PURSER_LOG_FORMAT)")
 	fs.StringSliceVar(&c.Tools, "tools", c.Tools, "tools this toolrunner serves, all when empty (PURSER_TOOLS)")
+	fs.StringVar(&c.StreamReplicas, "stream-replicas", c.StreamReplicas, "replicas of each stream, 1 to 5 (PURSER_STREAM_REPLICAS)")
+	fs.StringVar(&c.StreamMaxBytes, "stream-max-bytes", c.StreamMaxBytes, "stream size bounds: 1GiB for every stream, AGENT=2GiB for one, comma-separated (PURSER_STREAM_MAX_BYTES)")
+	fs.StringVar(&c.StreamMaxAge, "stream-max-age", c.StreamMaxAge, "stream age bounds: 7d for every stream, NOTIFY=30d for one, comma-separated (PURSER_STREAM_MAX_AGE)")
 }
 
 // Mode says what is being started; each needs different settings.
@@ -155,6 +168,9 @@ func (c Config) Check(mode Mode) error {
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		bad("PURSER_LOG_FORMAT", "must be text or json")
+	}
+	if _, err := c.StreamTunables(); err != nil {
+		errs = append(errs, err)
 	}
 	if mode == ModeUp {
 		host, port, err := net.SplitHostPort(c.NATSListen)
@@ -301,4 +317,45 @@ func (c Config) checkGoogle(bad func(name, problem string)) {
 			bad(u.name, "must be an http(s) URL")
 		}
 	}
+}
+
+// StreamTunables reads PURSER_STREAM_REPLICAS, PURSER_STREAM_MAX_BYTES and
+// PURSER_STREAM_MAX_AGE. A bound is a list of entries separated by
+// commas, each either a value for every stream ("1GiB") or one stream's
+// ("AGENT=2GiB"); a stream named by neither keeps its default.
+func (c Config) StreamTunables() (bus.StreamTunables, error) {
+	var errs []error
+	t := bus.StreamTunables{MaxBytes: map[string]int64{}, MaxAge: map[string]time.Duration{}}
+	n, err := strconv.Atoi(c.StreamReplicas)
+	if err != nil || n < 1 || n > 5 {
+		errs = append(errs, errors.New("PURSER_STREAM_REPLICAS: must be a number from 1 to 5"))
+	}
+	t.Replicas = n
+	if err := perStream(c.StreamMaxBytes, bus.ParseBytes, t.MaxBytes); err != nil {
+		errs = append(errs, fmt.Errorf("PURSER_STREAM_MAX_BYTES: %w", err))
+	}
+	if err := perStream(c.StreamMaxAge, bus.ParseAge, t.MaxAge); err != nil {
+		errs = append(errs, fmt.Errorf("PURSER_STREAM_MAX_AGE: %w", err))
+	}
+	return t, errors.Join(errs...)
+}
+
+func perStream[T any](s string, parse func(string) (T, error), into map[string]T) error {
+	for _, entry := range list(s) {
+		name, value, named := strings.Cut(entry, "=")
+		if !named {
+			name, value = "", entry
+		} else if name = strings.ToUpper(strings.TrimSpace(name)); !slices.Contains(bus.StreamNames(), name) {
+			return fmt.Errorf("unknown stream %q (streams: %s)", name, strings.Join(bus.StreamNames(), ", "))
+		}
+		if _, dup := into[name]; dup {
+			return fmt.Errorf("%q is given twice", entry)
+		}
+		v, err := parse(value)
+		if err != nil {
+			return err
+		}
+		into[name] = v
+	}
+	return nil
 }
