@@ -154,7 +154,7 @@ func TestWalkingPath(t *testing.T) {
 	info := startUp(t)
 
 	// Watch the bus from outside, as `nats sub 'purser.>'` would.
-	nc, err := nats.Connect(info.NATSURL)
+	nc, err := nats.Connect(info.NATSURL, adminLogin(t, info))
 	if err != nil {
 		t.Fatalf("connect to embedded NATS over TCP: %v", err)
 	}
@@ -376,7 +376,7 @@ func TestUpWithAModelServer(t *testing.T) {
 // body gives orders changes nothing and never reaches the bus.
 func TestStatementImportEndToEnd(t *testing.T) {
 	info := startUp(t)
-	nc, err := nats.Connect(info.NATSURL)
+	nc, err := nats.Connect(info.NATSURL, adminLogin(t, info))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,8 +27,12 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 	if err := cfg.Check(mode); err != nil {
 		return err
 	}
+	auth, err := serviceOptions(cfg, string(mode))
+	if err != nil {
+		return err
+	}
 	connect := func(name string) (*nats.Conn, error) {
-		return nats.Connect(cfg.NATSURL, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+		return nats.Connect(cfg.NATSURL, append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second)}, auth...)...)
 	}
 	probe, err := connect("purser-" + string(mode) + "-probe")
 	if err != nil {

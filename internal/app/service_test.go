@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/busauth"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/natstest"
 	"github.com/purser-ai/purser/internal/store/storetest"
@@ -16,9 +17,18 @@ import (
 
 // The four services as separate processes would run them (purser
 // ingress, orchestrator, toolrunner, notifier): each on its own NATS
-// connection to an external server and on Postgres, as in deploy/k8s.
+// connection to an external server and on Postgres, as in deploy/k8s,
+// each logged in as its own NATS user with only its own permissions.
 func TestServicesRunApart(t *testing.T) {
-	srv, _ := natstest.Start(t)
+	creds, err := busauth.LoadOrCreate(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := busauth.ServerUsers(creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := natstest.StartWithUsers(t, users)
 	secret := strings.Repeat("k", 32)
 	cfg := config.FromEnv(func(string) string { return "" })
 	cfg.NATSURL = srv.ClientURL()
@@ -34,6 +44,9 @@ func TestServicesRunApart(t *testing.T) {
 	done := make(chan error, 4)
 	for _, mode := range []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress} {
 		ready := make(chan string, 1)
+		cfg := cfg
+		cfg.NATSUser, cfg.NATSPassword = string(mode), creds[string(mode)]
+		logs.forbid(cfg.NATSPassword)
 		go func() { done <- runService(ctx, cfg, mode, log, func(addr string) { ready <- addr }) }()
 		select {
 		case addr := <-ready:

@@ -6,6 +6,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/busauth"
 	"github.com/purser-ai/purser/internal/config"
 )
 
@@ -45,7 +49,9 @@ func ensureStreams(ctx context.Context, nc *nats.Conn, cfg config.Config, log *s
 
 // StreamsApply prints how each stream differs from purser's definitions
 // and the configured tunables, then, unless dryRun, makes it so. It
-// connects to NATS_URL, or to the NATS server of a running `purser up`.
+// connects to NATS_URL with the configured credentials (a user allowed to
+// update streams: the admin), or to the NATS server of a running `purser
+// up` as its admin.
 func StreamsApply(ctx context.Context, cfg config.Config, out io.Writer, dryRun bool) error {
 	t, err := cfg.StreamTunables()
 	if err != nil {
@@ -111,10 +117,22 @@ func PrintStreamPlans(out io.Writer, plans []bus.StreamPlan) int {
 // PURSER_NATS_LISTEN.
 func adminConnect(cfg config.Config) (*nats.Conn, error) {
 	url := cfg.NATSURL
+	opts := []nats.Option{nats.Name("purser-admin"), nats.Timeout(5 * time.Second)}
 	if url == "" {
 		url = "nats://" + net.JoinHostPort(hostPort(cfg.NATSListen))
+		creds, err := os.ReadFile(filepath.Join(natsAuthDir(cfg), busauth.Admin))
+		if err != nil {
+			return nil, fmt.Errorf("NATS_URL is not set and 'purser up' has no admin password in %s: %w", natsAuthDir(cfg), err)
+		}
+		opts = append(opts, nats.UserInfo(busauth.Admin, strings.TrimSpace(string(creds))))
+	} else {
+		auth, err := credentialOptions(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, auth...)
 	}
-	nc, err := nats.Connect(url, nats.Name("purser-admin"), nats.Timeout(5*time.Second))
+	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", url, err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/busauth"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/natsembed"
 	"github.com/purser-ai/purser/internal/ops"
@@ -30,10 +31,12 @@ const (
 
 // Info says how to reach a running Up.
 type Info struct {
-	HTTPAddr  string // host:port actually listened on
-	NATSURL   string // the embedded server's client URL ("" if not listening)
-	DemoToken string // a short-lived token for the demo user
-	Secret    []byte // the JWT secret in use
+	HTTPAddr string // host:port actually listened on
+	NATSURL  string // the embedded server's client URL ("" if not listening)
+	// NATSPasswordFile holds the password of the NATS user "admin".
+	NATSPasswordFile string
+	DemoToken        string // a short-lived token for the demo user
+	Secret           []byte // the JWT secret in use
 }
 
 // WebsocketURL is the client endpoint.
@@ -62,7 +65,17 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 	if port == 0 {
 		port = -1 // any free port
 	}
-	ns, err := natsembed.Start(natsembed.Options{StoreDir: filepath.Join(cfg.DataDir, "nats"), Host: host, Port: port, ServerName: "purser-up"})
+	// Every NATS client names one of the users generated into the data
+	// folder; anonymous clients are refused.
+	creds, err := busauth.LoadOrCreate(natsAuthDir(cfg))
+	if err != nil {
+		return fmt.Errorf("NATS credentials: %w", err)
+	}
+	users, err := busauth.ServerUsers(creds)
+	if err != nil {
+		return err
+	}
+	ns, err := natsembed.Start(natsembed.Options{StoreDir: filepath.Join(cfg.DataDir, "nats"), Host: host, Port: port, ServerName: "purser-up", Users: users})
 	if err != nil {
 		return fmt.Errorf("embedded NATS on %s: %w", cfg.NATSListen, err)
 	}
@@ -84,7 +97,7 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 	}
 	defer ln.Close()
 
-	probe, err := natsembed.Connect(ns, "purser-probe")
+	probe, err := natsembed.Connect(ns, "purser-probe", nats.UserInfo(busauth.Admin, creds[busauth.Admin]))
 	if err != nil {
 		return fmt.Errorf("connect to embedded NATS: %w", err)
 	}
@@ -94,10 +107,13 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 	}
 
 	reg := newRegistry()
-	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), store: st, verifier: verifier, now: time.Now,
-		connect: func(name string) (*nats.Conn, error) { return natsembed.Connect(ns, name) }}
+	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), store: st, verifier: verifier, now: time.Now}
 	var comps []*component
 	for _, mode := range []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress} {
+		user := string(mode)
+		d.connect = func(name string) (*nats.Conn, error) {
+			return natsembed.Connect(ns, name, nats.UserInfo(user, creds[user]), nats.CustomInboxPrefix(busauth.InboxPrefix(user)))
+		}
 		c, err := build(ctx, mode, d)
 		if err != nil {
 			return fmt.Errorf("start %s: %w", mode, err)
@@ -111,7 +127,7 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 		return fmt.Errorf("demo mailbox: %w", err)
 	}
 
-	info := Info{HTTPAddr: ln.Addr().String(), Secret: secret}
+	info := Info{HTTPAddr: ln.Addr().String(), Secret: secret, NATSPasswordFile: filepath.Join(natsAuthDir(cfg), busauth.Admin)}
 	if ns.Addr() != nil {
 		info.NATSURL = ns.ClientURL()
 	}
@@ -164,7 +180,8 @@ func PrintInfo(w io.Writer, i Info) {
 	fmt.Fprintf(w, "  websocket  %s\n", i.WebsocketURL())
 	fmt.Fprintf(w, "  chat       go run ./cmd/purser chat --url %s   (or: purser chat)\n", i.WebsocketURL())
 	if i.NATSURL != "" {
-		fmt.Fprintf(w, "  bus        nats --server %s sub 'purser.>'\n", i.NATSURL)
+		fmt.Fprintf(w, "  bus        nats --server %s --user %s --password \"$(cat %s)\" sub 'purser.>'\n", i.NATSURL, busauth.Admin, i.NATSPasswordFile)
+		fmt.Fprintf(w, "             (or once: nats context save purser --server %s --user %s --password \"$(cat %s)\" --select)\n", i.NATSURL, busauth.Admin, i.NATSPasswordFile)
 	}
 	fmt.Fprintf(w, "  metrics    http://%s/metrics\n", i.HTTPAddr)
 	if i.DemoToken != "" {

@@ -58,6 +58,12 @@ type Config struct {
 	StreamReplicas string
 	StreamMaxBytes string
 	StreamMaxAge   string
+	// NATS credentials of a single service: a user and password, a
+	// credentials file (JWT) or an nkey seed file; at most one kind.
+	NATSUser     string
+	NATSPassword string
+	NATSCreds    string
+	NATSNKey     string
 }
 
 // FromEnv reads the environment through getenv (os.Getenv in main).
@@ -101,6 +107,10 @@ func FromEnv(getenv func(string) string) Config {
 		StreamReplicas:     get("PURSER_STREAM_REPLICAS", "1"),
 		StreamMaxBytes:     get("PURSER_STREAM_MAX_BYTES", ""),
 		StreamMaxAge:       get("PURSER_STREAM_MAX_AGE", ""),
+		NATSUser:           get("NATS_USER", ""),
+		NATSPassword:       get("NATS_PASSWORD", ""),
+		NATSCreds:          get("NATS_CREDS", ""),
+		NATSNKey:           get("NATS_NKEY", ""),
 	}
 }
 
@@ -122,6 +132,9 @@ func (c *Config) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.NATSListen, "nats-listen", c.NATSListen, "embedded NATS listen address for 'up' (PURSER_NATS_LISTEN)")
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "data folder for 'up' (PURSER_DATA_DIR)")
 	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "external NATS for single services (NATS_URL)")
+	fs.StringVar(&c.NATSUser, "nats-user", c.NATSUser, "NATS user, with its password in NATS_PASSWORD (NATS_USER)")
+	fs.StringVar(&c.NATSCreds, "nats-creds", c.NATSCreds, "NATS credentials file (NATS_CREDS)")
+	fs.StringVar(&c.NATSNKey, "nats-nkey", c.NATSNKey, "NATS nkey seed file (NATS_NKEY)")
 	fs.StringVar(&c.Model, "model", c.Model, "offline or openai; empty: openai when OPENAI_API_KEY or OPENAI_BASE_URL is set (PURSER_MODEL)")
 	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", c.OpenAIBaseURL, "OpenAI-compatible endpoint (OPENAI_BASE_URL)")
 	fs.StringVar(&c.ModelName, "model-name", c.ModelName, "model name (PURSER_MODEL_NAME)")
@@ -171,6 +184,18 @@ func (c Config) Check(mode Mode) error {
 	}
 	if _, err := c.StreamTunables(); err != nil {
 		errs = append(errs, err)
+	}
+	kinds := 0
+	for _, set := range []bool{c.NATSUser != "", c.NATSCreds != "", c.NATSNKey != ""} {
+		if set {
+			kinds++
+		}
+	}
+	if kinds > 1 {
+		bad("NATS_USER", "set one of NATS_USER (with NATS_PASSWORD), NATS_CREDS and NATS_NKEY")
+	}
+	if (c.NATSUser == "") != (c.NATSPassword == "") {
+		bad("NATS_PASSWORD", "NATS_USER and NATS_PASSWORD go together")
 	}
 	if mode == ModeUp {
 		host, port, err := net.SplitHostPort(c.NATSListen)

@@ -38,3 +38,39 @@ func TestBadStreamTunablesNameTheirSetting(t *testing.T) {
 		}
 	}
 }
+
+func TestNATSCredentialsAreOneKind(t *testing.T) {
+	base := map[string]string{"NATS_URL": "nats://n:4222", "DATABASE_URL": "postgres://x/y"}
+	with := func(kv map[string]string) Config {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range kv {
+			m[k] = v
+		}
+		return FromEnv(env(m))
+	}
+	for _, ok := range []map[string]string{nil, {"NATS_USER": "notifier", "NATS_PASSWORD": "pw"}, {"NATS_CREDS": "/c"}, {"NATS_NKEY": "/k"}} {
+		if err := with(ok).Check(ModeNotifier); err != nil {
+			t.Errorf("%v: %v", ok, err)
+		}
+	}
+	for give, want := range map[[2]string]string{
+		{"NATS_USER", "notifier"}: "NATS_PASSWORD",
+		{"NATS_PASSWORD", "pw"}:   "NATS_PASSWORD",
+	} {
+		err := with(map[string]string{give[0]: give[1]}).Check(ModeNotifier)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: got %v, want %s named", give, err, want)
+		}
+	}
+	err := with(map[string]string{"NATS_CREDS": "/c", "NATS_NKEY": "/k"}).Check(ModeNotifier)
+	if err == nil || !strings.Contains(err.Error(), "NATS_USER") {
+		t.Errorf("two kinds: got %v", err)
+	}
+	err = with(map[string]string{"NATS_USER": "notifier", "NATS_PASSWORD": "s3cret-pw"}).Check(ModeOrchestrator)
+	if err != nil && strings.Contains(err.Error(), "s3cret-pw") {
+		t.Errorf("error echoes the password: %v", err)
+	}
+}

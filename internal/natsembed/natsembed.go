@@ -18,6 +18,9 @@ type Options struct {
 	Host       string // default 127.0.0.1
 	Port       int    // -1 picks a free port; 0 means no TCP listener
 	ServerName string
+	// Users, when set, are the only clients the server accepts: every
+	// connection must name one (anonymous clients are refused).
+	Users []*server.User
 }
 
 // Start runs the server and waits until it accepts connections. The caller
@@ -38,6 +41,7 @@ func Start(opts Options) (*server.Server, error) {
 		NoSigs:     true,
 		NoLog:      true,
 		MaxPayload: 8 << 20,
+		Users:      opts.Users,
 	}
 	if opts.Port == 0 {
 		so.DontListen = true
@@ -54,7 +58,8 @@ func Start(opts Options) (*server.Server, error) {
 	return s, nil
 }
 
-// Connect opens an in-process client connection to s.
-func Connect(s *server.Server, name string) (*nats.Conn, error) {
-	return nats.Connect("", nats.InProcessServer(s), nats.Name(name), nats.MaxReconnects(-1))
+// Connect opens an in-process client connection to s; opts add to the
+// defaults (credentials, an inbox prefix).
+func Connect(s *server.Server, name string, opts ...nats.Option) (*nats.Conn, error) {
+	return nats.Connect("", append([]nats.Option{nats.InProcessServer(s), nats.Name(name), nats.MaxReconnects(-1)}, opts...)...)
 }

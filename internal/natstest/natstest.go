@@ -15,19 +15,28 @@ import (
 // connection; both are closed when the test ends. It never skips.
 func Start(tb testing.TB) (*server.Server, *nats.Conn) {
 	tb.Helper()
-	s, err := natsembed.Start(natsembed.Options{StoreDir: tb.TempDir(), Port: -1})
-	if err != nil {
-		tb.Fatalf("start nats-server: %v", err)
-	}
-	tb.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	s := StartWithUsers(tb, nil)
 	nc := Connect(tb, s, "test")
 	return s, nc
 }
 
-// Connect opens another in-process connection to s, closed at cleanup.
-func Connect(tb testing.TB, s *server.Server, name string) *nats.Conn {
+// StartWithUsers runs a server for t that accepts only users (anyone,
+// without a password, when users is empty), stopped when the test ends.
+func StartWithUsers(tb testing.TB, users []*server.User) *server.Server {
 	tb.Helper()
-	nc, err := natsembed.Connect(s, name)
+	s, err := natsembed.Start(natsembed.Options{StoreDir: tb.TempDir(), Port: -1, Users: users})
+	if err != nil {
+		tb.Fatalf("start nats-server: %v", err)
+	}
+	tb.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	return s
+}
+
+// Connect opens another in-process connection to s, closed at cleanup;
+// opts add credentials and the like.
+func Connect(tb testing.TB, s *server.Server, name string, opts ...nats.Option) *nats.Conn {
+	tb.Helper()
+	nc, err := natsembed.Connect(s, name, opts...)
 	if err != nil {
 		tb.Fatalf("connect to nats-server: %v", err)
 	}

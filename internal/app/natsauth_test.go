@@ -1,0 +1,53 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/purser-ai/purser/internal/busauth"
+)
+
+// adminLogin is what the banner tells a person to give the NATS CLI.
+func adminLogin(t *testing.T, info Info) nats.Option {
+	t.Helper()
+	pw, err := os.ReadFile(info.NATSPasswordFile)
+	if err != nil {
+		t.Fatalf("the banner's password file: %v", err)
+	}
+	return nats.UserInfo(busauth.Admin, strings.TrimSpace(string(pw)))
+}
+
+// purser up's NATS refuses anonymous clients and a service's user outside
+// its subjects; the banner says how to log in.
+func TestUpsNATSNeedsCredentials(t *testing.T) {
+	info := startUp(t)
+	if nc, err := nats.Connect(info.NATSURL); err == nil {
+		nc.Close()
+		t.Fatal("an anonymous client connected to purser up's NATS")
+	} else if !errors.Is(err, nats.ErrAuthorization) {
+		t.Fatalf("anonymous: %v, want an authorization violation", err)
+	}
+	admin, err := nats.Connect(info.NATSURL, adminLogin(t, info))
+	if err != nil {
+		t.Fatalf("admin: %v", err)
+	}
+	admin.Close()
+
+	var banner bytes.Buffer
+	PrintInfo(&banner, info)
+	if !strings.Contains(banner.String(), "--user admin --password \"$(cat "+info.NATSPasswordFile+")\"") {
+		t.Errorf("the banner does not say how to log in:\n%s", banner.String())
+	}
+	if pw, _ := os.ReadFile(info.NATSPasswordFile); strings.Contains(banner.String(), strings.TrimSpace(string(pw))) {
+		t.Error("the banner prints the password itself")
+	}
+	st, err := os.Stat(info.NATSPasswordFile)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("password file mode %v, %v; want 0600", st.Mode().Perm(), err)
+	}
+}
