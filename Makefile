@@ -2,15 +2,21 @@
 GO ?= go
 export GOTOOLCHAIN := local
 
-.PHONY: run test build vet bench fuzz tidy-check chaos chaos-nats
+.PHONY: run test test-deploy build vet bench fuzz tidy-check chaos chaos-nats
 
 ## run: all four services in one process on an embedded NATS and SQLite (./data)
 run:
 	$(GO) run ./cmd/purser up
 
-## test: vet plus every test with the race detector (store suite on SQLite and Postgres)
+## test: vet plus every test with the race detector (store suite on SQLite and Postgres),
+## then the deployment's tests (manifests, alert rules)
 test: vet
 	$(GO) test -race -count=1 -timeout 15m ./...
+	$(MAKE) test-deploy
+
+## test-deploy: every kustomize overlay renders and decodes strictly (deploy/ is a module of its own)
+test-deploy:
+	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 vet:
 	$(GO) vet ./...
@@ -36,7 +42,8 @@ fuzz:
 
 tidy-check:
 	$(GO) mod tidy
-	git diff --exit-code go.mod go.sum
+	cd deploy && $(GO) mod tidy
+	git diff --exit-code go.mod go.sum deploy/go.mod deploy/go.sum
 
 ## chaos: the four services apart on a loopback NATS and a fresh PostgreSQL database,
 ## SIGKILLed at random while CHAOS_USERS users make CHAOS_TURNS changes (default 1000);

@@ -258,3 +258,34 @@ func TestPermissions(t *testing.T) {
 		})
 	}
 }
+
+// deploy/k8s's nats.conf, with the generated auth.conf it includes, is a
+// configuration nats-server accepts: a JetStream cluster on file storage
+// whose users are the table's.
+func TestDeployedNATSConfigLoads(t *testing.T) {
+	t.Setenv("SERVER_NAME", "nats-0")
+	for _, u := range busauth.Users {
+		t.Setenv(busauth.PasswordEnv(u), "pw-"+u)
+	}
+	opts, err := server.ProcessConfigFile("../../deploy/k8s/base/nats/nats.conf")
+	if err != nil {
+		t.Fatalf("nats.conf: %v", err)
+	}
+	if !opts.JetStream || opts.StoreDir != "/data/jetstream" || opts.SyncInterval != 2*time.Minute || opts.Cluster.Name != "purser" || len(opts.Routes) != 3 {
+		t.Errorf("jetstream %v store %q sync %v cluster %q routes %d", opts.JetStream, opts.StoreDir, opts.SyncInterval, opts.Cluster.Name, len(opts.Routes))
+	}
+	if opts.LameDuckDuration != 30*time.Second || opts.LameDuckGracePeriod != 10*time.Second {
+		t.Errorf("lame duck %v after %v", opts.LameDuckDuration, opts.LameDuckGracePeriod)
+	}
+	if opts.ServerName != "nats-0" {
+		t.Errorf("server name %q, want it from $SERVER_NAME", opts.ServerName)
+	}
+	if len(opts.Users) != len(busauth.Users) {
+		t.Fatalf("%d users, want %d", len(opts.Users), len(busauth.Users))
+	}
+	for _, u := range opts.Users {
+		if u.Password != "pw-"+u.Username {
+			t.Errorf("user %s does not take its password from %s", u.Username, busauth.PasswordEnv(u.Username))
+		}
+	}
+}
