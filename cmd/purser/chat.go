@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -22,7 +23,7 @@ import (
 
 // chatCmd is a small terminal client for the websocket protocol: type a
 // message, answer a proposal with yes or no.
-func chatCmd(stdout io.Writer) *cobra.Command {
+func chatCmd(cfg *config.Config, stdout io.Writer) *cobra.Command {
 	var url, token, conversation, tz string
 	cmd := &cobra.Command{
 		Use:   "chat",
@@ -34,14 +35,16 @@ func chatCmd(stdout io.Writer) *cobra.Command {
 				token = os.Getenv("PURSER_TOKEN")
 			}
 			if token == "" {
-				cfg := config.FromEnv(os.Getenv)
-				secret, err := app.Secret(cfg)
+				secret, err := app.Secret(*cfg)
 				if err != nil {
 					return err
 				}
 				if token, err = auth.NewMinter(secret, cfg.JWTIssuer, cfg.JWTAudience, time.Now).Mint(app.DemoTenant, app.DemoUser, []auth.Role{auth.RoleOwner}, time.Hour); err != nil {
 					return err
 				}
+			}
+			if url == "" {
+				url = localWebsocketURL(cfg.HTTPAddr)
 			}
 			conn, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{
 				HTTPHeader:   http.Header{"Authorization": []string{"Bearer " + token}},
@@ -54,7 +57,7 @@ func chatCmd(stdout io.Writer) *cobra.Command {
 			return chat(ctx, conn, os.Stdin, stdout, conversation, tz)
 		},
 	}
-	cmd.Flags().StringVar(&url, "url", "ws://127.0.0.1:8080/v1/ws", "websocket URL")
+	cmd.Flags().StringVar(&url, "url", "", "websocket URL (default: the local server at PURSER_HTTP_ADDR, ws://127.0.0.1:8080/v1/ws)")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token (default $PURSER_TOKEN, else one minted for the demo user)")
 	cmd.Flags().StringVar(&conversation, "conversation", fmt.Sprintf("cli-%d", time.Now().Unix()), "conversation id")
 	cmd.Flags().StringVar(&tz, "timezone", "UTC", "your IANA time zone")
@@ -128,4 +131,17 @@ func decision(text string) string {
 		return "reject"
 	}
 	return ""
+}
+
+// localWebsocketURL is the websocket of a server listening on addr (the
+// PURSER_HTTP_ADDR that `purser up` uses); a wildcard host is this machine.
+func localWebsocketURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "ws://127.0.0.1:8080/v1/ws"
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return "ws://" + net.JoinHostPort(host, port) + "/v1/ws"
 }

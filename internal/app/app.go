@@ -185,15 +185,23 @@ func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jet
 // serve runs the components and one HTTP server until ctx ends, then shuts
 // down: the HTTP server stops taking requests, routers hand unfinished
 // messages back to their streams, connections drain.
-func serve(ctx context.Context, log *slog.Logger, ln net.Listener, reg *prometheus.Registry, checks []ops.Check, comps []*component) error {
+// /metrics is served on metricsLn when it is not nil, else on ln.
+func serve(ctx context.Context, log *slog.Logger, ln, metricsLn net.Listener, reg *prometheus.Registry, checks []ops.Check, comps []*component) error {
 	mux := http.NewServeMux()
-	ops.Routes(mux, reg, checks...)
+	ops.HealthRoutes(mux, checks...)
+	servers := map[net.Listener]*http.Server{ln: {Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	if metricsLn != nil {
+		mmux := http.NewServeMux()
+		ops.MetricsRoutes(mmux, reg)
+		servers[metricsLn] = &http.Server{Handler: mmux, ReadHeaderTimeout: 10 * time.Second}
+	} else {
+		ops.MetricsRoutes(mux, reg)
+	}
 	for _, c := range comps {
 		if c.routes != nil {
 			c.routes(mux)
 		}
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range comps {
 		g.Go(func() error {
@@ -203,25 +211,31 @@ func serve(ctx context.Context, log *slog.Logger, ln net.Listener, reg *promethe
 			return nil
 		})
 	}
-	g.Go(func() error {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("http: %w", err)
-		}
-		return nil
-	})
+	for l, srv := range servers {
+		g.Go(func() error {
+			if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("http %s: %w", l.Addr(), err)
+			}
+			return nil
+		})
+	}
 	g.Go(func() error {
 		<-gctx.Done()
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(gctx), shutdownGrace)
 		defer cancel()
 		log.Info("shutting down")
-		return srv.Shutdown(sctx)
+		var errs []error
+		for _, srv := range servers {
+			errs = append(errs, srv.Shutdown(sctx))
+		}
+		return errors.Join(errs...)
 	})
 	return g.Wait()
 }
 
 func newRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), ops.BuildInfo())
 	return reg
 }
 

@@ -68,9 +68,19 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 	if err != nil {
 		return fmt.Errorf("PURSER_HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
 	}
-	log.Info("service started", "service", mode, "http", ln.Addr().String())
+	mln, err := listenMetrics(cfg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	metricsAddr := ln.Addr().String()
+	if mln != nil {
+		defer mln.Close()
+		metricsAddr = mln.Addr().String()
+	}
+	log.Info("service started", "service", mode, "http", ln.Addr().String(), "metrics", metricsAddr)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
-	return serve(ctx, log, ln, reg, checks, []*component{c})
+	return serve(ctx, log, ln, mln, reg, checks, []*component{c})
 }

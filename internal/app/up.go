@@ -32,7 +32,9 @@ const (
 // Info says how to reach a running Up.
 type Info struct {
 	HTTPAddr string // host:port actually listened on
-	NATSURL  string // the embedded server's client URL ("" if not listening)
+	// MetricsAddr serves /metrics: HTTPAddr unless PURSER_METRICS_ADDR is set.
+	MetricsAddr string
+	NATSURL     string // the embedded server's client URL ("" if not listening)
 	// NATSPasswordFile holds the password of the NATS user "admin".
 	NATSPasswordFile string
 	DemoToken        string // a short-lived token for the demo user
@@ -96,6 +98,15 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 		return fmt.Errorf("PURSER_HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
 	}
 	defer ln.Close()
+	mln, err := listenMetrics(cfg)
+	if err != nil {
+		return err
+	}
+	metricsAddr := ln.Addr().String()
+	if mln != nil {
+		defer mln.Close()
+		metricsAddr = mln.Addr().String()
+	}
 
 	probe, err := natsembed.Connect(ns, "purser-probe", nats.UserInfo(busauth.Admin, creds[busauth.Admin]))
 	if err != nil {
@@ -127,7 +138,7 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 		return fmt.Errorf("demo mailbox: %w", err)
 	}
 
-	info := Info{HTTPAddr: ln.Addr().String(), Secret: secret, NATSPasswordFile: filepath.Join(natsAuthDir(cfg), busauth.Admin)}
+	info := Info{HTTPAddr: ln.Addr().String(), MetricsAddr: metricsAddr, Secret: secret, NATSPasswordFile: filepath.Join(natsAuthDir(cfg), busauth.Admin)}
 	if ns.Addr() != nil {
 		info.NATSURL = ns.ClientURL()
 	}
@@ -142,7 +153,7 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 	}
 	log.Info("purser is up", "http", info.HTTPAddr, "nats", info.NATSURL, "data", cfg.DataDir)
 	checks := []ops.Check{natsCheck(probe), {Name: "store", Probe: st.Ping}}
-	return serve(ctx, log, ln, reg, checks, comps)
+	return serve(ctx, log, ln, mln, reg, checks, comps)
 }
 
 // Secret returns the HS256 signing secret: PURSER_JWT_SECRET, or the one
@@ -183,7 +194,7 @@ func PrintInfo(w io.Writer, i Info) {
 		fmt.Fprintf(w, "  bus        nats --server %s --user %s --password \"$(cat %s)\" sub 'purser.>'\n", i.NATSURL, busauth.Admin, i.NATSPasswordFile)
 		fmt.Fprintf(w, "             (or once: nats context save purser --server %s --user %s --password \"$(cat %s)\" --select)\n", i.NATSURL, busauth.Admin, i.NATSPasswordFile)
 	}
-	fmt.Fprintf(w, "  metrics    http://%s/metrics\n", i.HTTPAddr)
+	fmt.Fprintf(w, "  metrics    http://%s/metrics\n", i.MetricsAddr)
 	if i.DemoToken != "" {
 		fmt.Fprintf(w, "\ntoken for tenant %q, user %q (valid 12 h):\n\n%s\n\n", DemoTenant, DemoUser, i.DemoToken)
 	}

@@ -24,6 +24,7 @@ import (
 // Config is every setting purser reads. See README's configuration table.
 type Config struct {
 	HTTPAddr       string
+	MetricsAddr    string
 	NATSListen     string
 	DataDir        string
 	NATSURL        string
@@ -76,6 +77,7 @@ func FromEnv(getenv func(string) string) Config {
 	}
 	return Config{
 		HTTPAddr:       get("PURSER_HTTP_ADDR", "127.0.0.1:8080"),
+		MetricsAddr:    get("PURSER_METRICS_ADDR", ""),
 		NATSListen:     get("PURSER_NATS_LISTEN", "127.0.0.1:4223"),
 		DataDir:        get("PURSER_DATA_DIR", "./data"),
 		NATSURL:        get("NATS_URL", ""),
@@ -129,6 +131,7 @@ func list(s string) []string {
 // process listings.
 func (c *Config) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.HTTPAddr, "http-addr", c.HTTPAddr, "HTTP listen address (PURSER_HTTP_ADDR)")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "serve /metrics here instead of on the HTTP address (PURSER_METRICS_ADDR)")
 	fs.StringVar(&c.NATSListen, "nats-listen", c.NATSListen, "embedded NATS listen address for 'up' (PURSER_NATS_LISTEN)")
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "data folder for 'up' (PURSER_DATA_DIR)")
 	fs.StringVar(&c.NATSURL, "nats-url", c.NATSURL, "external NATS for single services (NATS_URL)")
@@ -175,6 +178,9 @@ func (c Config) Check(mode Mode) error {
 
 	if _, _, err := net.SplitHostPort(c.HTTPAddr); err != nil {
 		bad("PURSER_HTTP_ADDR", "must be host:port, such as 127.0.0.1:8080")
+	}
+	if _, _, err := net.SplitHostPort(c.MetricsAddr); c.MetricsAddr != "" && err != nil {
+		bad("PURSER_METRICS_ADDR", "must be host:port, such as 0.0.0.0:9090, or empty to serve /metrics on PURSER_HTTP_ADDR")
 	}
 	if !slices.Contains([]string{"debug", "info", "warn", "error"}, c.LogLevel) {
 		bad("PURSER_LOG_LEVEL", "must be debug, info, warn or error")

@@ -21,6 +21,18 @@ type Check struct {
 
 // Routes registers /healthz, /readyz and /metrics on mux.
 func Routes(mux *http.ServeMux, gatherer prometheus.Gatherer, checks ...Check) {
+	HealthRoutes(mux, checks...)
+	MetricsRoutes(mux, gatherer)
+}
+
+// MetricsRoutes registers /metrics alone, for a listener of its own
+// (PURSER_METRICS_ADDR) that the public port does not share.
+func MetricsRoutes(mux *http.ServeMux, gatherer prometheus.Gatherer) {
+	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+}
+
+// HealthRoutes registers /healthz and /readyz.
+func HealthRoutes(mux *http.ServeMux, checks ...Check) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -41,7 +53,6 @@ func Routes(mux *http.ServeMux, gatherer prometheus.Gatherer, checks ...Check) {
 		}
 		writeJSON(w, status, result)
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

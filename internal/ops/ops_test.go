@@ -53,3 +53,37 @@ func TestReadyzReflectsDependencies(t *testing.T) {
 		t.Errorf("metrics = %d, missing series", code)
 	}
 }
+
+func TestBuildInfo(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(BuildInfo())
+	mfs, err := reg.Gather()
+	if err != nil || len(mfs) != 1 || mfs[0].GetName() != "purser_build_info" {
+		t.Fatalf("gathered %v, %v", mfs, err)
+	}
+	m := mfs[0].GetMetric()[0]
+	labels := map[string]string{}
+	for _, l := range m.GetLabel() {
+		labels[l.GetName()] = l.GetValue()
+	}
+	if m.GetGauge().GetValue() != 1 || labels["goversion"] == "" || labels["version"] == "" || labels["revision"] == "" {
+		t.Fatalf("purser_build_info %v = %v", labels, m.GetGauge().GetValue())
+	}
+}
+
+func TestMetricsAloneServesNoHealth(t *testing.T) {
+	mux := http.NewServeMux()
+	MetricsRoutes(mux, prometheus.NewRegistry())
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	for path, want := range map[string]int{"/metrics": 200, "/healthz": 404} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%s = %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}
