@@ -159,6 +159,10 @@ func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jet
 		closeConn()
 		return nil, fmt.Errorf("provision streams: %w", err)
 	}
+	if err := d.reg.Register(consumerLag(js, consumers)); err != nil {
+		closeConn()
+		return nil, fmt.Errorf("consumer lag metrics: %w", err)
+	}
 	sub := bus.NewSubscriber(js, string(mode), consumers, log)
 	router, err := bus.NewRouter(string(mode), pub, log, d.routerMetrics)
 	if err != nil {

@@ -28,8 +28,12 @@ func TestMetricsOnAListenerOfTheirOwn(t *testing.T) {
 		t.Fatal("metrics share the HTTP address")
 	}
 	code, body := get(t, "http://"+info.MetricsAddr+"/metrics")
-	if code != 200 || !strings.Contains(body, "purser_build_info{") || !strings.Contains(body, "purser_ingress_connections") {
-		t.Fatalf("metrics listener: %d, build info or ingress series missing", code)
+	for _, want := range []string{"purser_build_info{", "purser_ingress_connections", `purser_bus_stream_messages{stream="DLQ"} 0`,
+		`purser_bus_consumer_pending{consumer="notifier-agent",stream="AGENT"} 0`, `purser_bus_consumer_pending{consumer="orchestrator-turns-0",stream="TURNS"} 0`,
+		`purser_bus_consumer_pending{consumer="toolrunner-add_expense",stream="TOOLS"}`} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("metrics listener (%d) lacks %s", code, want)
+		}
 	}
 	if code, _ := get(t, "http://"+info.HTTPAddr+"/metrics"); code != http.StatusNotFound {
 		t.Errorf("the public port serves /metrics: %d", code)

@@ -43,6 +43,9 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 		return err
 	}
 	reg := newRegistry()
+	if err := registerStreamDepth(reg, probe); err != nil {
+		return err
+	}
 	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), connect: connect, now: time.Now}
 	checks := []ops.Check{natsCheck(probe)}
 	if mode != config.ModeIngress {
