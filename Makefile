@@ -14,9 +14,13 @@ test: vet
 	$(GO) test -race -count=1 -timeout 15m ./...
 	$(MAKE) test-deploy
 
-## test-deploy: every kustomize overlay renders and decodes strictly (deploy/ is a module of its own)
+## test-deploy: every kustomize overlay renders and decodes strictly (deploy/ is a module of its own);
+## the alert rules pass promtool's check and their unit tests
 test-deploy:
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
+	@command -v promtool >/dev/null || { echo "promtool is missing: install Debian's prometheus package (apt-get install prometheus), which provides it" >&2; exit 1; }
+	promtool check rules deploy/monitoring/rules.yml
+	cd deploy/monitoring && promtool test rules rules_test.yml
 
 vet:
 	$(GO) vet ./...
