@@ -2,14 +2,17 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/purser-ai/purser/internal/busauth"
+	"github.com/purser-ai/purser/internal/config"
 )
 
 // adminLogin is what the banner tells a person to give the NATS CLI.
@@ -49,5 +52,18 @@ func TestUpsNATSNeedsCredentials(t *testing.T) {
 	st, err := os.Stat(info.NATSPasswordFile)
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("password file mode %v, %v; want 0600", st.Mode().Perm(), err)
+	}
+
+	// `purser streams apply` finds the running up's server and logs in as
+	// its admin from the data folder alone.
+	cfg := config.FromEnv(func(string) string { return "" })
+	cfg.DataDir = filepath.Dir(filepath.Dir(info.NATSPasswordFile))
+	cfg.NATSListen = strings.TrimPrefix(info.NATSURL, "nats://")
+	var out bytes.Buffer
+	if err := StreamsApply(context.Background(), cfg, &out, true); err != nil {
+		t.Fatalf("streams apply against purser up: %v", err)
+	}
+	if !strings.Contains(out.String(), "every stream matches") {
+		t.Errorf("streams apply on a fresh up:\n%s", out.String())
 	}
 }
