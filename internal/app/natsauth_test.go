@@ -13,6 +13,7 @@ import (
 
 	"github.com/purser-ai/purser/internal/busauth"
 	"github.com/purser-ai/purser/internal/config"
+	"github.com/purser-ai/purser/internal/natstest"
 )
 
 // adminLogin is what the banner tells a person to give the NATS CLI.
@@ -65,5 +66,36 @@ func TestUpsNATSNeedsCredentials(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "every stream matches") {
 		t.Errorf("streams apply on a fresh up:\n%s", out.String())
+	}
+}
+
+// A service's user may not change streams: streams apply says so at once.
+func TestStreamsApplyAsAServiceIsRefused(t *testing.T) {
+	creds, err := busauth.LoadOrCreate(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := busauth.ServerUsers(creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := natstest.StartWithUsers(t, users)
+	cfg := config.FromEnv(func(string) string { return "" })
+	cfg.NATSURL = srv.ClientURL()
+	var out bytes.Buffer
+	cfg.NATSUser, cfg.NATSPassword = busauth.Admin, creds[busauth.Admin]
+	if err := StreamsApply(context.Background(), cfg, &out, false); err != nil {
+		t.Fatalf("as the admin: %v", err)
+	}
+	// The operator's configuration changes; a service applies it.
+	cfg.StreamMaxBytes = "64MiB"
+	cfg.NATSUser, cfg.NATSPassword = busauth.Toolrunner, creds[busauth.Toolrunner]
+	out.Reset()
+	err = StreamsApply(context.Background(), cfg, &out, false)
+	if err == nil || !strings.Contains(err.Error(), "run as the admin user") || !strings.Contains(err.Error(), "STREAM.UPDATE") {
+		t.Fatalf("got %v, want the update refused, naming the admin user", err)
+	}
+	if !strings.Contains(out.String(), "max_bytes") {
+		t.Errorf("the differences were not printed first:\n%s", out.String())
 	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -57,7 +58,17 @@ func StreamsApply(ctx context.Context, cfg config.Config, out io.Writer, dryRun 
 	if err != nil {
 		return err
 	}
-	nc, err := adminConnect(cfg)
+	ctx, cancel := context.WithTimeoutCause(ctx, 30*time.Second, errors.New("NATS did not answer within 30 s"))
+	defer cancel()
+	// A request the server refuses gets no reply: stop at the server's
+	// permission violation rather than waiting for the timeout.
+	denied, deny := context.WithCancelCause(ctx)
+	defer deny(nil)
+	nc, err := adminConnect(cfg, nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		if errors.Is(err, nats.ErrPermissionViolation) {
+			deny(fmt.Errorf("this NATS user may not do that (%w); run as the admin user", err))
+		}
+	}))
 	if err != nil {
 		return err
 	}
@@ -66,11 +77,10 @@ func StreamsApply(ctx context.Context, cfg config.Config, out io.Writer, dryRun 
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
+	ctx = denied
 	plans, err := bus.PlanStreams(ctx, js, t)
 	if err != nil {
-		return err
+		return withCause(ctx, err)
 	}
 	changed := PrintStreamPlans(out, plans)
 	switch {
@@ -82,7 +92,7 @@ func StreamsApply(ctx context.Context, cfg config.Config, out io.Writer, dryRun 
 		return nil
 	}
 	if err := bus.ApplyStreams(ctx, js, plans); err != nil {
-		return err
+		return withCause(ctx, err)
 	}
 	fmt.Fprintf(out, "%d stream(s) changed\n", changed)
 	return nil
@@ -115,9 +125,9 @@ func PrintStreamPlans(out io.Writer, plans []bus.StreamPlan) int {
 // adminConnect connects for an operator's command: to NATS_URL with the
 // configured credentials, or else to `purser up`'s server on
 // PURSER_NATS_LISTEN.
-func adminConnect(cfg config.Config) (*nats.Conn, error) {
+func adminConnect(cfg config.Config, extra ...nats.Option) (*nats.Conn, error) {
 	url := cfg.NATSURL
-	opts := []nats.Option{nats.Name("purser-admin"), nats.Timeout(5 * time.Second)}
+	opts := append([]nats.Option{nats.Name("purser-admin"), nats.Timeout(5 * time.Second)}, extra...)
 	if url == "" {
 		url = "nats://" + net.JoinHostPort(hostPort(cfg.NATSListen))
 		creds, err := os.ReadFile(filepath.Join(natsAuthDir(cfg), busauth.Admin))
@@ -131,6 +141,10 @@ func adminConnect(cfg config.Config) (*nats.Conn, error) {
 			return nil, err
 		}
 		opts = append(opts, auth...)
+		if cfg.NATSUser != "" {
+			// The replies a user may read are under its own prefix.
+			opts = append(opts, nats.CustomInboxPrefix(busauth.InboxPrefix(cfg.NATSUser)))
+		}
 	}
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
@@ -145,4 +159,12 @@ func hostPort(addr string) (string, string) {
 		h = "127.0.0.1"
 	}
 	return h, p
+}
+
+// withCause replaces a context error with the reason the context ended.
+func withCause(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+		return cause
+	}
+	return err
 }
