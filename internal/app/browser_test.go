@@ -87,7 +87,7 @@ func TestWebPageInABrowser(t *testing.T) {
 	// The frame has gone past (the notifier published it to the deliver
 	// subject) before the page connects, so only resume can bring it.
 	b.script(`state.ws.onclose = null; state.ws.close(); return true`, nil)
-	nc, err := nats.Connect(info.NATSURL)
+	nc, err := nats.Connect(info.NATSURL, adminLogin(t, info))
 	if err != nil {
 		t.Fatal(err)
 	}
