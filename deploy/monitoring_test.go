@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -165,5 +166,47 @@ func TestDashboard(t *testing.T) {
 	}
 	if queries < 30 {
 		t.Errorf("%d queries", queries)
+	}
+}
+
+// The PodMonitor scrapes a port every purser service has.
+func TestPodMonitorFindsTheMetricsPort(t *testing.T) {
+	var pm struct {
+		APIVersion string         `json:"apiVersion"`
+		Kind       string         `json:"kind"`
+		Metadata   map[string]any `json:"metadata"`
+		Spec       struct {
+			Selector struct {
+				MatchLabels map[string]string `json:"matchLabels"`
+			} `json:"selector"`
+			PodMetricsEndpoints []struct {
+				Port     string `json:"port"`
+				Path     string `json:"path"`
+				Interval string `json:"interval"`
+			} `json:"podMetricsEndpoints"`
+		} `json:"spec"`
+	}
+	readYAML(t, "monitoring/podmonitor.yaml", &pm)
+	if pm.Kind != "PodMonitor" || len(pm.Spec.PodMetricsEndpoints) != 1 {
+		t.Fatalf("podmonitor.yaml: %+v", pm)
+	}
+	port := pm.Spec.PodMetricsEndpoints[0].Port
+	r := render(t, overlays[1])
+	found := 0
+	for _, d := range each[*appsv1.Deployment](r) {
+		if !selects(pm.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+			continue
+		}
+		found++
+		ok := false
+		for _, p := range d.Spec.Template.Spec.Containers[0].Ports {
+			ok = ok || p.Name == port
+		}
+		if !ok {
+			t.Errorf("%s has no port %q", d.Name, port)
+		}
+	}
+	if found != len(services) {
+		t.Errorf("the PodMonitor selects %d Deployments, want %d", found, len(services))
 	}
 }
