@@ -108,7 +108,8 @@ type StreamPlan struct {
 	// Missing says the stream does not exist yet.
 	Missing bool
 	// Required are differences in settings purser depends on (subjects,
-	// retention, storage, the lane transform, the duplicate window):
+	// retention, storage, the lane transform, a duplicate window at least
+	// purser's):
 	// a service refuses to start while any remain.
 	Required []Change
 	// Tunable are differences in the operator's settings (replicas,
@@ -167,7 +168,11 @@ func diffStream(have, want jetstream.StreamConfig) StreamPlan {
 	req("retention", have.Retention.String(), want.Retention.String())
 	req("storage", have.Storage.String(), want.Storage.String())
 	req("subject_transform", transformString(have.SubjectTransform), transformString(want.SubjectTransform))
-	req("duplicate_window", have.Duplicates.String(), want.Duplicates.String())
+	// A longer duplicate window than purser's only drops more republished
+	// duplicates: an operator may raise it, never lower it.
+	if have.Duplicates < want.Duplicates {
+		req("duplicate_window", have.Duplicates.String(), want.Duplicates.String())
+	}
 	tun("replicas", strconv.Itoa(max(have.Replicas, 1)), strconv.Itoa(want.Replicas))
 	tun("max_bytes", FormatBytes(have.MaxBytes), FormatBytes(want.MaxBytes))
 	tun("max_age", FormatAge(have.MaxAge), FormatAge(want.MaxAge))
@@ -178,7 +183,7 @@ func diffStream(have, want jetstream.StreamConfig) StreamPlan {
 	merged.Retention = want.Retention
 	merged.Storage = want.Storage
 	merged.SubjectTransform = want.SubjectTransform
-	merged.Duplicates = want.Duplicates
+	merged.Duplicates = max(have.Duplicates, want.Duplicates)
 	merged.Replicas = want.Replicas
 	merged.MaxBytes = want.MaxBytes
 	merged.MaxAge = want.MaxAge

@@ -182,3 +182,35 @@ func TestSizesAndAges(t *testing.T) {
 		}
 	}
 }
+
+// A duplicate window longer than purser's is the operator's to keep; a
+// shorter one would let republished messages through twice.
+func TestTheDuplicateWindowMayGrowNotShrink(t *testing.T) {
+	_, nc := natstest.Start(t)
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	if _, err := bus.EnsureStreams(ctx, js, bus.DefaultStreamTunables()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		give     time.Duration
+		required bool
+	}{{10 * time.Minute, false}, {30 * time.Second, true}} {
+		cfg := streamConfig(t, js, bus.StreamTools)
+		cfg.Duplicates = tt.give
+		if _, err := js.UpdateStream(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+		plans, err := bus.EnsureStreams(ctx, js, bus.DefaultStreamTunables())
+		if got := err != nil; got != tt.required {
+			t.Fatalf("duplicate window %v: error %v, want required %v", tt.give, err, tt.required)
+		}
+		if err := bus.ApplyStreams(ctx, js, plans); err != nil {
+			t.Fatal(err)
+		}
+		want := max(tt.give, 2*time.Minute)
+		if got := streamConfig(t, js, bus.StreamTools).Duplicates; got != want {
+			t.Fatalf("after apply the window is %v, want %v", got, want)
+		}
+	}
+}
