@@ -66,6 +66,7 @@ func TestBuildInfo(t *testing.T) {
 	for _, l := range m.GetLabel() {
 		labels[l.GetName()] = l.GetValue()
 	}
+	t.Logf("purser_build_info %v", labels)
 	if m.GetGauge().GetValue() != 1 || labels["goversion"] == "" || labels["version"] == "" || labels["revision"] == "" {
 		t.Fatalf("purser_build_info %v = %v", labels, m.GetGauge().GetValue())
 	}
