@@ -9,10 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 
 	"github.com/purser-ai/purser/internal/busauth"
 	"github.com/purser-ai/purser/internal/config"
+	"github.com/purser-ai/purser/internal/natsembed"
 	"github.com/purser-ai/purser/internal/natstest"
 )
 
@@ -97,5 +100,47 @@ func TestStreamsApplyAsAServiceIsRefused(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "max_bytes") {
 		t.Errorf("the differences were not printed first:\n%s", out.String())
+	}
+}
+
+// NATS_NKEY logs in with an nkey seed file; a wrong key is refused.
+func TestAServiceLogsInWithAnNkey(t *testing.T) {
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, _ := kp.PublicKey()
+	seed, _ := kp.Seed()
+	dir := t.TempDir()
+	seedFile := filepath.Join(dir, "notifier.nk")
+	if err := os.WriteFile(seedFile, seed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := natsembed.Start(natsembed.Options{StoreDir: filepath.Join(dir, "js"), Port: -1, Nkeys: []*server.NkeyUser{{Nkey: pub}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	cfg := config.FromEnv(func(string) string { return "" })
+	cfg.NATSNKey = seedFile
+	opts, err := serviceOptions(cfg, busauth.Notifier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(s.ClientURL(), opts...)
+	if err != nil {
+		t.Fatalf("nkey login: %v", err)
+	}
+	nc.Close()
+
+	other, _ := nkeys.CreateUser()
+	otherSeed, _ := other.Seed()
+	if err := os.WriteFile(seedFile, otherSeed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts, _ = serviceOptions(cfg, busauth.Notifier)
+	if nc, err := nats.Connect(s.ClientURL(), opts...); err == nil {
+		nc.Close()
+		t.Fatal("an unknown nkey logged in")
 	}
 }

@@ -21,6 +21,8 @@ type Options struct {
 	// Users, when set, are the only clients the server accepts: every
 	// connection must name one (anonymous clients are refused).
 	Users []*server.User
+	// Nkeys are users that log in with an nkey instead of a password.
+	Nkeys []*server.NkeyUser
 }
 
 // Start runs the server and waits until it accepts connections. The caller
@@ -42,6 +44,7 @@ func Start(opts Options) (*server.Server, error) {
 		NoLog:      true,
 		MaxPayload: 8 << 20,
 		Users:      opts.Users,
+		Nkeys:      opts.Nkeys,
 	}
 	if opts.Port == 0 {
 		so.DontListen = true
