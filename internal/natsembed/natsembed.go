@@ -23,6 +23,10 @@ type Options struct {
 	Users []*server.User
 	// Nkeys are users that log in with an nkey instead of a password.
 	Nkeys []*server.NkeyUser
+	// MaxStore caps JetStream's file storage; 0 is nats-server's default
+	// (three quarters of the free disk), against which streams' size
+	// bounds are reserved when they are created.
+	MaxStore int64
 }
 
 // Start runs the server and waits until it accepts connections. The caller
@@ -45,6 +49,8 @@ func Start(opts Options) (*server.Server, error) {
 		MaxPayload: 8 << 20,
 		Users:      opts.Users,
 		Nkeys:      opts.Nkeys,
+
+		JetStreamMaxStore: opts.MaxStore,
 	}
 	if opts.Port == 0 {
 		so.DontListen = true

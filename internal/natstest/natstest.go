@@ -24,7 +24,9 @@ func Start(tb testing.TB) (*server.Server, *nats.Conn) {
 // without a password, when users is empty), stopped when the test ends.
 func StartWithUsers(tb testing.TB, users []*server.User) *server.Server {
 	tb.Helper()
-	s, err := natsembed.Start(natsembed.Options{StoreDir: tb.TempDir(), Port: -1, Users: users})
+	// Streams reserve their size bounds (about 1.6 GiB by default) when
+	// created; a fixed cap keeps tests from depending on the free disk.
+	s, err := natsembed.Start(natsembed.Options{StoreDir: tb.TempDir(), Port: -1, Users: users, MaxStore: 64 << 30})
 	if err != nil {
 		tb.Fatalf("start nats-server: %v", err)
 	}
