@@ -69,7 +69,7 @@ func For(user string) (p Permissions, ok bool) {
 		return Permissions{}, true
 	case Ingress:
 		return Permissions{
-			Publish:   append(js, "purser.turns.*.*", "purser.notifier.*.*.*"),
+			Publish:   append(js, "purser.turns.*.*", "purser.notifier.*.*.*", "purser.mail.*.*.*"),
 			Subscribe: []string{"purser.deliver.*.*", inbox},
 		}, true
 	case Orchestrator:
@@ -88,7 +88,9 @@ func For(user string) (p Permissions, ok bool) {
 				"$JS.API.STREAM.INFO."+kv, "$JS.API.STREAM.CREATE."+kv, "$JS.API.STREAM.UPDATE."+kv,
 				"$JS.API.STREAM.MSG.GET."+kv, "$JS.API.DIRECT.GET."+kv, "$JS.API.DIRECT.GET."+kv+".>", "$KV."+rateLimitBucket+".>",
 				"purser.tool.result.*.*", "purser.notify.*.*", "purser.import.*.*", "purser.dlq."+user),
-			Subscribe: []string{inbox},
+			// The Gmail connect flow: the ingress asks, the toolrunner answers.
+			Subscribe: []string{"purser.mail.*.*.*", inbox},
+			Responses: true,
 		}, true
 	case Notifier:
 		return Permissions{
