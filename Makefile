@@ -2,7 +2,7 @@
 GO ?= go
 export GOTOOLCHAIN := local
 
-.PHONY: run test test-deploy build vet bench fuzz tidy-check chaos chaos-nats
+.PHONY: run test test-env test-deploy build vet bench fuzz tidy-check chaos chaos-nats
 
 ## run: all four services in one process on an embedded NATS and SQLite (./data)
 run:
@@ -10,9 +10,15 @@ run:
 
 ## test: vet plus every test with the race detector (store suite on SQLite and Postgres),
 ## then the deployment's tests (manifests, alert rules)
-test: vet
+## It first sets up what the tests need (scripts/test-env.sh: starts the local PostgreSQL,
+## installs chromium, chromium-driver and promtool) or stops naming what is missing.
+export PURSER_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
+test: test-env vet
 	$(GO) test -race -count=1 -timeout 15m ./...
 	$(MAKE) test-deploy
+
+test-env:
+	@scripts/test-env.sh
 
 ## test-deploy: every kustomize overlay renders and decodes strictly (deploy/ is a module of its own);
 ## the alert rules pass promtool's check and their unit tests
@@ -22,8 +28,12 @@ test-deploy:
 	promtool check rules deploy/monitoring/rules.yml
 	cd deploy/monitoring && promtool test rules rules_test.yml
 
+## vet: go vet, gofmt and tidy go.mod files (checked, never rewritten)
 vet:
 	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	$(GO) mod tidy -diff
+	cd deploy && $(GO) mod tidy -diff
 
 build:
 	$(GO) build -o bin/purser ./cmd/purser
