@@ -32,7 +32,8 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 		return err
 	}
 	connect := func(name string) (*nats.Conn, error) {
-		return nats.Connect(cfg.NATSURL, append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second)}, auth...)...)
+		opts := append([]nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second)}, auth...)
+		return nats.Connect(cfg.NATSURL, append(opts, connectionLogs(log)...)...)
 	}
 	probe, err := connect("purser-" + string(mode) + "-probe")
 	if err != nil {

@@ -126,7 +126,7 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 	for _, mode := range []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress} {
 		user := string(mode)
 		d.connect = func(name string) (*nats.Conn, error) {
-			return natsembed.Connect(ns, name, nats.UserInfo(user, creds[user]), nats.CustomInboxPrefix(busauth.InboxPrefix(user)))
+			return natsembed.Connect(ns, name, append(connectionLogs(log), nats.UserInfo(user, creds[user]), nats.CustomInboxPrefix(busauth.InboxPrefix(user)))...)
 		}
 		c, err := build(ctx, mode, d)
 		if err != nil {

@@ -149,7 +149,7 @@ func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame cont
 		return fmt.Errorf("append frame: %w", err)
 	}
 	frame.Seq = seq
-	if err := n.publish(tenant, user, frame, msg.Metadata.Get(bus.HeaderCreatedAt)); err != nil {
+	if err := n.publish(msg, tenant, user, frame); err != nil {
 		return err
 	}
 	if at, err := time.Parse(time.RFC3339Nano, msg.Metadata.Get(bus.HeaderCreatedAt)); err == nil {
@@ -158,9 +158,11 @@ func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame cont
 	return nil
 }
 
-// publish sends frame to the user's sockets. createdAt, the event's
-// Purser-Created-At, travels along so the ingress can measure delivery lag.
-func (n *Notifier) publish(tenant, user string, frame contracts.ServerFrame, createdAt string) error {
+// publish sends frame to the user's sockets with purser's headers: the
+// event's Purser-Created-At travels along so the ingress can measure
+// delivery lag, and its correlation id and trace, so a turn stays one trace
+// up to the socket.
+func (n *Notifier) publish(event *message.Message, tenant, user string, frame contracts.ServerFrame) error {
 	subject, err := bus.DeliverSubject(tenant, user)
 	if err != nil {
 		return bus.Permanent(err)
@@ -169,8 +171,14 @@ func (n *Notifier) publish(tenant, user string, frame contracts.ServerFrame, cre
 	if err != nil {
 		return bus.Permanent(fmt.Errorf("encode frame: %w", err))
 	}
-	out := message.NewMessage(fmt.Sprintf("%s-%s-%d", tenant, user, frame.Seq), payload)
-	if createdAt != "" {
+	id := fmt.Sprintf("%s-%s-%d", tenant, user, frame.Seq)
+	correlation := event.Metadata.Get(bus.HeaderCorrelation)
+	if correlation == "" {
+		correlation = frame.TurnID
+	}
+	out := bus.NewMessage(id, payload, bus.Headers{Type: frame.Type, Tenant: tenant, User: user, Conversation: frame.ConversationID,
+		Correlation: correlation})
+	if createdAt := event.Metadata.Get(bus.HeaderCreatedAt); createdAt != "" {
 		out.Metadata.Set(bus.HeaderCreatedAt, createdAt)
 	}
 	if err := n.pub.Publish(subject, out); err != nil {

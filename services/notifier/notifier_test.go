@@ -26,6 +26,7 @@ type published struct {
 	subject string
 	id      string
 	frame   contracts.ServerFrame
+	meta    message.Metadata
 }
 
 type recorder struct {
@@ -41,7 +42,7 @@ func (r *recorder) Publish(subject string, msgs ...*message.Message) error {
 		if err := json.Unmarshal(m.Payload, &f); err != nil {
 			return err
 		}
-		r.out = append(r.out, published{subject: subject, id: m.UUID, frame: f})
+		r.out = append(r.out, published{subject: subject, id: m.UUID, frame: f, meta: m.Metadata})
 	}
 	return nil
 }
@@ -182,5 +183,30 @@ func TestInboxRequests(t *testing.T) {
 	}
 	if all := ask(bus.NotifierNotifications, "acme.ann", ``); len(all.Notifications) != 1 || !all.Notifications[0].Read {
 		t.Fatalf("inbox after reading = %+v", all)
+	}
+}
+
+// A delivered frame carries purser's headers, with the turn's correlation
+// id and a traceparent in the turn's trace, so `nats sub 'purser.>'` and a
+// tracer can follow a turn to the socket.
+func TestDeliveredFramesCarryTheTurnsHeaders(t *testing.T) {
+	n, rec := newNotifier(t, storetest.SQLiteDSN(t))
+	m := agentMsg("e1", "ann", contracts.TypeAnswer, contracts.Answer{TurnID: "t9", Content: "one"})
+	m.Metadata.Set(bus.HeaderCorrelation, "t9")
+	if err := n.HandleAgent(m); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.out) != 1 {
+		t.Fatalf("published %d frames", len(rec.out))
+	}
+	got := rec.out[0].meta
+	for h, want := range map[string]string{bus.HeaderType: contracts.FrameAnswer, bus.HeaderTenant: "acme", bus.HeaderUser: "ann",
+		bus.HeaderConversation: "c1", bus.HeaderCorrelation: "t9"} {
+		if got.Get(h) != want {
+			t.Errorf("%s = %q, want %q", h, got.Get(h), want)
+		}
+	}
+	if tp, turn := got.Get(bus.HeaderTraceparent), bus.Traceparent("t9", "x"); len(tp) < 36 || tp[:36] != turn[:36] {
+		t.Errorf("traceparent %q is not in the turn's trace %q", tp, turn[:36])
 	}
 }

@@ -1,0 +1,46 @@
+package app
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/purser-ai/purser/internal/natstest"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) { l.mu.Lock(); defer l.mu.Unlock(); return l.b.Write(p) }
+func (l *lockedBuffer) String() string              { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// A service's lost NATS connection is logged (warn), with the connection's
+// name, so an operator sees the bus go away in the logs.
+func TestNATSConnectionChangesAreLogged(t *testing.T) {
+	srv, _ := natstest.Start(t)
+	var out lockedBuffer
+	log := slog.New(slog.NewTextHandler(&out, nil))
+	nc, err := nats.Connect(srv.ClientURL(), append(connectionLogs(log), nats.Name("purser-test"), nats.MaxReconnects(-1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	srv.Shutdown()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), "nats disconnected") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no disconnect logged; logs: %s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(out.String(), "connection=purser-test") || !strings.Contains(out.String(), "level=WARN") {
+		t.Errorf("disconnect line lacks the connection's name or level: %s", out.String())
+	}
+}
