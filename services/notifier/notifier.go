@@ -8,8 +8,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -44,6 +46,19 @@ type Notifier struct {
 	now    func() time.Time
 	frames *prometheus.CounterVec
 	lag    prometheus.Histogram
+	// users serialise, per user, giving a frame its seq and publishing
+	// it, so that this replica sends a user's frames in seq order even
+	// when AGENT and NOTIFY events of that user are handled at once.
+	users [64]sync.Mutex
+}
+
+// userLock locks the stripe of tenant/user.
+func (n *Notifier) userLock(tenant, user string) func() {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(tenant + "\x00" + user))
+	m := &n.users[h.Sum32()%uint32(len(n.users))]
+	m.Lock()
+	return m.Unlock
 }
 
 // New builds a notifier publishing client frames with pub (core NATS).
@@ -144,6 +159,7 @@ func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame cont
 	if err != nil {
 		return bus.Permanent(fmt.Errorf("encode frame: %w", err))
 	}
+	defer n.userLock(tenant, user)()
 	seq, _, err := n.store.AppendFrame(ctx, tenant, user, msg.UUID, stored, frame.At)
 	if err != nil {
 		return fmt.Errorf("append frame: %w", err)
