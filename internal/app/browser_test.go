@@ -14,73 +14,112 @@ import (
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
-// The web page in a real browser against purser up: the token handed over
-// in the fragment leaves the address bar; a question, a proposal approved
-// with a click, the import's notification in the inbox; a reload shows the
-// same conversation again through resume, and a read notification stays
-// read.
+// The demo host page in a real browser against purser up, the way purser
+// up's link opens it: the token handed over in the fragment leaves the
+// address bar and reaches the widget's frame; the launcher opens the chat;
+// a question, a proposal approved with a click, the import's notification
+// as a toast and in the inbox; a reload shows the same conversation again
+// through resume, and a read notification stays read; a dropped socket
+// reconnects, resumes, and sends again what was never acked.
 func TestWebPageInABrowser(t *testing.T) {
 	info := startUp(t)
 	b := startBrowser(t)
 	page := "http://" + info.HTTPAddr + "/"
 
-	resp, err := http.Get(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") {
-		t.Errorf("page CSP = %q", csp)
+	for _, path := range []string{"", "widget.js", "chat"} {
+		resp, err := http.Get(page + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		csp := resp.Header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") {
+			t.Errorf("/%s CSP = %q", path, csp)
+		}
 	}
 
 	b.open(page + "#token=" + info.DemoToken)
-	b.waitText("#status", "connected")
 	if u := b.url(); strings.Contains(u, "token") {
 		t.Errorf("the token stayed in the address bar: %s", u)
 	}
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	b.shot("01-closed-launcher")
+	b.click("#launcher")
+	b.waitFor("the panel open", func() bool { return b.eval(`return document.getElementById("panel").hidden`) == "false" })
+	b.waitFor("the composer focused", func() bool { return b.eval(`return document.activeElement.id`) == "message" })
 
-	b.typeInto("#message", "Find my last Visa statement and process it")
-	b.click("#send")
-	b.waitText("#transcript li.proposal", "visa_statement_")
-	b.click(`#transcript li.proposal button[data-decision="approve"]`)
-	b.waitText("#transcript li.proposal .decided", "Approved")
-	b.waitText("#transcript li.answer", "visa_statement_")
+	say(b, "Find my last Visa statement and process it")
+	b.waitText("#transcript > li.proposal", "visa_statement_")
+	b.shot("02-proposal")
+	b.click(`#transcript > li.proposal button[data-decision="approve"]`)
+	b.waitText("#transcript > li.proposal .decided", "Approved")
+	b.waitText("#transcript > li.answer", "visa_statement_")
 	note := b.waitText("#notifications li.unread", "Imported 12 transactions")
 	b.waitText("#unread", "1")
+	b.waitText("#toasts .toast", "Imported 12 transactions")
+	b.shot("03-answer-and-toast")
+	if cites := b.eval(`return [...document.querySelectorAll("#transcript li.answer a.citation")].map(a => document.getElementById(a.hash.slice(1)) ? "linked" : "dangling").join()`); !strings.Contains(cites, "linked") || strings.Contains(cites, "dangling") {
+		t.Errorf("the answer's citations are %q, want links to the tool lines they cite", cites)
+	}
 
-	b.typeInto("#message", "I want to add an item")
-	b.click("#send")
-	b.waitText("#transcript li.clarify", "What item")
+	say(b, "I want to add an item")
+	b.waitText("#transcript > li.clarify", "What item")
 
-	// Reading the notification marks it read on the server.
-	b.click("#notifications li.unread")
+	// Reading the notification in the inbox marks it read on the server.
+	b.click("#inbox-button")
+	b.click("#notifications li.unread button")
 	b.waitFor("the notification marked read", func() bool { return len(b.texts("#notifications li.unread")) == 0 })
+	b.click("#inbox-close")
 
-	before := b.texts("#transcript li:not(.tool)")
+	before := b.texts("#transcript > li:not(.tool)")
 	b.reload()
-	b.waitText("#status", "connected")
-	b.waitText("#transcript li.answer", "visa_statement_")
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	b.waitText("#transcript > li.answer", "visa_statement_")
 	b.waitFor("the whole conversation back after reload", func() bool {
-		return strings.Join(b.texts("#transcript li:not(.tool)"), "|") == strings.Join(before, "|")
+		return strings.Join(b.texts("#transcript > li:not(.tool)"), "|") == strings.Join(before, "|")
 	})
 	// The replayed proposal shows its outcome, not live buttons.
-	b.waitText("#transcript li.proposal .decided", "Approved")
-	var enabled int
-	b.script(`return document.querySelectorAll("#transcript li.proposal button:not(:disabled)").length`, &enabled)
-	if enabled != 0 {
-		t.Errorf("after reload %d proposal buttons are live", enabled)
+	b.waitText("#transcript > li.proposal .decided", "Approved")
+	if n := b.eval(`return document.querySelectorAll("#transcript li.proposal button:not(:disabled)").length`); n != "0" {
+		t.Errorf("after reload %s proposal buttons are live", n)
 	}
 	b.waitText("#notifications li", note)
-	b.screenshot()
-
 	if unread := b.texts("#notifications li.unread"); len(unread) != 0 {
 		t.Errorf("after reload, unread = %q", unread)
 	}
+	if n := len(b.texts("#toasts .toast")); n != 0 {
+		t.Errorf("a replayed notification popped up again as %d toasts", n)
+	}
+
+	// A bubble is not kept open across a reload: the launcher opens it.
+	b.click("#launcher")
 
 	// A dropped socket: the page reconnects by itself.
 	b.script(`state.ws.close(); return true`, nil)
 	b.waitText("#status", "retrying")
-	b.waitText("#status", "connected")
+	b.waitExact("#status", "connected")
+
+	// A message written to a socket that dies before the ack (here: the
+	// frame is lost on the way) is sent again, with the same id, after
+	// the reconnect: answered once.
+	b.script(`const ws = state.ws; const real = ws.send.bind(ws);
+		ws.send = (data) => { if (JSON.parse(data).type === "message") { window.lostFrame = data; return; } real(data); };
+		return true`, nil)
+	say(b, "how much did I spend this month?")
+	b.waitText("#status", "Sending…")
+	lost := b.eval(`return JSON.parse(window.lostFrame).id`)
+	b.script(`state.ws.close(); return true`, nil)
+	// (The offline model takes it as the answer to its question.)
+	b.waitText("#transcript > li.clarify", "How much was")
+	b.waitFor("the resent message acked", func() bool {
+		return b.eval(`return document.querySelector("#transcript li.user[data-id='"+arguments[0]+"']").className`, lost) == "user acked"
+	})
+	b.waitFor("the header back from Sending…", func() bool { return b.texts("#status")[0] == "connected" })
+	if n := len(b.texts("#transcript > li.clarify")); n != 2 {
+		t.Errorf("after the resend the transcript has %d questions, want 2", n)
+	}
 
 	// And misses nothing: while it is cut off a notification arrives; when
 	// it connects again it resumes after the last frame it showed.
@@ -109,10 +148,18 @@ func TestWebPageInABrowser(t *testing.T) {
 		t.Fatal("the notification was never delivered")
 	}
 	b.script(`connect(); return true`, nil)
-	b.waitText("#transcript li.notification", "Your payslip arrived")
-	if n := len(b.texts("#transcript li.answer")); n != 1 {
-		t.Errorf("after the resume the transcript has %d answers, want 1 (nothing shown twice)", n)
+	b.waitText("#transcript > li.notification", "Your payslip arrived")
+	if n := len(b.texts("#transcript > li.clarify")); n != 2 {
+		t.Errorf("after the resume the transcript has %d questions, want 2 (nothing shown twice)", n)
 	}
+	b.shot("04-after-resume")
+}
+
+// say types text into the composer and presses Enter.
+func say(b *browser, text string) {
+	b.t.Helper()
+	b.typeInto("#message", text)
+	b.typeInto("#message", keyEnter)
 }
 
 // publishNotification puts a Notification for the demo user on NOTIFY, as

@@ -11,13 +11,16 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 )
 
 // A small W3C WebDriver client over chromedriver, driving Debian's headless
-// Chromium: enough to load the web page, type, click and read it back.
+// Chromium: enough to load the web page, step into the widget's frame,
+// type, press key chords, click, resize, emulate a dark system theme, read
+// the page back and take screenshots.
 // Both programs must be installed (packages chromium and chromium-driver;
 // .ci/run installs them): a browser test never skips.
 
@@ -77,7 +80,8 @@ func startBrowser(t *testing.T) *browser {
 		"browserName": "chrome",
 		"goog:chromeOptions": map[string]any{
 			"binary": chrome,
-			"args":   []string{"--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1200,900"},
+			"args": []string{"--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1200,900",
+				"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"},
 		},
 	}}}, &session)
 	if session.SessionID == "" {
@@ -180,13 +184,20 @@ func (b *browser) click(css string) {
 	b.call(http.MethodPost, "/element/"+id+"/click", map[string]any{}, nil)
 }
 
-// screenshot saves the page as a PNG when PURSER_SCREENSHOT names a
-// file, for a person to look at; tests never depend on it.
-func (b *browser) screenshot() {
+// shot saves the whole window as <name>.png in the test's artifact folder
+// (kept with go test -artifacts, under -outputdir), or in the folder that
+// PURSER_SCREENSHOTS names, for a person to look at; tests never depend
+// on it.
+func (b *browser) shot(name string) {
 	b.t.Helper()
-	path := os.Getenv("PURSER_SCREENSHOT")
-	if path == "" {
-		return
+	dir := os.Getenv("PURSER_SCREENSHOTS")
+	if dir == "" {
+		dir = b.t.ArtifactDir()
+	} else {
+		dir = filepath.Join(dir, b.t.Name())
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.t.Fatal(err)
 	}
 	var encoded string
 	b.call(http.MethodGet, "/screenshot", nil, &encoded)
@@ -194,9 +205,76 @@ func (b *browser) screenshot() {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	if err := os.WriteFile(path, png, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
 		b.t.Fatal(err)
 	}
+}
+
+// intoFrame switches the browser's commands into the iframe matching css;
+// top switches back to the page itself.
+func (b *browser) intoFrame(css string) {
+	b.t.Helper()
+	id := b.element(css)
+	b.call(http.MethodPost, "/frame", map[string]any{"id": map[string]string{elementKey: id}}, nil)
+}
+
+func (b *browser) top() {
+	b.t.Helper()
+	b.call(http.MethodPost, "/frame", map[string]any{"id": nil}, nil)
+}
+
+// WebDriver key codes for the modifier and special keys.
+const (
+	keyShift   = "\uE008"
+	keyControl = "\uE009"
+	keyEnter   = "\uE007"
+	keyEscape  = "\uE00C"
+	keyMeta    = "\uE03D"
+)
+
+// keys presses the keys together, in order, and releases them in reverse,
+// at whatever has the keyboard focus: a chord such as Ctrl+Shift+D.
+func (b *browser) keys(chord ...string) {
+	b.t.Helper()
+	var acts []map[string]string
+	for _, k := range chord {
+		acts = append(acts, map[string]string{"type": "keyDown", "value": k})
+	}
+	for i := len(chord) - 1; i >= 0; i-- {
+		acts = append(acts, map[string]string{"type": "keyUp", "value": chord[i]})
+	}
+	b.call(http.MethodPost, "/actions", map[string]any{"actions": []any{
+		map[string]any{"type": "key", "id": "keyboard", "actions": acts},
+	}}, nil)
+	b.call(http.MethodDelete, "/actions", nil, nil)
+}
+
+// windowSize sets the browser window's outer size.
+func (b *browser) windowSize(w, h int) {
+	b.t.Helper()
+	b.call(http.MethodPost, "/window/rect", map[string]int{"width": w, "height": h}, nil)
+}
+
+// prefersDark makes the page see the system's colour scheme as dark or
+// light, through the DevTools protocol.
+func (b *browser) prefersDark(dark bool) {
+	b.t.Helper()
+	scheme := "light"
+	if dark {
+		scheme = "dark"
+	}
+	b.call(http.MethodPost, "/goog/cdp/execute", map[string]any{"cmd": "Emulation.setEmulatedMedia", "params": map[string]any{
+		"features": []map[string]string{{"name": "prefers-color-scheme", "value": scheme}},
+	}}, nil)
+}
+
+// value returns what a script computes from the element matching css
+// (arguments[0]), as a string.
+func (b *browser) eval(js string, args ...any) string {
+	b.t.Helper()
+	var out any
+	b.script(js, &out, args...)
+	return fmt.Sprint(out)
 }
 
 // texts returns the text of every element matching css, in order.
@@ -213,7 +291,7 @@ func (b *browser) waitFor(what string, cond func() bool) {
 	deadline := time.Now().Add(b.timeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			b.t.Fatalf("waited %s for %s; transcript: %q", b.timeout, what, b.texts("#transcript li"))
+			b.t.Fatalf("waited %s for %s; transcript: %q", b.timeout, what, b.texts("#transcript > li"))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -234,4 +312,13 @@ func (b *browser) waitText(css, want string) string {
 		return false
 	})
 	return got
+}
+
+// waitExact waits until the first element matching css holds exactly want.
+func (b *browser) waitExact(css, want string) {
+	b.t.Helper()
+	b.waitFor(fmt.Sprintf("%s to be %q", css, want), func() bool {
+		got := b.texts(css)
+		return len(got) > 0 && got[0] == want
+	})
 }

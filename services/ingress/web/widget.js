@@ -1,0 +1,201 @@
+// purser's widget loader: one script tag puts the assistant into any page.
+//
+//   <script src="https://purser.example/widget.js" defer
+//           data-token-url="/purser-token" data-theme="system" data-docked="false"></script>
+//
+// or, for a host that hands the token over itself:
+//
+//   window.PurserSettings = { getToken: async () => (await fetch("/t")).text(), theme: "dark" };
+//   <script src="https://purser.example/widget.js" defer></script>
+//
+// or Purser.mount({...}) later. The chat itself runs in an iframe served by
+// purser under purser's own strict Content-Security-Policy; this script only
+// places that frame (bubble, docked sidebar, closed launcher), carries the
+// keyboard shortcuts while focus is in the host page, and passes the token
+// the host gives it to the frame with postMessage, addressed to purser's
+// origin only. The host page needs script-src and frame-src for purser's
+// origin, and purser needs the host's origin in PURSER_ALLOWED_ORIGINS.
+// Styles are set through the CSSOM, which a host's CSP does not block.
+(function () {
+  "use strict";
+  if (window.Purser && window.Purser.mounted) return;
+
+  const script = document.currentScript;
+  const layoutKey = "purser.widget.docked"; // kept while the chat is open docked
+  const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
+
+  function settingsFromScript() {
+    const s = {};
+    if (!script) return s;
+    const d = script.dataset;
+    s.server = d.server || new URL(script.src, location.href).origin;
+    if (d.tokenUrl) s.tokenUrl = d.tokenUrl;
+    if (d.theme) s.theme = d.theme;
+    if (d.docked) s.docked = d.docked === "true";
+    if (d.open) s.open = d.open === "true";
+    return s;
+  }
+
+  function mount(options) {
+    if (api.mounted) return api;
+    const opts = Object.assign({ theme: "system", docked: false, open: false }, settingsFromScript(), window.PurserSettings || {}, options || {});
+    const server = new URL(opts.server || location.origin, location.href).origin;
+    const state = { open: false, docked: false, ready: false, toasts: false, lastFocus: null };
+
+    const frame = document.createElement("iframe");
+    const src = new URL("/chat", server);
+    src.searchParams.set("host", location.origin);
+    src.searchParams.set("theme", ["light", "dark", "system"].includes(opts.theme) ? opts.theme : "system");
+    frame.src = src.href;
+    frame.title = "purser assistant";
+    frame.id = "purser-widget";
+    frame.setAttribute("allow", "clipboard-write");
+    Object.assign(frame.style, {
+      position: "fixed", zIndex: "2147483000", border: "0", background: "transparent",
+      colorScheme: "normal", maxWidth: "100vw", maxHeight: "100vh",
+    });
+    const html = document.documentElement;
+    const hostPadding = html.style.paddingRight;
+
+    function phone() { return window.innerWidth <= 480; }
+
+    function place() {
+      const st = frame.style;
+      st.top = st.left = st.right = st.bottom = "auto";
+      html.style.paddingRight = hostPadding;
+      frame.dataset.layout = state.open ? (state.docked ? "docked" : "bubble") : "closed";
+      if (state.open && state.docked) {
+        st.top = "0"; st.right = "0"; st.width = phone() ? "100vw" : "400px"; st.height = "100vh";
+        st.boxShadow = "0 0 0 1px rgba(0,0,0,.12)";
+        if (!phone()) html.style.paddingRight = "400px";
+      } else if (state.open) {
+        if (phone()) { st.top = "0"; st.right = "0"; st.width = "100vw"; st.height = "100vh"; } else {
+          st.right = "16px"; st.bottom = "16px"; st.width = "400px"; st.height = "min(680px, calc(100vh - 32px))";
+        }
+        st.boxShadow = "none";
+      } else {
+        st.right = "8px"; st.bottom = "8px"; st.boxShadow = "none";
+        st.width = state.toasts ? "min(360px, calc(100vw - 16px))" : "80px";
+        st.height = state.toasts ? "260px" : "80px";
+      }
+    }
+
+    function post(msg) {
+      if (frame.contentWindow) frame.contentWindow.postMessage(msg, server);
+    }
+
+    function tell() {
+      post({ type: "purser:state", open: state.open, docked: state.docked, phone: phone() });
+    }
+
+    function set(open, docked) {
+      const wasOpen = state.open;
+      state.open = open;
+      state.docked = open && docked;
+      try {
+        if (state.open && state.docked) localStorage.setItem(layoutKey, "1");
+        else localStorage.removeItem(layoutKey);
+      } catch { /* storage refused: docking lasts this page only */ }
+      place();
+      if (open && !wasOpen) {
+        state.lastFocus = document.activeElement;
+        frame.focus();
+      }
+      tell();
+      if (!open && wasOpen && state.lastFocus && state.lastFocus !== frame && state.lastFocus.focus) {
+        // Focus goes back where it was in the host page.
+        state.lastFocus.focus();
+      }
+    }
+
+    async function token() {
+      try {
+        if (typeof opts.getToken === "function") return (await opts.getToken()) || "";
+        if (opts.tokenUrl) {
+          const resp = await fetch(opts.tokenUrl, { credentials: "include", headers: { Accept: "application/json" } });
+          if (!resp.ok) return "";
+          const type = resp.headers.get("Content-Type") || "";
+          if (type.includes("json")) return (await resp.json()).token || "";
+          return (await resp.text()).trim();
+        }
+      } catch { /* signed out */ }
+      return "";
+    }
+
+    async function sendToken() {
+      post({ type: "purser:token", token: await token() });
+    }
+
+    window.addEventListener("message", (ev) => {
+      if (ev.source !== frame.contentWindow || ev.origin !== server) return;
+      const m = ev.data || {};
+      switch (m.type) {
+        case "purser:ready":
+          state.ready = true;
+          tell();
+          sendToken();
+          break;
+        case "purser:need-token":
+          sendToken();
+          break;
+        case "purser:toggle":
+          set(m.open === undefined ? !state.open : !!m.open, state.docked);
+          break;
+        case "purser:dock":
+          toggleDock();
+          break;
+        case "purser:toasts":
+          state.toasts = !!m.showing;
+          place();
+          break;
+        case "purser:navigate":
+          // A citation the host may show: only http(s) links.
+          try {
+            const u = new URL(m.url, location.href);
+            if (u.protocol === "https:" || u.protocol === "http:") window.open(u.href, "_blank", "noopener");
+          } catch { /* ignored */ }
+          break;
+      }
+    });
+
+    function toggleDock() {
+      // Docking opens the chat; undocking leaves it open as a bubble.
+      if (!state.open || !state.docked) set(true, true);
+      else set(true, false);
+    }
+
+    window.addEventListener("keydown", (ev) => {
+      if (ev.code !== "KeyD" && ev.key.toLowerCase() !== "d") return;
+      if (!(isMac ? ev.metaKey : ev.ctrlKey) || ev.altKey) return;
+      ev.preventDefault();
+      if (ev.shiftKey) toggleDock(); else set(!state.open, state.docked);
+    }, true);
+    window.addEventListener("resize", () => { place(); tell(); });
+
+    let docked = !!opts.docked;
+    let open = !!opts.open || docked;
+    try { if (localStorage.getItem(layoutKey) === "1") { open = true; docked = true; } } catch { /* no storage */ }
+    state.open = open;
+    state.docked = open && docked;
+    place();
+    (document.body || html).appendChild(frame);
+
+    api.mounted = true;
+    api.open = () => set(true, state.docked);
+    api.close = () => set(false, state.docked);
+    api.toggle = () => set(!state.open, state.docked);
+    api.dock = (on) => set(on !== false ? true : state.open, on !== false);
+    api.state = () => ({ open: state.open, docked: state.docked, ready: state.ready });
+    api.refreshToken = sendToken;
+    return api;
+  }
+
+  const api = { mounted: false, mount };
+  window.Purser = api;
+
+  // Mount at once when the tag or the page says how to get a token.
+  const auto = script && (script.dataset.tokenUrl || script.dataset.mount === "auto");
+  if (auto || window.PurserSettings) {
+    if (document.body) mount(); else document.addEventListener("DOMContentLoaded", () => mount());
+  }
+})();
