@@ -331,6 +331,7 @@ function connect() {
   $("signin").hidden = true;
   showView(state.view);
   $("inbox-button").hidden = false;
+  if (state.layout.open && document.hasFocus() && document.activeElement === document.body) focusInside();
   setStatus("connecting…");
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   // Browsers cannot set headers on a websocket: the token travels as a
@@ -811,7 +812,11 @@ function showView(view) {
   $("inbox").hidden = !inbox;
   $("chat").hidden = inbox;
   $("inbox-button").setAttribute("aria-expanded", String(inbox));
-  if (inbox) $("inbox-close").focus();
+  if (inbox) {
+    // The inbox shows what the toasts said.
+    for (const t of [...$("toasts").children]) dismiss(t);
+    $("inbox-close").focus();
+  }
 }
 
 // ---- keyboard ----

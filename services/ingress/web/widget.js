@@ -59,22 +59,22 @@
 
     function phone() { return window.innerWidth <= 480; }
 
+    // place sizes and positions the frame. A fixed box's percentages are
+    // of the viewport without the host's scrollbars.
     function place() {
       const st = frame.style;
-      st.top = st.left = st.right = st.bottom = "auto";
+      st.top = st.left = st.right = st.bottom = st.width = st.height = "auto";
       html.style.paddingRight = hostPadding;
       frame.dataset.layout = state.open ? (state.docked ? "docked" : "bubble") : "closed";
-      if (state.open && state.docked) {
-        st.top = "0"; st.right = "0"; st.width = phone() ? "100vw" : "400px"; st.height = "100vh";
-        st.boxShadow = "0 0 0 1px rgba(0,0,0,.12)";
-        if (!phone()) html.style.paddingRight = "400px";
+      if (state.open && (state.docked || phone())) {
+        st.top = st.right = "0";
+        st.height = "100%";
+        st.width = phone() ? "100%" : "400px";
+        if (state.docked && !phone()) html.style.paddingRight = "400px";
       } else if (state.open) {
-        if (phone()) { st.top = "0"; st.right = "0"; st.width = "100vw"; st.height = "100vh"; } else {
-          st.right = "16px"; st.bottom = "16px"; st.width = "400px"; st.height = "min(680px, calc(100vh - 32px))";
-        }
-        st.boxShadow = "none";
+        st.right = "16px"; st.bottom = "16px"; st.width = "400px"; st.height = "min(680px, calc(100vh - 32px))";
       } else {
-        st.right = "8px"; st.bottom = "8px"; st.boxShadow = "none";
+        st.right = "8px"; st.bottom = "8px";
         st.width = state.toasts ? "min(360px, calc(100vw - 16px))" : "80px";
         st.height = state.toasts ? "260px" : "80px";
       }

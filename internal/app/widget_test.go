@@ -1,0 +1,392 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/config"
+)
+
+// The widget in Chromium, as a person uses it with the keyboard: Ctrl+D
+// opens and closes it from the host page and from inside the chat, focus
+// goes into the composer and back to where it was; Ctrl+Shift+D docks it
+// to the right (opening it) and back to a bubble; docking outlasts a
+// reload while open; Enter sends, Shift+Enter adds a line; the message
+// shows at once with "Sending…" in the header and a "Thinking…" bubble
+// until the turn's first frame; the dark theme follows the system and the
+// switch overrides it both ways.
+func TestWidgetShortcutsLayoutsAndThemes(t *testing.T) {
+	info := startUp(t)
+	b := startBrowser(t)
+	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
+	layout := func() string { return b.eval(`return document.getElementById("purser-widget").dataset.layout`) }
+	waitLayout := func(want string) {
+		t.Helper()
+		b.waitFor("the widget "+want, func() bool { return layout() == want })
+	}
+	waitLayout("closed")
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	b.top()
+
+	// Ctrl+D from the host page opens the bubble and puts the keyboard in
+	// the composer.
+	b.click("#host-search")
+	b.keys(keyControl, "d")
+	waitLayout("bubble")
+	b.intoFrame("#purser-widget")
+	b.waitFor("the composer focused", func() bool {
+		return b.eval(`return document.hasFocus() && document.activeElement.id`) == "message"
+	})
+	b.shot("01-bubble-light")
+	// Ctrl+D inside the chat closes it; focus returns to the host's field.
+	b.keys(keyControl, "d")
+	b.top()
+	waitLayout("closed")
+	b.waitFor("focus back in the host page", func() bool { return b.eval(`return document.activeElement.id`) == "host-search" })
+
+	// Ctrl+Shift+D docks (and opens); the host's content makes room.
+	b.keys(keyControl, keyShift, "d")
+	waitLayout("docked")
+	if pad := b.eval(`return document.documentElement.style.paddingRight`); pad != "400px" {
+		t.Errorf("docked: the host page's right padding is %q, want 400px", pad)
+	}
+	if w := b.eval(`const r = document.getElementById("purser-widget").getBoundingClientRect(); return r.right === document.documentElement.clientWidth && r.height === document.documentElement.clientHeight ? "edge" : JSON.stringify(r)`); w != "edge" {
+		t.Errorf("docked frame is not a full-height right sidebar: %s", w)
+	}
+	b.shot("02-docked")
+	// Docking persists while open, across a reload.
+	b.reload()
+	waitLayout("docked")
+	// Ctrl+Shift+D inside the chat undocks to a bubble, still open.
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	b.click("#message")
+	b.keys(keyControl, keyShift, "d")
+	b.top()
+	waitLayout("bubble")
+	if pad := b.eval(`return document.documentElement.style.paddingRight`); pad != "" {
+		t.Errorf("undocked: the host page keeps right padding %q", pad)
+	}
+	if kept := b.eval(`return localStorage.getItem("purser.widget.docked")`); kept != "<nil>" {
+		t.Errorf("undocked, but the docking is still remembered: %q", kept)
+	}
+	b.reload()
+	waitLayout("closed")
+	b.click("#host-search")
+	b.keys(keyControl, "d")
+	waitLayout("bubble")
+
+	// Shift+Enter adds a line; Enter sends. Everything the person should
+	// see on the way is recorded by an observer in the page.
+	b.intoFrame("#purser-widget")
+	b.waitFor("the composer focused", func() bool { return b.eval(`return document.activeElement.id`) == "message" })
+	b.typeInto("#message", "add £4 flat white")
+	b.keys(keyShift, keyEnter)
+	b.typeInto("#message", "today")
+	if v := b.eval(`return document.getElementById("message").value`); v != "add £4 flat white\ntoday" {
+		t.Fatalf("after Shift+Enter the composer holds %q", v)
+	}
+	if n := len(b.texts("#transcript > li.user")); n != 0 {
+		t.Fatalf("Shift+Enter sent the message (%d bubbles)", n)
+	}
+	b.script(`window.seen = [];
+		new MutationObserver((records) => {
+			for (const r of records) {
+				for (const n of r.addedNodes) if (n.nodeType === 1 && n.parentNode && n.parentNode.id === "transcript") seen.push("+" + n.className);
+				for (const n of r.removedNodes) if (n.nodeType === 1 && r.target.id === "transcript") seen.push("-" + n.className);
+				if (r.target.id === "status" || (r.target.parentNode && r.target.parentNode.id === "status")) seen.push("status:" + document.getElementById("status").textContent);
+			}
+		}).observe(document.body, { childList: true, subtree: true, characterData: true });
+		return true`, nil)
+	b.keys(keyEnter)
+	b.waitText("#transcript > li.proposal", "flat white")
+	if v := b.eval(`return document.getElementById("message").value`); v != "" {
+		t.Errorf("after Enter the composer still holds %q", v)
+	}
+	if got := b.texts("#transcript > li.user"); len(got) != 1 || got[0] != "add £4 flat white\ntoday" {
+		t.Errorf("the sent message shows as %q", got)
+	}
+	b.waitExact("#status", "connected")
+	var seen []string
+	b.script(`return seen`, &seen)
+	order := strings.Join(seen, " ")
+	user, sending, thinking := index(seen, "+user pending"), index(seen, "status:Sending…"), index(seen, "+assistant thinking")
+	gone := index(seen, "-assistant thinking")
+	firstFrame := indexPrefix(seen, "+tool", "+assistant proposal")
+	if user != 0 || sending < 0 || thinking < 0 || gone < 0 || firstFrame < 0 {
+		t.Fatalf("what the page showed, in order: %s", order)
+	}
+	if gone > firstFrame {
+		t.Errorf("the Thinking… bubble outlived the turn's first frame: %s", order)
+	}
+	if len(b.texts("#transcript > li.thinking")) != 0 {
+		t.Errorf("a Thinking… bubble is left over")
+	}
+	b.shot("03-proposal-light")
+
+	// Dark theme: the system's, then the switch both ways.
+	bg := func() string {
+		return b.eval(`return getComputedStyle(document.getElementById("panel")).backgroundColor`)
+	}
+	const light, dark = "rgb(255, 255, 255)", "rgb(23, 27, 32)"
+	if got := bg(); got != light {
+		t.Errorf("light system: panel background %s", got)
+	}
+	b.top()
+	b.prefersDark(true)
+	b.intoFrame("#purser-widget")
+	b.waitFor("the dark theme from the system", func() bool { return bg() == dark })
+	if p := b.eval(`return document.getElementById("theme-button").getAttribute("aria-pressed")`); p != "true" {
+		t.Errorf("dark theme, but the switch says aria-pressed=%s", p)
+	}
+	b.shot("04-bubble-dark")
+	b.click("#theme-button")
+	b.waitFor("the switch to light", func() bool { return bg() == light })
+	b.shot("05-switched-light-on-dark-system")
+	b.top()
+	b.prefersDark(false)
+	b.intoFrame("#purser-widget")
+	b.click("#theme-button")
+	b.waitFor("the switch to dark", func() bool { return bg() == dark })
+	b.reload()
+	b.intoFrame("#purser-widget")
+	b.waitFor("the chosen dark theme after reload", func() bool { return bg() == dark })
+}
+
+// The edit flow on a phone-sized screen: the bubble fills the screen; Edit
+// opens a form with the proposal's arguments; a change the server refuses
+// is an error in the conversation and the card stays open; a valid change
+// is approved and is what gets stored. The inbox, with its unread count,
+// stays reachable at 390 px wide, and a notification pops up as a toast.
+func TestWidgetEditOnAPhone(t *testing.T) {
+	info := startUp(t)
+	b := startBrowser(t)
+	b.windowSize(390, 844)
+	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
+	if w := b.eval(`return innerWidth`); w != "390" {
+		t.Fatalf("the page is %s px wide, want 390", w)
+	}
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	b.shot("01-phone-closed")
+	b.click("#launcher")
+	b.top()
+	b.waitFor("a full-screen chat", func() bool {
+		return b.eval(`const r = document.getElementById("purser-widget").getBoundingClientRect(); const e = document.documentElement; return r.width === e.clientWidth && r.height === e.clientHeight`) == "true"
+	})
+	b.intoFrame("#purser-widget")
+	say(b, "add £4 flat white today")
+	b.waitText("#transcript > li.proposal", "flat white")
+	b.click(`#transcript > li.proposal button[data-decision="edit"]`)
+	b.waitFor("the edit form", func() bool { return b.eval(`return document.querySelector("li.proposal form.edit").hidden`) == "false" })
+	fields := b.eval(`return [...document.querySelectorAll("li.proposal form.edit input")].map(i => i.name + "=" + i.value).join(" ")`)
+	if !strings.Contains(fields, "item=flat white") || !strings.Contains(fields, "amount=4") {
+		t.Fatalf("the edit form holds %s", fields)
+	}
+	b.shot("02-phone-edit-form")
+
+	setField := func(name, value string) {
+		b.script(`const i = document.querySelector("li.proposal form.edit input[name='" + arguments[0] + "']"); i.value = ""; return true`, nil, name)
+		b.typeInto(`li.proposal form.edit input[name="`+name+`"]`, value)
+	}
+	// The server refuses an amount that is not one.
+	setField("amount", "lots")
+	b.click("li.proposal form.edit button.save")
+	b.waitText("#transcript > li.error", "not valid")
+	b.waitFor("the card open again", func() bool {
+		return b.eval(`return document.querySelector("li.proposal button[data-decision='approve']").disabled`) == "false"
+	})
+	b.shot("03-phone-edit-refused")
+
+	b.click(`#transcript > li.proposal button[data-decision="edit"]`)
+	setField("item", "oat flat white")
+	setField("amount", "4.80")
+	b.click("li.proposal form.edit button.save")
+	b.waitText("#transcript > li.proposal .decided", "Approved with changes")
+	b.waitText("#transcript > li.answer", "oat flat white")
+	b.shot("04-phone-edited-answer")
+	listed := listExpenses(t, info)
+	if !strings.Contains(listed, `"item":"oat flat white"`) || !strings.Contains(listed, `"minor":480`) {
+		t.Errorf("the stored expenses are not the edited ones: %s", listed)
+	}
+	if strings.Contains(listed, `"item":"flat white"`) {
+		t.Errorf("the original proposal was stored too: %s", listed)
+	}
+
+	// A notification: a toast, the count on the inbox button, and the inbox
+	// inside the screen.
+	nc, err := nats.Connect(info.NATSURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	publishNotification(t, nc, "payslip-2", "Your payslip arrived")
+	b.waitText("#toasts .toast", "Your payslip arrived")
+	b.waitExact("#unread", "1")
+	b.shot("05-phone-toast")
+	b.click("#inbox-button")
+	b.waitText("#notifications li.unread", "Your payslip arrived")
+	if in := b.eval(`const r = document.getElementById("inbox").getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth && r.width > 300 && r.height > 200`); in != "true" {
+		t.Errorf("the inbox is not on the phone's screen")
+	}
+	b.shot("06-phone-inbox")
+	b.click("#notifications li.unread button")
+	b.waitFor("read", func() bool { return b.eval(`return document.getElementById("unread").hidden`) == "true" })
+	// Escape leaves the inbox for the chat, with the keyboard in the composer.
+	b.keys(keyEscape)
+	b.waitFor("back in the chat", func() bool { return b.eval(`return document.activeElement.id`) == "message" })
+}
+
+// The widget in a foreign host page, served from another origin (another
+// site: localhost, where purser is on 127.0.0.1) under its own strict CSP,
+// with one script tag that names a token URL of the host's and the dark
+// theme. The host's origin is in PURSER_ALLOWED_ORIGINS, which lets it
+// frame the chat; the chat answers a question.
+func TestWidgetInAForeignHostPage(t *testing.T) {
+	hostLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostOrigin := fmt.Sprintf("localhost:%d", hostLn.Addr().(*net.TCPAddr).Port)
+	info := startUp(t, func(c *config.Config) { c.AllowedOrigins = []string{hostOrigin} })
+	purser := "http://" + info.HTTPAddr
+	token := widgetToken(t, info, "carol")
+	tokenAsked := make(chan struct{}, 8)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src "+purser+"; frame-src "+purser+"; connect-src 'self'; style-src 'self'")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html><head><title>Acme Books</title>
+<script src="%s/widget.js" data-token-url="/session/purser-token" data-theme="dark" defer></script></head>
+<body><h1>Acme Books</h1><p>Invoices, bills and the assistant in the corner.</p><input id="host-field"></body></html>`, purser)
+	})
+	mux.HandleFunc("GET /session/purser-token", func(w http.ResponseWriter, r *http.Request) {
+		tokenAsked <- struct{}{}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]string{"token": token})
+	})
+	host := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = host.Serve(hostLn) }()
+	t.Cleanup(func() { _ = host.Close() })
+
+	resp, err := http.Get(purser + "/chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.HasSuffix(csp, "frame-ancestors 'self' "+hostOrigin) {
+		t.Errorf("/chat's CSP = %q, want frame-ancestors 'self' %s only", csp, hostOrigin)
+	}
+
+	b := startBrowser(t)
+	b.open("http://" + hostOrigin + "/")
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	select {
+	case <-tokenAsked:
+	default:
+		t.Error("the widget connected without asking the host's token URL")
+	}
+	if th := b.eval(`return document.documentElement.dataset.theme`); th != "dark" {
+		t.Errorf("data-theme=dark on the tag gave theme %q", th)
+	}
+	b.click("#launcher")
+	say(b, "how much did I spend this month?")
+	b.waitText("#transcript > li.answer", "")
+	b.shot("01-foreign-host-dark")
+	b.top()
+	b.click("#host-field")
+	b.keys(keyControl, "d")
+	b.waitFor("closed by Ctrl+D from the host page", func() bool {
+		return b.eval(`return document.getElementById("purser-widget").dataset.layout`) == "closed"
+	})
+}
+
+// Two browsers signed in as the same user see the same live frames: a
+// proposal asked for in one can be approved in the other, and both show
+// the same answer.
+func TestWidgetTwoBrowsersOneUser(t *testing.T) {
+	info := startUp(t)
+	page := "http://" + info.HTTPAddr + "/#token=" + info.DemoToken
+	one, two := startBrowser(t), startBrowser(t)
+	for _, b := range []*browser{one, two} {
+		b.open(page)
+		b.intoFrame("#purser-widget")
+		b.waitExact("#status", "connected")
+		b.click("#launcher")
+	}
+	say(one, "add £7.20 lunch today")
+	two.waitText("#transcript > li.proposal", "lunch")
+	one.waitText("#transcript > li.proposal", "lunch")
+	two.click(`#transcript > li.proposal button[data-decision="approve"]`)
+	a1 := one.waitText("#transcript > li.answer", "lunch")
+	a2 := two.waitText("#transcript > li.answer", "lunch")
+	if a1 != a2 {
+		t.Errorf("the two browsers show different answers: %q and %q", a1, a2)
+	}
+	one.shot("01-first-browser")
+	two.shot("02-second-browser")
+}
+
+func index(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func indexPrefix(list []string, prefixes ...string) int {
+	for i, x := range list {
+		for _, p := range prefixes {
+			if strings.HasPrefix(x, p) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// widgetToken mints a member's token in the demo tenant.
+func widgetToken(t *testing.T, i Info, user string) string {
+	t.Helper()
+	tok, err := auth.NewMinter(i.Secret, "purser", "purser", time.Now).Mint(DemoTenant, user, []auth.Role{auth.RoleMember}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// listExpenses asks for the demo user's expenses this month over HTTP and
+// returns the listing as JSON.
+func listExpenses(t *testing.T, i Info) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+i.HTTPAddr+"/v1/chat",
+		strings.NewReader(`{"history":[],"message":"list my expenses this month","conversation_id":"widget-check"}`))
+	req.Header.Set("Authorization", "Bearer "+i.DemoToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var out struct {
+		Listed json.RawMessage `json:"listed"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &out) != nil {
+		t.Fatalf("list expenses = %d %s", resp.StatusCode, body)
+	}
+	return string(out.Listed)
+}
