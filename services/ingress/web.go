@@ -60,7 +60,11 @@ func frameAncestors(patterns []string) []string {
 type webFile struct {
 	name, contentType string
 	csp               string
-	crossOrigin       bool // may be loaded by pages of other origins
+	// corp is the Cross-Origin-Resource-Policy: cross-origin for what
+	// other sites load (the widget script, the framed chat).
+	corp string
+	// script for every site: widget.js may be fetched with CORS (SRI).
+	anyOrigin bool
 }
 
 func (in *Ingress) webRoutes(mux *http.ServeMux) {
@@ -69,13 +73,13 @@ func (in *Ingress) webRoutes(mux *http.ServeMux) {
 		chat += " " + strings.Join(more, " ")
 	}
 	for pattern, file := range map[string]webFile{
-		"GET /{$}":       {name: "web/index.html", contentType: "text/html; charset=utf-8", csp: pageCSP},
-		"GET /demo.js":   {name: "web/demo.js", contentType: "text/javascript; charset=utf-8", csp: pageCSP},
-		"GET /demo.css":  {name: "web/demo.css", contentType: "text/css; charset=utf-8", csp: pageCSP},
-		"GET /widget.js": {name: "web/widget.js", contentType: "text/javascript; charset=utf-8", csp: pageCSP, crossOrigin: true},
-		"GET /chat":      {name: "web/chat.html", contentType: "text/html; charset=utf-8", csp: chat},
-		"GET /chat.js":   {name: "web/chat.js", contentType: "text/javascript; charset=utf-8", csp: pageCSP},
-		"GET /chat.css":  {name: "web/chat.css", contentType: "text/css; charset=utf-8", csp: pageCSP},
+		"GET /{$}":       {name: "web/index.html", contentType: "text/html; charset=utf-8", csp: pageCSP, corp: "same-origin"},
+		"GET /demo.js":   {name: "web/demo.js", contentType: "text/javascript; charset=utf-8", csp: pageCSP, corp: "same-origin"},
+		"GET /demo.css":  {name: "web/demo.css", contentType: "text/css; charset=utf-8", csp: pageCSP, corp: "same-origin"},
+		"GET /widget.js": {name: "web/widget.js", contentType: "text/javascript; charset=utf-8", csp: pageCSP, corp: "cross-origin", anyOrigin: true},
+		"GET /chat":      {name: "web/chat.html", contentType: "text/html; charset=utf-8", csp: chat, corp: "cross-origin"},
+		"GET /chat.js":   {name: "web/chat.js", contentType: "text/javascript; charset=utf-8", csp: pageCSP, corp: "same-origin"},
+		"GET /chat.css":  {name: "web/chat.css", contentType: "text/css; charset=utf-8", csp: pageCSP, corp: "same-origin"},
 	} {
 		body, err := webFiles.ReadFile(file.name)
 		if err != nil {
@@ -93,11 +97,9 @@ func (in *Ingress) webRoutes(mux *http.ServeMux) {
 			// new release reaches every host page at once.
 			h.Set("Cache-Control", "no-cache")
 			h.Set("ETag", etag)
-			if file.crossOrigin {
-				h.Set("Cross-Origin-Resource-Policy", "cross-origin")
+			h.Set("Cross-Origin-Resource-Policy", file.corp)
+			if file.anyOrigin {
 				h.Set("Access-Control-Allow-Origin", "*")
-			} else {
-				h.Set("Cross-Origin-Resource-Policy", "same-origin")
 			}
 			if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, etag) {
 				w.WriteHeader(http.StatusNotModified)
