@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,6 +162,13 @@ func TestWidgetShortcutsLayoutsAndThemes(t *testing.T) {
 	b.reload()
 	b.intoFrame("#purser-widget")
 	b.waitFor("the chosen dark theme after reload", func() bool { return bg() == dark })
+
+	// Escape closes the bubble.
+	b.click("#launcher")
+	b.waitFor("the composer focused", func() bool { return b.eval(`return document.activeElement.id`) == "message" })
+	b.keys(keyEscape)
+	b.top()
+	waitLayout("closed")
 }
 
 // The edit flow on a phone-sized screen: the bubble fills the screen; Edit
@@ -251,7 +259,9 @@ func TestWidgetEditOnAPhone(t *testing.T) {
 // site: localhost, where purser is on 127.0.0.1) under its own strict CSP,
 // with one script tag that names a token URL of the host's and the dark
 // theme. The host's origin is in PURSER_ALLOWED_ORIGINS, which lets it
-// frame the chat; the chat answers a question.
+// frame the chat; the chat answers a question. The first token the host
+// hands over is short-lived: when it expires the widget asks the host for
+// a new one and carries on.
 func TestWidgetInAForeignHostPage(t *testing.T) {
 	hostLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -260,8 +270,7 @@ func TestWidgetInAForeignHostPage(t *testing.T) {
 	hostOrigin := fmt.Sprintf("localhost:%d", hostLn.Addr().(*net.TCPAddr).Port)
 	info := startUp(t, func(c *config.Config) { c.AllowedOrigins = []string{hostOrigin} })
 	purser := "http://" + info.HTTPAddr
-	token := widgetToken(t, info, "carol")
-	tokenAsked := make(chan struct{}, 8)
+	var asked atomic.Int32
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src "+purser+"; frame-src "+purser+"; connect-src 'self'; style-src 'self'")
@@ -271,9 +280,12 @@ func TestWidgetInAForeignHostPage(t *testing.T) {
 <body><h1>Acme Books</h1><p>Invoices, bills and the assistant in the corner.</p><input id="host-field"></body></html>`, purser)
 	})
 	mux.HandleFunc("GET /session/purser-token", func(w http.ResponseWriter, r *http.Request) {
-		tokenAsked <- struct{}{}
+		ttl := time.Hour
+		if asked.Add(1) == 1 {
+			ttl = 4 * time.Second
+		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]string{"token": token})
+		_ = json.NewEncoder(w).Encode(map[string]string{"token": widgetToken(t, info, "carol", ttl)})
 	})
 	host := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = host.Serve(hostLn) }()
@@ -292,9 +304,7 @@ func TestWidgetInAForeignHostPage(t *testing.T) {
 	b.open("http://" + hostOrigin + "/")
 	b.intoFrame("#purser-widget")
 	b.waitExact("#status", "connected")
-	select {
-	case <-tokenAsked:
-	default:
+	if asked.Load() == 0 {
 		t.Error("the widget connected without asking the host's token URL")
 	}
 	if th := b.eval(`return document.documentElement.dataset.theme`); th != "dark" {
@@ -303,7 +313,31 @@ func TestWidgetInAForeignHostPage(t *testing.T) {
 	b.click("#launcher")
 	say(b, "how much did I spend this month?")
 	b.waitText("#transcript > li.answer", "")
+
+	// Model text is markdown built as nodes, never HTML: tags stay text,
+	// only http(s) and mailto links are links.
+	b.script(`handle({type: "answer", turn_id: "t-md", answer: {content:
+		"**Total** is <img src=x id=injected> and *more*:\n- [safe](https://example.com/a)\n- [bad](javascript:alert(1))\n\n`+"`code`"+`"}}); return true`, nil)
+	md := b.waitText("#transcript > li.answer", "Total")
+	if !strings.Contains(md, "<img src=x id=injected>") || b.eval(`return document.getElementById("injected") === null`) != "true" {
+		t.Errorf("HTML in an answer became HTML: %q", md)
+	}
+	links := b.eval(`return [...document.querySelectorAll("#transcript li.answer .md a")].map(a => a.textContent + "=" + a.protocol + a.rel).join(" ")`)
+	if links != "safe=https:noopener noreferrer" {
+		t.Errorf("links in the answer: %q", links)
+	}
+	if got := b.eval(`const li = [...document.querySelectorAll("#transcript li.answer")].pop(); return ["strong", "em", "ul li", "code"].map(s => li.querySelectorAll(s).length).join()`); got != "1,1,2,1" {
+		t.Errorf("markdown elements (strong, em, list items, code) = %s", got)
+	}
 	b.shot("01-foreign-host-dark")
+
+	// The first token expires: the widget gets a new one from the host.
+	b.waitFor("a second token from the host", func() bool { return asked.Load() >= 2 })
+	b.waitExact("#status", "connected")
+	say(b, "list my expenses this month")
+	if a := replyTo(b, "list my expenses this month"); !strings.Contains(a, "no expenses") {
+		t.Errorf("after a new token, the answer is %q", a)
+	}
 	b.top()
 	b.click("#host-field")
 	b.keys(keyControl, "d")
@@ -314,17 +348,30 @@ func TestWidgetInAForeignHostPage(t *testing.T) {
 
 // Two browsers signed in as the same user see the same live frames: a
 // proposal asked for in one can be approved in the other, and both show
-// the same answer.
+// the same answer. The second starts signed out: the chat shows a sign-in
+// form and no composer until a token is pasted.
 func TestWidgetTwoBrowsersOneUser(t *testing.T) {
 	info := startUp(t)
-	page := "http://" + info.HTTPAddr + "/#token=" + info.DemoToken
 	one, two := startBrowser(t), startBrowser(t)
-	for _, b := range []*browser{one, two} {
-		b.open(page)
-		b.intoFrame("#purser-widget")
-		b.waitExact("#status", "connected")
-		b.click("#launcher")
+	one.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
+	one.intoFrame("#purser-widget")
+	one.waitExact("#status", "connected")
+	one.click("#launcher")
+
+	two.open("http://" + info.HTTPAddr + "/")
+	two.intoFrame("#purser-widget")
+	two.waitExact("#status", "signed out")
+	two.click("#launcher")
+	two.waitFor("the token field focused", func() bool { return two.eval(`return document.activeElement.id`) == "token" })
+	if shown := two.eval(`const m = document.getElementById("message"); return m.checkVisibility() || document.getElementById("chat").hidden === false`); shown != "false" {
+		t.Errorf("signed out, the composer is shown")
 	}
+	two.shot("00-second-browser-signed-out")
+	two.typeInto("#token", info.DemoToken)
+	two.click("#signin-form button")
+	two.waitExact("#status", "connected")
+	two.waitFor("the composer focused", func() bool { return two.eval(`return document.activeElement.id`) == "message" })
+
 	say(one, "add £7.20 lunch today")
 	two.waitText("#transcript > li.proposal", "lunch")
 	one.waitText("#transcript > li.proposal", "lunch")
@@ -336,6 +383,21 @@ func TestWidgetTwoBrowsersOneUser(t *testing.T) {
 	}
 	one.shot("01-first-browser")
 	two.shot("02-second-browser")
+}
+
+// replyTo waits for the assistant's answer, question or error that
+// follows the person's message text and returns it.
+func replyTo(b *browser, text string) string {
+	b.t.Helper()
+	var got string
+	b.waitFor("a reply to "+text, func() bool {
+		got = b.eval(`const mine = [...document.querySelectorAll("#transcript > li.user")].filter(li => li.textContent === arguments[0]).pop();
+			for (let n = mine && mine.nextElementSibling; n; n = n.nextElementSibling)
+				if (n.matches(".answer, .clarify, .error, .proposal")) return n.textContent;
+			return ""`, text)
+		return got != ""
+	})
+	return got
 }
 
 func index(list []string, s string) int {
@@ -359,9 +421,9 @@ func indexPrefix(list []string, prefixes ...string) int {
 }
 
 // widgetToken mints a member's token in the demo tenant.
-func widgetToken(t *testing.T, i Info, user string) string {
+func widgetToken(t *testing.T, i Info, user string, ttl time.Duration) string {
 	t.Helper()
-	tok, err := auth.NewMinter(i.Secret, "purser", "purser", time.Now).Mint(DemoTenant, user, []auth.Role{auth.RoleMember}, time.Hour)
+	tok, err := auth.NewMinter(i.Secret, "purser", "purser", time.Now).Mint(DemoTenant, user, []auth.Role{auth.RoleMember}, ttl)
 	if err != nil {
 		t.Fatal(err)
 	}
