@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -184,7 +185,7 @@ func (b *browser) click(css string) {
 	b.call(http.MethodPost, "/element/"+id+"/click", map[string]any{}, nil)
 }
 
-// shot saves the whole window as <name>.png in the test's artifact folder
+// shot saves the whole window as <test>-<name>.png in the test's artifact folder
 // (kept with go test -artifacts, under -outputdir), or in the folder that
 // PURSER_SCREENSHOTS names, for a person to look at; tests never depend
 // on it.
@@ -193,8 +194,6 @@ func (b *browser) shot(name string) {
 	dir := os.Getenv("PURSER_SCREENSHOTS")
 	if dir == "" {
 		dir = b.t.ArtifactDir()
-	} else {
-		dir = filepath.Join(dir, b.t.Name())
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.t.Fatal(err)
@@ -205,7 +204,8 @@ func (b *browser) shot(name string) {
 	if err != nil {
 		b.t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+	file := strings.ReplaceAll(b.t.Name(), "/", "_") + "-" + name + ".png"
+	if err := os.WriteFile(filepath.Join(dir, file), png, 0o644); err != nil {
 		b.t.Fatal(err)
 	}
 }

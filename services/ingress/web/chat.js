@@ -569,6 +569,7 @@ function proposal(f) {
     state.decided[p.proposal_id] = decision;
     save("decided", state.decided);
     card.close(label(decision));
+    $("message").focus(); // the buttons it was on are disabled now
   };
   const button = (decision, text, cls) => {
     const b = document.createElement("button");
