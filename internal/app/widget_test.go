@@ -253,6 +253,17 @@ func TestWidgetEditOnAPhone(t *testing.T) {
 	// Escape leaves the inbox for the chat, with the keyboard in the composer.
 	b.keys(keyEscape)
 	b.waitFor("back in the chat", func() bool { return b.eval(`return document.activeElement.id`) == "message" })
+	// Closed, the widget still shows what arrives: a toast above the
+	// launcher and the unread count on it.
+	b.click("#close-button")
+	publishNotification(t, nc, "payslip-3", "Your second payslip arrived")
+	b.waitText("#toasts .toast", "Your second payslip arrived")
+	b.waitExact("#launcher-badge", "1")
+	b.top()
+	b.waitFor("room for the toast", func() bool {
+		return b.eval(`return document.getElementById("purser-widget").getBoundingClientRect().height`) == "260"
+	})
+	b.shot("07-phone-closed-toast")
 }
 
 // The widget in a foreign host page, served from another origin (another
@@ -380,6 +391,14 @@ func TestWidgetTwoBrowsersOneUser(t *testing.T) {
 	a2 := two.waitText("#transcript > li.answer", "lunch")
 	if a1 != a2 {
 		t.Errorf("the two browsers show different answers: %q and %q", a1, a2)
+	}
+	// The first browser's card is stale: approving it again is refused by
+	// the server, said in the conversation, and the card stays closed.
+	one.click(`#transcript > li.proposal button[data-decision="approve"]`)
+	one.waitText("#transcript > li.error", "already decided")
+	one.waitText("#transcript > li.proposal .decided", "No longer open")
+	if n := one.eval(`return document.querySelectorAll("#transcript li.proposal button:not(:disabled)").length`); n != "0" {
+		t.Errorf("%s buttons live on a decided proposal", n)
 	}
 	one.shot("01-first-browser")
 	two.shot("02-second-browser")

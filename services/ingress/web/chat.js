@@ -488,8 +488,11 @@ function onError(f) {
     const mine = document.querySelector(`#transcript li.user[data-id="${CSS.escape(id)}"]`);
     if (mine) mine.classList.replace("pending", "failed");
   }
+  // A refused edit leaves the proposal waiting: its card opens again. A
+  // proposal decided elsewhere (another tab) or expired stays closed.
   const card = state.cards.get(f.turn_id) || (id && state.cards.get(id));
-  if (card) card.reopen();
+  if (card && f.error.code === "proposal_invalid") card.gone();
+  else if (card) card.reopen();
   if (f.turn_id) $("tool-status").textContent = "";
   finish(f.turn_id, "error", f.error.message).setAttribute("role", "alert");
 }
@@ -553,6 +556,11 @@ function proposal(f) {
       for (const x of li.querySelectorAll("button, input")) x.disabled = true;
       decided.textContent = label;
     },
+    gone() {
+      state.decided[p.proposal_id] = "gone";
+      save("decided", state.decided);
+      card.close(label("gone"));
+    },
     reopen() {
       delete state.decided[p.proposal_id];
       save("decided", state.decided);
@@ -607,7 +615,7 @@ function proposal(f) {
 }
 
 function label(decision) {
-  return { approve: "Approved", reject: "Declined", edit: "Approved with changes" }[decision] || decision;
+  return { approve: "Approved", reject: "Declined", edit: "Approved with changes", gone: "No longer open" }[decision] || decision;
 }
 
 // editForm is a form with one field per argument of the proposal; the
