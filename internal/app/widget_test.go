@@ -283,13 +283,17 @@ func TestWidgetInAForeignHostPage(t *testing.T) {
 	purser := "http://" + info.HTTPAddr
 	var asked atomic.Int32
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src "+purser+"; frame-src "+purser+"; connect-src 'self'; style-src 'self'")
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<!doctype html><html><head><title>Acme Books</title>
-<script src="%s/widget.js" data-token-url="/session/purser-token" data-theme="dark" defer></script></head>
-<body><h1>Acme Books</h1><p>Invoices, bills and the assistant in the corner.</p><input id="host-field"></body></html>`, purser)
-	})
+	page := func(tag string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src "+purser+"; frame-src "+purser+"; connect-src 'self'; style-src 'self'")
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><html><head><title>Acme Books</title>
+<script src="%s/widget.js" data-token-url="/session/purser-token" %s defer></script></head>
+<body><h1>Acme Books</h1><p>Invoices, bills and the assistant in the corner.</p><input id="host-field"></body></html>`, purser, tag)
+		}
+	}
+	mux.HandleFunc("GET /{$}", page(`data-theme="dark"`))
+	mux.HandleFunc("GET /docked", page(`data-docked="true"`))
 	mux.HandleFunc("GET /session/purser-token", func(w http.ResponseWriter, r *http.Request) {
 		ttl := time.Hour
 		if asked.Add(1) == 1 {
@@ -355,6 +359,17 @@ func TestWidgetInAForeignHostPage(t *testing.T) {
 	b.waitFor("closed by Ctrl+D from the host page", func() bool {
 		return b.eval(`return document.getElementById("purser-widget").dataset.layout`) == "closed"
 	})
+
+	// A host may start the widget docked.
+	b.open("http://" + hostOrigin + "/docked")
+	b.waitFor("docked from the start", func() bool {
+		return b.eval(`return document.getElementById("purser-widget").dataset.layout`) == "docked"
+	})
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	if th := b.eval(`return document.documentElement.dataset.theme`); th != "system" {
+		t.Errorf("no data-theme gave theme %q, want system", th)
+	}
 }
 
 // Two browsers signed in as the same user see the same live frames: a
