@@ -415,6 +415,18 @@ func TestWidgetTwoBrowsersOneUser(t *testing.T) {
 	if n := one.eval(`return document.querySelectorAll("#transcript li.proposal button:not(:disabled)").length`); n != "0" {
 		t.Errorf("%s buttons live on a decided proposal", n)
 	}
+	// When the server delivers the person's own messages as user_message
+	// frames, the other browser shows them; the browser that sent one
+	// does not show it twice. (Injected here: the frame the page expects.)
+	mine := one.eval(`return document.querySelector("#transcript li.user").dataset.id`)
+	inject := `handle({type: "user_message", seq: state.lastSeq + 1, conversation_id: "c", turn_id: "t-um", user_message: {id: arguments[0], text: arguments[1]}}); return true`
+	one.script(inject, nil, mine, "add £7.20 lunch today")
+	two.script(inject, nil, mine, "add £7.20 lunch today")
+	for _, b := range []*browser{one, two} {
+		if got := b.texts("#transcript > li.user"); len(got) != 1 || got[0] != "add £7.20 lunch today" {
+			t.Errorf("after a user_message frame the person's messages show as %q", got)
+		}
+	}
 	one.shot("01-first-browser")
 	two.shot("02-second-browser")
 }

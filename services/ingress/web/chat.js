@@ -440,7 +440,10 @@ function handle(f) {
     case "token": {
       let b = state.streaming.get(f.turn_id);
       if (!b) { b = bubble("assistant streaming", ""); state.streaming.set(f.turn_id, b); }
+      const t = $("transcript");
+      const atEnd = t.scrollHeight - t.scrollTop - t.clientHeight < 40;
       b.textContent += f.token.text;
+      if (atEnd) t.scrollTop = t.scrollHeight;
       break;
     }
     case "clarify":

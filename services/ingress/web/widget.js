@@ -148,13 +148,6 @@
           state.toasts = !!m.showing;
           place();
           break;
-        case "purser:navigate":
-          // A citation the host may show: only http(s) links.
-          try {
-            const u = new URL(m.url, location.href);
-            if (u.protocol === "https:" || u.protocol === "http:") window.open(u.href, "_blank", "noopener");
-          } catch { /* ignored */ }
-          break;
       }
     });
 
