@@ -111,14 +111,13 @@ func TestWebPageInABrowser(t *testing.T) {
 	b.waitText("#status", "Sending…")
 	lost := b.eval(`return JSON.parse(window.lostFrame).id`)
 	b.script(`state.ws.close(); return true`, nil)
-	// (The offline model takes it as the answer to its question.)
-	b.waitText("#transcript > li.clarify", "How much was")
+	replyTo(b, "how much did I spend this month?")
 	b.waitFor("the resent message acked", func() bool {
 		return b.eval(`return document.querySelector("#transcript li.user[data-id='"+arguments[0]+"']").className`, lost) == "user acked"
 	})
 	b.waitFor("the header back from Sending…", func() bool { return b.texts("#status")[0] == "connected" })
-	if n := len(b.texts("#transcript > li.clarify")); n != 2 {
-		t.Errorf("after the resend the transcript has %d questions, want 2", n)
+	if n := len(b.texts(replies)); n != 3 {
+		t.Errorf("after the resend the transcript has %d replies, want 3", n)
 	}
 
 	// And misses nothing: while it is cut off a notification arrives; when
@@ -149,11 +148,14 @@ func TestWebPageInABrowser(t *testing.T) {
 	}
 	b.script(`connect(); return true`, nil)
 	b.waitText("#transcript > li.notification", "Your payslip arrived")
-	if n := len(b.texts("#transcript > li.clarify")); n != 2 {
-		t.Errorf("after the resume the transcript has %d questions, want 2 (nothing shown twice)", n)
+	if n := len(b.texts(replies)); n != 3 {
+		t.Errorf("after the resume the transcript has %d replies, want 3 (nothing shown twice)", n)
 	}
 	b.shot("04-after-resume")
 }
+
+// replies are the assistant's answers and questions in the transcript.
+const replies = "#transcript > li.answer, #transcript > li.clarify"
 
 // say types text into the composer and presses Enter.
 func say(b *browser, text string) {

@@ -17,15 +17,17 @@ import (
 //   - /chat is the chat itself (chat.js, chat.css). Only this server's own
 //     pages and the origins in AllowedOrigins may frame it.
 //   - / is a demo host page, a pretend finance app carrying the widget.
+//   - /app.css styles the Gmail pages (mailconnect.go).
 //
 // The chat talks to /v1/ws and /v1/notifications like any other client,
 // from this server's origin, so a host page never touches the socket.
 //
-//go:embed web/index.html web/demo.js web/demo.css web/widget.js web/chat.html web/chat.js web/chat.css
+//go:embed web/index.html web/demo.js web/demo.css web/widget.js web/chat.html web/chat.js web/chat.css web/app.css
 var webFiles embed.FS
 
-// pageCSP is the policy of every page but /chat: framed by nobody.
-const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
+// webCSP is the policy of every page but /chat (the Gmail pages' too):
+// framed by nobody.
+const webCSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
 	"frame-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 // chatCSP is /chat's policy without its frame-ancestors, which name the
@@ -73,13 +75,14 @@ func (in *Ingress) webRoutes(mux *http.ServeMux) {
 		chat += " " + strings.Join(more, " ")
 	}
 	for pattern, file := range map[string]webFile{
-		"GET /{$}":       {name: "web/index.html", contentType: "text/html; charset=utf-8", csp: pageCSP, corp: "same-origin"},
-		"GET /demo.js":   {name: "web/demo.js", contentType: "text/javascript; charset=utf-8", csp: pageCSP, corp: "same-origin"},
-		"GET /demo.css":  {name: "web/demo.css", contentType: "text/css; charset=utf-8", csp: pageCSP, corp: "same-origin"},
-		"GET /widget.js": {name: "web/widget.js", contentType: "text/javascript; charset=utf-8", csp: pageCSP, corp: "cross-origin", anyOrigin: true},
+		"GET /{$}":       {name: "web/index.html", contentType: "text/html; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /demo.js":   {name: "web/demo.js", contentType: "text/javascript; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /demo.css":  {name: "web/demo.css", contentType: "text/css; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /widget.js": {name: "web/widget.js", contentType: "text/javascript; charset=utf-8", csp: webCSP, corp: "cross-origin", anyOrigin: true},
 		"GET /chat":      {name: "web/chat.html", contentType: "text/html; charset=utf-8", csp: chat, corp: "cross-origin"},
-		"GET /chat.js":   {name: "web/chat.js", contentType: "text/javascript; charset=utf-8", csp: pageCSP, corp: "same-origin"},
-		"GET /chat.css":  {name: "web/chat.css", contentType: "text/css; charset=utf-8", csp: pageCSP, corp: "same-origin"},
+		"GET /chat.js":   {name: "web/chat.js", contentType: "text/javascript; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /chat.css":  {name: "web/chat.css", contentType: "text/css; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /app.css":   {name: "web/app.css", contentType: "text/css; charset=utf-8", csp: webCSP, corp: "same-origin"},
 	} {
 		body, err := webFiles.ReadFile(file.name)
 		if err != nil {

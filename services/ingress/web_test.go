@@ -25,6 +25,7 @@ func TestWebFilesPolicyAndCaching(t *testing.T) {
 		"/chat":      "text/html",
 		"/chat.js":   "text/javascript",
 		"/chat.css":  "text/css",
+		"/app.css":   "text/css",
 	} {
 		resp, err := http.Get(h.srv.URL + path)
 		if err != nil {

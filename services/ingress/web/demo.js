@@ -4,7 +4,8 @@
 // from the address bar. A real host would fetch one from its own backend.
 "use strict";
 (function () {
-  const key = "purser.demo.token";
+  // The key the Gmail page (/mail) reads the tab's token from, too.
+  const key = "purser.token";
   const fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
   if (fromHash) {
     sessionStorage.setItem(key, fromHash);
