@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -77,7 +78,7 @@ func TestWebPageInABrowser(t *testing.T) {
 	b.intoFrame("#purser-widget")
 	b.waitExact("#status", "connected")
 	b.waitText("#transcript > li.answer", "visa_statement_")
-	b.waitFor("the whole conversation back after reload", func() bool {
+	b.waitFor(fmt.Sprintf("the whole conversation back after reload (before: %q)", before), func() bool {
 		return strings.Join(b.texts("#transcript > li:not(.tool)"), "|") == strings.Join(before, "|")
 	})
 	// The replayed proposal shows its outcome, not live buttons.

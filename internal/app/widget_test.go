@@ -233,7 +233,7 @@ func TestWidgetEditOnAPhone(t *testing.T) {
 
 	// A notification: a toast, the count on the inbox button, and the inbox
 	// inside the screen.
-	nc, err := nats.Connect(info.NATSURL)
+	nc, err := nats.Connect(info.NATSURL, adminLogin(t, info))
 	if err != nil {
 		t.Fatal(err)
 	}
