@@ -1,8 +1,8 @@
 package app
 
 import (
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
