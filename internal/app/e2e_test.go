@@ -114,7 +114,8 @@ func (c *wsClient) next(typ string) contracts.ServerFrame {
 		if f.Type == typ {
 			return f
 		}
-		if f.Type != contracts.FrameToken && f.Type != contracts.FrameAck && f.Type != contracts.FrameToolStart && f.Type != contracts.FrameToolResult {
+		if f.Type != contracts.FrameToken && f.Type != contracts.FrameAck && f.Type != contracts.FrameToolStart && f.Type != contracts.FrameToolResult &&
+			f.Type != contracts.FrameUserMessage {
 			c.t.Fatalf("got a %s frame %s while waiting for %s", f.Type, data, typ)
 		}
 	}
@@ -142,7 +143,8 @@ func (c *wsClient) nextEach(types ...string) map[string]contracts.ServerFrame {
 				c.t.Fatalf("a second %s frame %s while waiting for %v", f.Type, data, types)
 			}
 			got[f.Type] = f
-		case f.Type == contracts.FrameToken || f.Type == contracts.FrameAck || f.Type == contracts.FrameToolStart || f.Type == contracts.FrameToolResult:
+		case f.Type == contracts.FrameToken || f.Type == contracts.FrameAck || f.Type == contracts.FrameToolStart || f.Type == contracts.FrameToolResult ||
+			f.Type == contracts.FrameUserMessage:
 		default:
 			c.t.Fatalf("got a %s frame %s while waiting for %v", f.Type, data, types)
 		}
@@ -210,8 +212,10 @@ func TestWalkingPath(t *testing.T) {
 	}
 	c.send(`{"type":"message","id":"m2","conversation_id":"c1","text":"hi there"}`)
 	second := c.next(contracts.FrameAnswer)
-	if second.Seq != ans.Seq+1 {
-		t.Errorf("second answer seq = %d, want %d (the resent m1 must not have produced a frame)", second.Seq, ans.Seq+1)
+	// Between them only m2's own user_message: the resent m1 produced no
+	// frame, not even a second echo of itself.
+	if second.Seq != ans.Seq+2 {
+		t.Errorf("second answer seq = %d, want %d (the resent m1 must not have produced a frame)", second.Seq, ans.Seq+2)
 	}
 
 	// A second socket catches up through the notifier, and the inbox

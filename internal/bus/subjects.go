@@ -72,10 +72,14 @@ const (
 	NotifierTurn          = "turn"
 	NotifierAudit         = "audit"
 	NotifierMatch         = "match"
+	NotifierUserMessage   = "user_message"
+	NotifierConversations = "conversations"
+	NotifierHistory       = "history"
 )
 
 // NotifierOps are every request the notifier answers.
-var NotifierOps = []string{NotifierResume, NotifierNotifications, NotifierRead, NotifierTurn, NotifierAudit, NotifierMatch}
+var NotifierOps = []string{NotifierResume, NotifierNotifications, NotifierRead, NotifierTurn, NotifierAudit, NotifierMatch,
+	NotifierUserMessage, NotifierConversations, NotifierHistory}
 
 // NotifierSubject is purser.notifier.<op>.<tenant>.<user>, on core NATS.
 // Tenant and user come from the subject, which only the ingress names,

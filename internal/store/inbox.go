@@ -92,6 +92,12 @@ var errFrameExists = errors.New("frame exists")
 // The same eventID again returns the seq it was first given (created
 // false), so a redelivered event is republished under its first seq.
 func (s *Store) AppendFrame(ctx context.Context, tenantID, userID, eventID string, payload []byte, at time.Time) (int64, bool, error) {
+	return s.AppendConversationFrame(ctx, tenantID, userID, "", eventID, payload, at)
+}
+
+// AppendConversationFrame is AppendFrame for a frame of a conversation,
+// which ConversationFrames then pages through.
+func (s *Store) AppendConversationFrame(ctx context.Context, tenantID, userID, conversationID, eventID string, payload []byte, at time.Time) (int64, bool, error) {
 	var seq int64
 	err := s.InTx(ctx, func(tx *Store) error {
 		var err error
@@ -102,8 +108,8 @@ func (s *Store) AppendFrame(ctx context.Context, tenantID, userID, eventID strin
 		if eventID != "" {
 			ev = eventID
 		}
-		n, err := tx.exec(ctx, `INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)
-			ON CONFLICT DO NOTHING`, tenantID, userID, seq, ev, blobArg(payload), tx.d.ts(tx.orNow(at)))
+		n, err := tx.exec(ctx, `INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT DO NOTHING`, tenantID, userID, seq, ev, blobArg(payload), tx.d.ts(tx.orNow(at)), conversationID)
 		if err != nil {
 			return err
 		}
@@ -173,4 +179,76 @@ func (s *Store) FramesOfTurn(ctx context.Context, tenantID, userID, turnID strin
 	}
 	slices.Reverse(out)
 	return out, latest.Err()
+}
+
+// ConversationFrames returns up to limit of the user's frames in the
+// conversation with seq below beforeSeq (0: the newest), in seq order: a
+// page of its history, going back.
+func (s *Store) ConversationFrames(ctx context.Context, tenantID, userID, conversationID string, beforeSeq int64, limit int) ([]Frame, error) {
+	if beforeSeq <= 0 {
+		beforeSeq = 1<<63 - 1
+	}
+	rows, err := s.query(ctx, `SELECT seq, event_id, payload, created_at FROM frames
+		WHERE tenant_id = ? AND user_id = ? AND conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+		tenantID, userID, conversationID, beforeSeq, limit)
+	if err != nil {
+		return nil, fmt.Errorf("conversation frames: %w", err)
+	}
+	defer rows.Close()
+	var out []Frame
+	for rows.Next() {
+		var f Frame
+		var ev *string
+		if err := rows.Scan(&f.Seq, &ev, &f.Payload, timeCol{&f.CreatedAt}); err != nil {
+			return nil, fmt.Errorf("conversation frames: %w", err)
+		}
+		if ev != nil {
+			f.EventID = *ev
+		}
+		out = append(out, f)
+	}
+	slices.Reverse(out)
+	return out, rows.Err()
+}
+
+// ConversationTitle is one of a user's conversations, titled by its first
+// words, with when it was last used.
+type ConversationTitle struct {
+	ConversationID string
+	Title          string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+// TouchConversation records that the user wrote in a conversation: the
+// first time, with title; later, only the time.
+func (s *Store) TouchConversation(ctx context.Context, tenantID, userID, conversationID, title string, at time.Time) error {
+	at = s.orNow(at)
+	_, err := s.exec(ctx, `INSERT INTO conversation_titles (tenant_id, user_id, conversation_id, title, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, conversation_id) DO UPDATE SET updated_at = excluded.updated_at`,
+		tenantID, userID, conversationID, title, s.d.ts(at), s.d.ts(at))
+	if err != nil {
+		return fmt.Errorf("touch conversation: %w", err)
+	}
+	return nil
+}
+
+// ListConversations returns the user's conversations, the most recently
+// used first.
+func (s *Store) ListConversations(ctx context.Context, tenantID, userID string, limit int) ([]ConversationTitle, error) {
+	rows, err := s.query(ctx, `SELECT conversation_id, title, created_at, updated_at FROM conversation_titles
+		WHERE tenant_id = ? AND user_id = ? ORDER BY updated_at DESC, conversation_id LIMIT ?`, tenantID, userID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list conversations: %w", err)
+	}
+	defer rows.Close()
+	var out []ConversationTitle
+	for rows.Next() {
+		var c ConversationTitle
+		if err := rows.Scan(&c.ConversationID, &c.Title, timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt}); err != nil {
+			return nil, fmt.Errorf("list conversations: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }

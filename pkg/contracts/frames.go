@@ -27,6 +27,9 @@ const (
 	FrameError        = "error"
 	FrameNotification = "notification"
 	FramePong         = "pong"
+	// FrameUserMessage is the person's own message, stored and delivered
+	// like every other frame, so every device shows both sides.
+	FrameUserMessage = "user_message"
 )
 
 // MessageFrame is a person's text in a conversation. ID is the client's id
@@ -120,7 +123,7 @@ func DecodeClientFrame(data []byte) (ClientFrame, error) {
 // all of the user's connections; token, ack and pong frames carry no seq
 // and are not replayed on resume. Exactly one body field matches Type.
 type ServerFrame struct {
-	Type           string        `json:"type" validate:"required,oneof=ack clarify proposal token tool_start tool_result answer error notification pong"`
+	Type           string        `json:"type" validate:"required,oneof=ack user_message clarify proposal token tool_start tool_result answer error notification pong"`
 	Seq            int64         `json:"seq,omitempty" validate:"gte=0"`
 	ConversationID string        `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
 	TurnID         string        `json:"turn_id,omitempty" validate:"omitempty,purserid"`
@@ -133,6 +136,7 @@ type ServerFrame struct {
 	Answer         *Answer       `json:"answer,omitempty"`
 	Error          *ErrorBody    `json:"error,omitempty"`
 	Notification   *Notification `json:"notification,omitempty"`
+	UserMessage    *UserMessage  `json:"user_message,omitempty"`
 }
 
 // AckBody confirms that a client frame was accepted and queued.
@@ -161,3 +165,10 @@ const (
 	ErrCodeUnavailable = "unavailable"
 	ErrCodeForbidden   = "forbidden"
 )
+
+// UserMessage is what the person wrote: ID is their client's id for the
+// message (so the device that sent it does not show it twice).
+type UserMessage struct {
+	ID   string `json:"id,omitempty" validate:"omitempty,purserid"`
+	Text string `json:"text" validate:"max=4000,text"`
+}

@@ -23,6 +23,11 @@ type InboxRequest struct {
 	ConversationID string          `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
 	Tool           string          `json:"tool,omitempty" validate:"omitempty,purserid"`
 	Args           json.RawMessage `json:"args,omitempty"`
+	// Text (with TurnID, ConversationID and ID, the client's message id)
+	// is the user_message op's message to store and deliver.
+	Text string `json:"text,omitempty" validate:"max=4000,text"`
+	// BeforeSeq pages the history op backwards (0: the newest).
+	BeforeSeq int64 `json:"before_seq,omitempty" validate:"gte=0"`
 }
 
 // InboxReply answers an InboxRequest. When Error is set nothing else is.
@@ -34,8 +39,10 @@ type InboxReply struct {
 	Notifications []Notification    `json:"notifications,omitempty"`
 	Audit         []AuditEntry      `json:"audit,omitempty"`
 	// ProposalID is the match op's answer.
-	ProposalID string      `json:"proposal_id,omitempty"`
-	Error      *InboxError `json:"error,omitempty"`
+	ProposalID string `json:"proposal_id,omitempty"`
+	// Conversations is the conversations op's answer.
+	Conversations []ConversationSummary `json:"conversations,omitempty"`
+	Error         *InboxError           `json:"error,omitempty"`
 }
 
 // InboxError says why an inbox request failed, without internals.
@@ -66,4 +73,13 @@ type AuditEntry struct {
 	Args       json.RawMessage `json:"args,omitempty"`
 	DurationMS int64           `json:"duration_ms"`
 	CreatedAt  time.Time       `json:"created_at"`
+}
+
+// ConversationSummary is one of a user's conversations: its id, a title
+// (its first words) and when it was started and last used.
+type ConversationSummary struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }

@@ -219,6 +219,7 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 			return
 		}
 	}
+	in.recordUserMessage(ctx, t, "")
 	repeated, err := in.publishTurn(ctx, t)
 	if err != nil {
 		var verr *contracts.ValidationError

@@ -143,6 +143,8 @@ func (in *Ingress) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/notifications", in.serveNotifications)
 	mux.HandleFunc("/v1/notifications/{id}/read", in.serveMarkRead)
 	mux.HandleFunc("/v1/audit", in.serveAudit)
+	mux.HandleFunc("/v1/conversations", in.serveConversations)
+	mux.HandleFunc("/v1/conversations/{id}/frames", in.serveHistory)
 	in.mailRoutes(mux)
 	in.webRoutes(mux)
 }

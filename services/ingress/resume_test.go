@@ -93,6 +93,9 @@ func TestResumeFromZeroAndFromTheEnd(t *testing.T) {
 		t.Fatalf("resume at the end replayed %+v", f)
 	}
 	c.send(`{"type":"resume","after_seq":0}`)
+	if f := c.read(); f.Type != contracts.FrameUserMessage || f.Seq != ans.Seq-1 || f.UserMessage.Text != "hello" || f.UserMessage.ID != "m1" {
+		t.Fatalf("replayed the user's own message as %+v", f)
+	}
 	if f := c.read(); f.Type != contracts.FrameAnswer || f.Seq != ans.Seq || f.Answer.Content != "All good." {
 		t.Fatalf("replayed first %+v", f)
 	}

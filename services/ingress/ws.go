@@ -258,6 +258,7 @@ func (c *client) allow(id string) bool {
 }
 
 func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTurn) {
+	c.in.recordUserMessage(ctx, t, clientID)
 	repeated, err := c.in.publishTurn(ctx, t)
 	if err != nil {
 		var verr *contracts.ValidationError

@@ -117,8 +117,10 @@ func TestMessageIsAckedAndAnswered(t *testing.T) {
 	if ack.Ack == nil || ack.Ack.ID != "m1" {
 		t.Fatalf("ack = %+v", ack)
 	}
+	// The user's own message is the turn's first frame (seq 1), then its
+	// answer.
 	ans := c.next(contracts.FrameAnswer)
-	if ans.Seq != 1 || ans.TurnID != ack.TurnID || ans.Answer.Content != "All good." {
+	if ans.Seq != 2 || ans.TurnID != ack.TurnID || ans.Answer.Content != "All good." {
 		t.Fatalf("answer = %+v", ans)
 	}
 	// The socket counts a frame once its write returned, which may be

@@ -25,6 +25,10 @@ import (
 // Store is what the notifier keeps.
 type Store interface {
 	AppendFrame(ctx context.Context, tenantID, userID, eventID string, payload []byte, at time.Time) (seq int64, created bool, err error)
+	AppendConversationFrame(ctx context.Context, tenantID, userID, conversationID, eventID string, payload []byte, at time.Time) (seq int64, created bool, err error)
+	ConversationFrames(ctx context.Context, tenantID, userID, conversationID string, beforeSeq int64, limit int) ([]store.Frame, error)
+	TouchConversation(ctx context.Context, tenantID, userID, conversationID, title string, at time.Time) error
+	ListConversations(ctx context.Context, tenantID, userID string, limit int) ([]store.ConversationTitle, error)
 	FramesAfter(ctx context.Context, tenantID, userID string, afterSeq int64, limit int) ([]store.Frame, error)
 	FramesOfTurn(ctx context.Context, tenantID, userID, turnID string, scan int) ([]store.Frame, error)
 	ListAudit(ctx context.Context, tenantID string, limit int) ([]store.AuditEntry, error)
@@ -160,7 +164,7 @@ func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame cont
 		return bus.Permanent(fmt.Errorf("encode frame: %w", err))
 	}
 	defer n.userLock(tenant, user)()
-	seq, _, err := n.store.AppendFrame(ctx, tenant, user, msg.UUID, stored, frame.At)
+	seq, _, err := n.store.AppendConversationFrame(ctx, tenant, user, frame.ConversationID, msg.UUID, stored, frame.At)
 	if err != nil {
 		return fmt.Errorf("append frame: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 
 	"github.com/purser-ai/purser/internal/bus"
@@ -112,6 +113,12 @@ func (n *Notifier) reply(op string, m *nats.Msg) contracts.InboxReply {
 		return n.audit(ctx, tenant, req)
 	case bus.NotifierMatch:
 		return n.match(ctx, tenant, user, req)
+	case bus.NotifierUserMessage:
+		return n.userMessage(ctx, tenant, user, req)
+	case bus.NotifierConversations:
+		return n.conversations(ctx, tenant, user, req)
+	case bus.NotifierHistory:
+		return n.history(ctx, tenant, user, req)
 	}
 	return badRequest("unknown request")
 }
@@ -241,6 +248,93 @@ func (n *Notifier) match(ctx context.Context, tenant, user string, req contracts
 		return contracts.InboxReply{ProposalID: found[0]}
 	}
 	return conflict("more than one pending proposal matches; confirm by proposal_id")
+}
+
+// userMessage stores what the user wrote as a frame of its conversation
+// and delivers it to all the user's sockets, so every device shows both
+// sides; the first message of a conversation titles it. The turn id makes
+// it idempotent: the same message again keeps its first seq.
+func (n *Notifier) userMessage(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
+	if req.TurnID == "" || req.ConversationID == "" || req.Text == "" {
+		return badRequest("turn_id, conversation_id and text are required")
+	}
+	frame := contracts.ServerFrame{Type: contracts.FrameUserMessage, ConversationID: req.ConversationID, TurnID: req.TurnID,
+		At: n.now().UTC(), UserMessage: &contracts.UserMessage{ID: req.ID, Text: req.Text}}
+	if err := n.store.TouchConversation(ctx, tenant, user, req.ConversationID, title(req.Text), frame.At); err != nil {
+		n.log.Error("user message: touch conversation", "tenant", tenant, "err", err)
+		return unavailable()
+	}
+	event := message.NewMessage("um-"+req.TurnID, nil)
+	event.SetContext(ctx)
+	event.Metadata.Set(bus.HeaderCorrelation, req.TurnID)
+	event.Metadata.Set(bus.HeaderCreatedAt, frame.At.Format(time.RFC3339Nano))
+	if err := n.deliver(event, tenant, user, frame); err != nil {
+		n.log.Error("user message: deliver", "tenant", tenant, "err", err)
+		return unavailable()
+	}
+	return contracts.InboxReply{}
+}
+
+// title is a conversation's title: its first message's first words.
+func title(text string) string {
+	t := strings.Join(strings.Fields(text), " ")
+	if r := []rune(t); len(r) > 60 {
+		t = strings.TrimSpace(string(r[:59])) + "…"
+	}
+	return t
+}
+
+// conversations lists the user's conversations, the latest used first.
+func (n *Notifier) conversations(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	list, err := n.store.ListConversations(ctx, tenant, user, min(limit, 200))
+	if err != nil {
+		n.log.Error("list conversations", "tenant", tenant, "err", err)
+		return unavailable()
+	}
+	out := contracts.InboxReply{Conversations: make([]contracts.ConversationSummary, 0, len(list))}
+	for _, c := range list {
+		out.Conversations = append(out.Conversations, contracts.ConversationSummary{ID: c.ConversationID, Title: c.Title,
+			CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()})
+	}
+	return out
+}
+
+// history returns one page of a conversation's frames before req.BeforeSeq
+// (the newest when 0), oldest first, each with its seq; More says older
+// frames remain.
+func (n *Notifier) history(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
+	if req.ConversationID == "" {
+		return badRequest("conversation_id: is required")
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	limit = min(limit, MaxResumeLimit)
+	stored, err := n.store.ConversationFrames(ctx, tenant, user, req.ConversationID, req.BeforeSeq, limit+1)
+	if err != nil {
+		n.log.Error("history: read frames", "tenant", tenant, "err", err)
+		return unavailable()
+	}
+	out := contracts.InboxReply{More: len(stored) > limit}
+	if out.More {
+		stored = stored[1:]
+	}
+	for _, f := range stored {
+		var frame contracts.ServerFrame
+		if err := json.Unmarshal(f.Payload, &frame); err != nil {
+			continue
+		}
+		frame.Seq = f.Seq
+		if b, err := json.Marshal(frame); err == nil {
+			out.Frames = append(out.Frames, b)
+		}
+	}
+	return out
 }
 
 func (n *Notifier) notifications(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {

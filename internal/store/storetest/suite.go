@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"NotificationsInbox", testNotifications},
 		{"FramesSeqAndResume", testFrames},
 		{"FramesConcurrentSameEvent", testFramesRace},
+		{"ConversationsAndTheirHistory", testConversationHistory},
 		{"AuditAndToolCalls", testAuditToolCalls},
 		{"InTxRollsBack", testInTx},
 		{"MailTokens", testMailTokens},
@@ -644,5 +645,37 @@ func testContentErrors(t *testing.T, st *store.Store) {
 	err = st.CreateProposal(ctx, proposal("tc", "p1"))
 	if err != nil && bus.IsPermanent(err) {
 		t.Fatalf("a repeated proposal id is marked permanent: %v", err)
+	}
+}
+
+func testConversationHistory(t *testing.T, st *store.Store) {
+	for i := range 5 {
+		must2(st.AppendConversationFrame(ctx, "t1", "u1", "c1", fmt.Sprintf("a%d", i), []byte(fmt.Sprintf("a%d", i)), t0))(t)
+		must2(st.AppendConversationFrame(ctx, "t1", "u1", "c2", fmt.Sprintf("b%d", i), []byte(fmt.Sprintf("b%d", i)), t0))(t)
+	}
+	must2(st.AppendConversationFrame(ctx, "t1", "u2", "c1", "x", []byte("other user's"), t0))(t)
+	page := func(before int64, limit int) []string {
+		var out []string
+		for _, f := range must(st.ConversationFrames(ctx, "t1", "u1", "c1", before, limit))(t) {
+			out = append(out, fmt.Sprintf("%d:%s", f.Seq, f.Payload))
+		}
+		return out
+	}
+	if diff := cmp.Diff([]string{"7:a3", "9:a4"}, page(0, 2)); diff != "" {
+		t.Fatalf("newest page (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"1:a0", "3:a1", "5:a2"}, page(7, 10)); diff != "" {
+		t.Fatalf("page before 7 (-want +got):\n%s", diff)
+	}
+	check(t, st.TouchConversation(ctx, "t1", "u1", "c1", "first words", t0))
+	check(t, st.TouchConversation(ctx, "t1", "u1", "c2", "other words", t0.Add(time.Minute)))
+	check(t, st.TouchConversation(ctx, "t1", "u1", "c1", "never the title", t0.Add(2*time.Minute)))
+	check(t, st.TouchConversation(ctx, "t1", "u2", "c9", "not u1's", t0))
+	var got []string
+	for _, c := range must(st.ListConversations(ctx, "t1", "u1", 10))(t) {
+		got = append(got, c.ConversationID+":"+c.Title)
+	}
+	if diff := cmp.Diff([]string{"c1:first words", "c2:other words"}, got); diff != "" {
+		t.Fatalf("conversations, latest used first (-want +got):\n%s", diff)
 	}
 }

@@ -1,0 +1,123 @@
+package ingress
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// recordUserMessage asks the notifier to store what the user wrote in
+// turn t (clientID is their client's message id) as a user_message frame
+// of its conversation and deliver it to all their sockets. It is asked
+// before the turn is published, so the message's seq comes before its
+// answer's. A notifier that does not answer costs the other devices the
+// echo, never the turn: it is logged and the turn goes on.
+func (in *Ingress) recordUserMessage(ctx context.Context, t contracts.UserTurn, clientID string) {
+	if t.Text == "" || contracts.Validate(&t) != nil {
+		return // a confirm, or a turn that will be refused anyway
+	}
+	_, err := in.request(ctx, bus.NotifierUserMessage, t.TenantID, t.UserID,
+		contracts.InboxRequest{TurnID: t.TurnID, ConversationID: t.ConversationID, ID: clientID, Text: t.Text})
+	if err != nil {
+		in.log.Warn("user message not recorded", "tenant", t.TenantID, "turn", t.TurnID, "err", err)
+	}
+}
+
+type conversationList struct {
+	Conversations []contracts.ConversationSummary `json:"conversations"`
+}
+
+type newConversation struct {
+	ID string `json:"id"`
+}
+
+type historyPage struct {
+	Frames []json.RawMessage `json:"frames"`
+	More   bool              `json:"more"`
+}
+
+// serveConversations is GET /v1/conversations (the caller's conversations,
+// the latest used first) and POST /v1/conversations (a fresh conversation
+// id to start a new one).
+func (in *Ingress) serveConversations(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost {
+		in.api("conversations", http.MethodPost, w, r, func(w http.ResponseWriter, r *http.Request, p auth.Principal) {
+			writeJSON(w, http.StatusCreated, newConversation{ID: "c" + in.newID()})
+		})
+		return
+	}
+	in.api("conversations", http.MethodGet, w, r, func(w http.ResponseWriter, r *http.Request, p auth.Principal) {
+		limit, ok := limitParam(w, r, 50)
+		if !ok {
+			return
+		}
+		reply, err := in.request(r.Context(), bus.NotifierConversations, p.TenantID, p.UserID, contracts.InboxRequest{Limit: limit})
+		if err != nil {
+			in.notifierFailed(w, err)
+			return
+		}
+		list := conversationList{Conversations: reply.Conversations}
+		if list.Conversations == nil {
+			list.Conversations = []contracts.ConversationSummary{}
+		}
+		writeJSON(w, http.StatusOK, list)
+	})
+}
+
+// serveHistory is GET /v1/conversations/{id}/frames?before_seq=N&limit=M:
+// one page of the conversation's frames before seq N (the newest when
+// absent), oldest first, so a client loads older history as the user
+// scrolls back.
+func (in *Ingress) serveHistory(w http.ResponseWriter, r *http.Request) {
+	in.api("history", http.MethodGet, w, r, func(w http.ResponseWriter, r *http.Request, p auth.Principal) {
+		conv := r.PathValue("id")
+		if !contracts.ValidID(conv) {
+			writeJSONError(w, http.StatusBadRequest, "bad_request", "conversation id: must be 1-64 letters, digits, '_' or '-'")
+			return
+		}
+		limit, ok := limitParam(w, r, 50)
+		if !ok {
+			return
+		}
+		var before int64
+		if s := r.URL.Query().Get("before_seq"); s != "" {
+			n, err := strconv.ParseInt(s, 10, 64)
+			if err != nil || n < 1 {
+				writeJSONError(w, http.StatusBadRequest, "bad_request", "before_seq: must be a positive number")
+				return
+			}
+			before = n
+		}
+		reply, err := in.request(r.Context(), bus.NotifierHistory, p.TenantID, p.UserID,
+			contracts.InboxRequest{ConversationID: conv, BeforeSeq: before, Limit: limit})
+		if err != nil {
+			in.notifierFailed(w, err)
+			return
+		}
+		page := historyPage{Frames: reply.Frames, More: reply.More}
+		if page.Frames == nil {
+			page.Frames = []json.RawMessage{}
+		}
+		writeJSON(w, http.StatusOK, page)
+	})
+}
+
+// limitParam reads ?limit= (1..maxListLimit, default def), answering 400
+// itself when it is bad.
+func limitParam(w http.ResponseWriter, r *http.Request, def int) (int, bool) {
+	s := r.URL.Query().Get("limit")
+	if s == "" {
+		return def, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxListLimit {
+		writeJSONError(w, http.StatusBadRequest, "bad_request", "limit: must be a number from 1 to "+strconv.Itoa(maxListLimit))
+		return 0, false
+	}
+	return n, true
+}
