@@ -11,6 +11,7 @@ const (
 	ToolFetchEmailAttachments = "fetch_email_attachments"
 	ToolGetRecentImports      = "get_recent_imports"
 	ToolGetTransactions       = "get_transactions"
+	ToolGetChatHistory        = "get_chat_history"
 	// ToolAskClarification is the built-in tool a model calls to ask a
 	// question under the native tool-calling protocol. It never runs.
 	ToolAskClarification = "ask_clarification"
@@ -82,4 +83,11 @@ type GetTransactionsArgs struct {
 // AskClarificationArgs is the built-in clarify tool's argument.
 type AskClarificationArgs struct {
 	Question string `json:"question" validate:"required,max=2000,text" jsonschema_description:"One short question for the user."`
+}
+
+// GetChatHistoryArgs looks back through the current conversation.
+type GetChatHistoryArgs struct {
+	Query  *string `json:"query,omitempty" validate:"omitempty,min=1,max=200,text" jsonschema_description:"Words to look for in earlier messages (either side), or null for the latest."`
+	Before *int64  `json:"before,omitempty" validate:"omitempty,gte=1" jsonschema_description:"Only messages before this position (the 'position' of an earlier result), to page further back; null for the newest."`
+	Limit  *int    `json:"limit,omitempty" validate:"omitempty,gte=1,lte=50" jsonschema_description:"Most messages to return; 10 when null."`
 }

@@ -85,3 +85,20 @@ type TransactionList struct {
 	Totals       []Money           `json:"totals"`
 	Count        int               `json:"count"`
 }
+
+// ChatHistory is the output of get_chat_history: earlier messages of the
+// conversation, oldest first; More says older ones remain (page back with
+// before = the first message's position).
+type ChatHistory struct {
+	Messages []ChatMessage `json:"messages"`
+	More     bool          `json:"more"`
+}
+
+// ChatMessage is one earlier message: who said it, what, and when, with
+// its position in the conversation.
+type ChatMessage struct {
+	Position int64     `json:"position"`
+	Role     string    `json:"role"` // user or assistant
+	Text     string    `json:"text"`
+	At       time.Time `json:"at"`
+}

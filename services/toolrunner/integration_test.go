@@ -395,3 +395,61 @@ func TestAmountsInEachCurrencysMinorUnits(t *testing.T) {
 		}
 	})
 }
+
+// get_chat_history reads back only the caller's own conversation, oldest
+// first, searching and paging, never another conversation or user.
+func TestChatHistoryIsTheCallersConversation(t *testing.T) {
+	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
+		ctx := context.Background()
+		frame := func(user, conv, id string, f contracts.ServerFrame) {
+			t.Helper()
+			f.ConversationID, f.At = conv, now
+			b, _ := json.Marshal(f)
+			if _, _, err := s.Store.AppendConversationFrame(ctx, "acme", user, conv, id, b, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		say := func(text string) contracts.ServerFrame {
+			return contracts.ServerFrame{Type: contracts.FrameUserMessage, UserMessage: &contracts.UserMessage{Text: text}}
+		}
+		answer := func(text string) contracts.ServerFrame {
+			return contracts.ServerFrame{Type: contracts.FrameAnswer, Answer: &contracts.Answer{Content: text}}
+		}
+		frame("ann", "conv-ann", "1", say("my rent is due on the 3rd"))
+		frame("ann", "conv-ann", "2", answer("Noted: rent on the 3rd."))
+		frame("ann", "conv-ann", "3", contracts.ServerFrame{Type: contracts.FrameToolStart, Tool: &contracts.ToolProgress{CallID: "x", Tool: "list_expenses", Status: "started"}})
+		frame("ann", "conv-ann", "4", say("and the gym is monthly"))
+		frame("ann", "conv-ann", "5", answer("Gym noted."))
+		frame("ann", "conv-other", "6", say("rent in my other conversation"))
+		frame("bob", "conv-ann", "7", say("bob's rent"))
+
+		history := func(callID, args string) contracts.ChatHistory {
+			t.Helper()
+			s.SendToolRequest(request("acme", "ann", callID, contracts.ToolGetChatHistory, args))
+			res := s.Result("acme", "conv-ann", callID)
+			var out contracts.ChatHistory
+			if !res.OK || json.Unmarshal(res.Data, &out) != nil {
+				t.Fatalf("get_chat_history %s = %+v %s", args, res.Error, res.Data)
+			}
+			return out
+		}
+		texts := func(h contracts.ChatHistory) []string {
+			var out []string
+			for _, m := range h.Messages {
+				out = append(out, m.Role+": "+m.Text)
+			}
+			return out
+		}
+		if got := texts(history("h1", `{"query":"rent"}`)); fmt.Sprint(got) != "[user: my rent is due on the 3rd assistant: Noted: rent on the 3rd.]" {
+			t.Errorf("search for rent = %q", got)
+		}
+		latest := history("h2", `{"limit":2}`)
+		if got := texts(latest); fmt.Sprint(got) != "[user: and the gym is monthly assistant: Gym noted.]" || !latest.More {
+			t.Errorf("latest two = %q (more %v)", got, latest.More)
+		}
+		older := history("h3", fmt.Sprintf(`{"limit":2,"before":%d}`, latest.Messages[0].Position))
+		if got := texts(older); fmt.Sprint(got) != "[user: my rent is due on the 3rd assistant: Noted: rent on the 3rd.]" || older.More {
+			t.Errorf("the page before = %q (more %v)", got, older.More)
+		}
+	})
+}

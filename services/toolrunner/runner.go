@@ -30,6 +30,7 @@ type Tx interface {
 	PutDocument(ctx context.Context, d store.Document) (store.Document, bool, error)
 	RecentDocuments(ctx context.Context, tenantID, userID string, limit int) ([]store.Document, error)
 	KnownSenderDomain(ctx context.Context, tenantID, userID, domain string) (bool, error)
+	ConversationFrames(ctx context.Context, tenantID, userID, conversationID string, beforeSeq int64, limit int) ([]store.Frame, error)
 }
 
 // TxStore is a transaction: the tools' view plus the bookkeeping that must
