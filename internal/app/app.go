@@ -111,7 +111,15 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			closeConn()
 			return nil, err
 		}
-		all := append(toolrunner.Catalog(), toolrunner.MailTools(mail)...)
+		exe, err := os.Executable()
+		if err != nil {
+			closeConn()
+			return nil, fmt.Errorf("import worker: %w", err)
+		}
+		// Statements are parsed in a sandboxed child process, for imports
+		// and for the previews a search shows before the yes.
+		parser := statements.Parser{Sandbox: &statements.Sandbox{Command: []string{exe, "import-worker"}}}
+		all := append(toolrunner.Catalog(), toolrunner.MailTools(mail, &toolrunner.Previewer{Parser: parser, Hints: userStatementHints})...)
 		tools := toolrunner.Select(all, d.cfg.Tools)
 		if len(tools) == 0 {
 			closeConn()
@@ -130,12 +138,6 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		register := runner.Register
 		var background []func(context.Context)
 		if importsHere(d.cfg.Tools) {
-			exe, err := os.Executable()
-			if err != nil {
-				closeConn()
-				return nil, fmt.Errorf("import worker: %w", err)
-			}
-			parser := statements.Parser{Sandbox: &statements.Sandbox{Command: []string{exe, "import-worker"}}}
 			imp := toolrunner.NewImporter(d.store, parser, pub, d.reg, log, d.now)
 			imp.Hints = userStatementHints
 			consumers = append(consumers, bus.ImportConsumer())

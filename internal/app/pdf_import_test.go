@@ -40,8 +40,11 @@ func TestPDFStatementImportEndToEnd(t *testing.T) {
 	c := dial(t, info, info.DemoToken)
 	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"Find my HSBC statement and process it"}`)
 	p := c.next(contracts.FrameProposal)
-	if !strings.Contains(p.Proposal.Summary, "hsbc_august.pdf") {
-		t.Fatalf("proposal = %q", p.Proposal.Summary)
+	// Before the yes, the proposal says what the import would store.
+	for _, want := range []string{"hsbc_august.pdf: 55 transactions", "dated 2025-07-09 to 2025-08-08", "in GBP", "net 129.40 GBP"} {
+		if !strings.Contains(p.Proposal.Summary, want) {
+			t.Errorf("proposal %q does not say %q", p.Proposal.Summary, want)
+		}
 	}
 	c.send(`{"type":"confirm","id":"m1y","conversation_id":"c1","proposal_id":"` + p.Proposal.ProposalID + `","decision":"approve"}`)
 	n := c.nextEach(contracts.FrameAnswer, contracts.FrameNotification)[contracts.FrameNotification]

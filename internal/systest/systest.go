@@ -75,7 +75,11 @@ func Start(t testing.TB, opts Options) *System {
 		opts.Tools = toolrunner.Catalog()
 	}
 	if opts.Mail != nil {
-		opts.Tools = append(opts.Tools, toolrunner.MailTools(opts.Mail)...)
+		var pv *toolrunner.Previewer
+		if opts.Parser != nil {
+			pv = &toolrunner.Previewer{Parser: opts.Parser}
+		}
+		opts.Tools = append(opts.Tools, toolrunner.MailTools(opts.Mail, pv)...)
 	}
 	srv, nc := natstest.Start(t)
 	js, err := jetstream.New(nc)

@@ -32,6 +32,9 @@ type MailSummary struct {
 	// NewSender is true when the user has never imported a statement from
 	// the sender's e-mail domain: a spoofed bank mail reads like a real one.
 	NewSender bool `json:"new_sender,omitempty"`
+	// Previews say, for each statement attached, what importing it would
+	// store: count, dates, currencies, net amount and what is uncertain.
+	Previews []string `json:"previews,omitempty"`
 }
 
 // MailSearch is the output of search_gmail.

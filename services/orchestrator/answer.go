@@ -127,6 +127,9 @@ func summarize(tool string, args json.RawMessage, s State, env Env) string {
 		var m contracts.MailSummary
 		if raw, ok := s.Memory["entities.message"]; ok && json.Unmarshal(raw, &m) == nil && m.ID == a.MessageID {
 			out := fmt.Sprintf("Import %s from \"%s\" (%s), sent by %s?", strings.Join(m.Attachments, ", "), m.Subject, m.Date.Format("2 Jan 2006"), m.From)
+			if len(m.Previews) > 0 {
+				out += " " + strings.Join(m.Previews, ". ") + "."
+			}
 			if m.NewSender {
 				out += " You have never imported a statement from this sender before: check that it really is your bank."
 			}

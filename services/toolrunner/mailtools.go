@@ -46,13 +46,45 @@ var ErrNoMessage = errors.New("no such message")
 var statementExt = map[string]bool{".csv": true, ".tsv": true, ".txt": true, ".ofx": true, ".qfx": true, ".xml": true, ".sta": true,
 	".940": true, ".mt940": true, ".qif": true, ".pdf": true, ".png": true, ".jpg": true, ".jpeg": true, ".tif": true, ".tiff": true}
 
+// Previewer reads a statement attachment before the user's yes, so that
+// the import's proposal can say what it would store.
+type Previewer struct {
+	Parser Parser
+	// Hints gives a user's defaults for reading a statement; nil gives none.
+	Hints func(ctx context.Context, tenantID, userID string) ParseHints
+}
+
+// previewMessages is how many of a search's best messages are previewed.
+const previewMessages = 3
+
+// preview parses one attachment (in the parser's sandbox) and says what
+// importing it would store, or why it cannot be read.
+func (p *Previewer) preview(ctx context.Context, tenant, user string, f File) string {
+	var st Statement
+	var err error
+	if hp, ok := p.Parser.(HintedParser); ok && p.Hints != nil {
+		st, err = hp.ParseWithHints(ctx, f.Name, f.Data, p.Hints(ctx, tenant, user))
+	} else {
+		st, err = p.Parser.Parse(ctx, f.Name, f.Data)
+	}
+	var ie *ImportError
+	switch {
+	case errors.As(err, &ie):
+		return f.Name + ": cannot be read (" + ie.Reason + ")"
+	case err != nil:
+		return f.Name + ": could not be read now"
+	}
+	return Preview(f.Name, st)
+}
+
 // MailTools are search_gmail, fetch_email_attachments and
-// get_recent_imports over m.
-func MailTools(m Mail) []Tool {
+// get_recent_imports over m. With a previewer, the best messages of a
+// search carry a preview of each statement attached.
+func MailTools(m Mail, pv *Previewer) []Tool {
 	const outputCap = 64 << 10
 	return []Tool{
 		{Name: contracts.ToolSearchGmail, Kind: contracts.KindRead, Deadline: 20 * time.Second, OutputCap: outputCap, PerMinute: 20,
-			Run: func(ctx context.Context, tx Tx, c Call) (Output, error) { return searchMail(ctx, m, tx, c) }},
+			Run: func(ctx context.Context, tx Tx, c Call) (Output, error) { return searchMail(ctx, m, pv, tx, c) }},
 		{Name: contracts.ToolFetchEmailAttachments, Kind: contracts.KindMutation, Deadline: 60 * time.Second, OutputCap: outputCap, PerMinute: 10,
 			Run: func(ctx context.Context, tx Tx, c Call) (Output, error) { return fetchAttachments(ctx, m, tx, c) }},
 		{Name: contracts.ToolGetRecentImports, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60,
@@ -60,7 +92,7 @@ func MailTools(m Mail) []Tool {
 	}
 }
 
-func searchMail(ctx context.Context, m Mail, tx Tx, c Call) (Output, error) {
+func searchMail(ctx context.Context, m Mail, pv *Previewer, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.SearchGmailArgs)
 	days, limit := 90, 5
 	if a.Days != nil {
@@ -83,6 +115,17 @@ func searchMail(ctx context.Context, m Mail, tx Tx, c Call) (Output, error) {
 			return Output{}, err
 		}
 		found[i].NewSender = !known
+		if pv != nil && i < previewMessages && hasStatement(found[i].Attachments) {
+			msg, err := m.Fetch(ctx, c.Caller.TenantID, c.Caller.UserID, found[i].ID)
+			if err != nil {
+				continue // the search stands without the preview
+			}
+			for _, f := range msg.Files {
+				if statementExt[strings.ToLower(filepath.Ext(f.Name))] {
+					found[i].Previews = append(found[i].Previews, pv.preview(ctx, c.Caller.TenantID, c.Caller.UserID, f))
+				}
+			}
+		}
 	}
 	total := int64(len(found))
 	return Output{Data: contracts.MailSearch{Messages: found}, Total: &total}, nil
@@ -134,6 +177,15 @@ func fetchAttachments(ctx context.Context, m Mail, tx Tx, c Call) (Output, error
 		return Output{}, fail(contracts.CodeInvalidArgs, "That message has no attachments.")
 	}
 	return Output{Data: out, Jobs: jobs}, nil
+}
+
+func hasStatement(names []string) bool {
+	for _, n := range names {
+		if statementExt[strings.ToLower(filepath.Ext(n))] {
+			return true
+		}
+	}
+	return false
 }
 
 func hasStatus(docs []contracts.QueuedDocument, status string) bool {

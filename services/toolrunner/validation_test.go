@@ -27,7 +27,7 @@ func (allowAll) Allow(context.Context, string, int, time.Time) (bool, time.Durat
 // confirmation gate, which proves they were not refused as invalid).
 func TestEveryToolValidatesItsArguments(t *testing.T) {
 	st := storetest.Open(t, storetest.SQLiteDSN(t))
-	tools := append(toolrunner.Catalog(), toolrunner.MailTools(mailbox{})...)
+	tools := append(toolrunner.Catalog(), toolrunner.MailTools(mailbox{}, nil)...)
 	r := toolrunner.New(tools, toolrunner.FromStore(st), allowAll{}, nil, toolrunner.NewMetrics(prometheus.NewRegistry()),
 		slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
 	tests := []struct {
