@@ -505,9 +505,14 @@ function finish(turnID, kind, text) {
   $("tool-status").textContent = "";
   let b = turnID && state.streaming.get(turnID);
   if (b) {
+    // The streamed bubble takes the final frame's place: frames arrive in
+    // seq order, so what came meanwhile (a notification) stays above it,
+    // as a reload, which replays by seq, shows it.
     state.streaming.delete(turnID);
     b.className = kind;
     b.textContent = "";
+    b.remove();
+    append(b);
   } else {
     b = bubble(kind, "");
   }
