@@ -119,7 +119,7 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		// Statements are parsed in a sandboxed child process, for imports
 		// and for the previews a search shows before the yes.
 		parser := statements.Parser{Sandbox: &statements.Sandbox{Command: []string{exe, "import-worker"}}}
-		all := append(toolrunner.Catalog(), toolrunner.MailTools(mail, &toolrunner.Previewer{Parser: parser, Hints: userStatementHints})...)
+		all := append(toolrunner.Catalog(), toolrunner.MailTools(mail, &toolrunner.Previewer{Parser: parser, Hints: toolrunner.StatementHints(d.store)})...)
 		tools := toolrunner.Select(all, d.cfg.Tools)
 		if len(tools) == 0 {
 			closeConn()
@@ -139,7 +139,7 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		var background []func(context.Context)
 		if importsHere(d.cfg.Tools) {
 			imp := toolrunner.NewImporter(d.store, parser, pub, d.reg, log, d.now)
-			imp.Hints = userStatementHints
+			imp.Hints = toolrunner.StatementHints(d.store)
 			consumers = append(consumers, bus.ImportConsumer())
 			register = func(r *message.Router, sub message.Subscriber) {
 				runner.Register(r, sub)

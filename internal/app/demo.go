@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/purser-ai/purser/internal/store"
-	"github.com/purser-ai/purser/services/toolrunner"
 )
 
 // seedDemo gives the demo user a few expenses on first start, so that a
@@ -16,6 +15,16 @@ func seedDemo(ctx context.Context, st *store.Store, now time.Time) error {
 	existing, err := st.ListExpenses(ctx, store.ExpenseFilter{TenantID: DemoTenant, UserID: DemoUser, Limit: 1})
 	if err != nil {
 		return err
+	}
+	// The demo account is in pounds and writes dates day first, as its
+	// seeded expenses and its mailbox's statements do, unless the demo user
+	// changed that since.
+	if set, err := st.GetUserSettings(ctx, DemoTenant, DemoUser); err != nil {
+		return err
+	} else if set.Currency == "" {
+		if _, err := st.PutUserSettings(ctx, store.UserSettings{TenantID: DemoTenant, UserID: DemoUser, Currency: "GBP", DateOrder: "dmy", UpdatedAt: now}); err != nil {
+			return fmt.Errorf("demo settings: %w", err)
+		}
 	}
 	if len(existing) > 0 {
 		return nil
@@ -33,15 +42,4 @@ func seedDemo(ctx context.Context, st *store.Store, now time.Time) error {
 		}
 	}
 	return nil
-}
-
-// userStatementHints are what purser knows of a user for reading a
-// statement that names no currency or leaves day/month order open. Users
-// have no such settings yet; the demo user's account is in pounds, as its
-// seeded expenses are.
-func userStatementHints(_ context.Context, tenantID, userID string) toolrunner.ParseHints {
-	if tenantID == DemoTenant && userID == DemoUser {
-		return toolrunner.ParseHints{DefaultCurrency: "GBP", DateOrder: "dmy"}
-	}
-	return toolrunner.ParseHints{}
 }

@@ -41,6 +41,9 @@ type Principal struct {
 	TenantID, UserID string
 	Roles            []Role // known roles, at least one, no duplicates
 	ExpiresAt        time.Time
+	// Timezone (the OIDC zoneinfo claim, an IANA name) and Currency (a
+	// currency claim, ISO 4217) are the user's, when the token says them.
+	Timezone, Currency string
 }
 
 // CanWrite reports whether the principal may change data (owner or member).

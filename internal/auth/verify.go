@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/purser-ai/purser/pkg/contracts"
 )
 
 // maxTokenBytes bounds the work spent on a token before its signature is
@@ -252,5 +254,15 @@ func principalFrom(c jwt.MapClaims) (Principal, error) {
 		return Principal{}, fmt.Errorf("%w: no exp", ErrBadClaims)
 	}
 	p.ExpiresAt = exp.Time
+	// Optional: a claim that is not a valid zone or currency is ignored, not
+	// trusted.
+	if tz, _ := c["zoneinfo"].(string); tz != "" && tz != "Local" {
+		if _, err := time.LoadLocation(tz); err == nil {
+			p.Timezone = tz
+		}
+	}
+	if cur, _ := c["currency"].(string); contracts.ValidCurrency(cur) {
+		p.Currency = cur
+	}
 	return p, nil
 }

@@ -144,3 +144,32 @@ func TestVerifyPrincipal(t *testing.T) {
 		t.Errorf("Verify() principal (-want +got):\n%s", diff)
 	}
 }
+
+// A token may say the user's time zone (zoneinfo) and currency; values
+// that are not a zone or an ISO 4217 currency are ignored, not trusted.
+func TestVerifyZoneAndCurrencyClaims(t *testing.T) {
+	v, err := NewVerifier(Config{Secret: testSecret, Issuer: "purser", Audience: "purser", Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ zone, currency, wantZone, wantCurrency string }{
+		{"Europe/Paris", "EUR", "Europe/Paris", "EUR"},
+		{"Mars/Olympus", "XXX", "", ""},
+		{"Local", "eur", "", ""},
+		{"", "", "", ""},
+	}
+	for _, tt := range tests {
+		token := sign(t, jwt.SigningMethodHS256, testSecret, "", claims(func(c jwt.MapClaims) {
+			if tt.zone != "" {
+				c["zoneinfo"] = tt.zone
+			}
+			if tt.currency != "" {
+				c["currency"] = tt.currency
+			}
+		}))
+		p, err := v.Verify(context.Background(), token)
+		if err != nil || p.Timezone != tt.wantZone || p.Currency != tt.wantCurrency {
+			t.Errorf("zoneinfo %q currency %q: principal %+v, %v; want %q %q", tt.zone, tt.currency, p, err, tt.wantZone, tt.wantCurrency)
+		}
+	}
+}

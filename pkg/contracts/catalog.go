@@ -38,6 +38,7 @@ var catalog = []ToolSpec{
 	{ToolFetchEmailAttachments, "Download the statement attachments of one message and import their transactions.", KindMutation, func() any { return new(FetchEmailAttachmentsArgs) }},
 	{ToolGetRecentImports, "Summarise the latest statement imports.", KindRead, func() any { return new(GetRecentImportsArgs) }},
 	{ToolGetTransactions, "List imported bank transactions, filtered by dates, vendor, category or review status, with totals.", KindRead, func() any { return new(GetTransactionsArgs) }},
+	{ToolSetPreferences, "Change the user's own defaults: currency, time zone, or how they write dates.", KindMutation, func() any { return new(SetPreferencesArgs) }},
 	{ToolGetChatHistory, "Look back through this conversation's earlier messages, only when the user refers to something said before that is not in view. Pages back; can search.", KindRead, func() any { return new(GetChatHistoryArgs) }},
 }
 

@@ -12,6 +12,7 @@ const (
 	ToolGetRecentImports      = "get_recent_imports"
 	ToolGetTransactions       = "get_transactions"
 	ToolGetChatHistory        = "get_chat_history"
+	ToolSetPreferences        = "set_preferences"
 	// ToolAskClarification is the built-in tool a model calls to ask a
 	// question under the native tool-calling protocol. It never runs.
 	ToolAskClarification = "ask_clarification"
@@ -90,4 +91,11 @@ type GetChatHistoryArgs struct {
 	Query  *string `json:"query,omitempty" validate:"omitempty,min=1,max=200,text" jsonschema_description:"Words to look for in earlier messages (either side), or null for the latest."`
 	Before *int64  `json:"before,omitempty" validate:"omitempty,gte=1" jsonschema_description:"Only messages before this position (the 'position' of an earlier result), to page further back; null for the newest."`
 	Limit  *int    `json:"limit,omitempty" validate:"omitempty,gte=1,lte=50" jsonschema_description:"Most messages to return; 10 when null."`
+}
+
+// SetPreferencesArgs changes the user's own defaults; null fields stay.
+type SetPreferencesArgs struct {
+	Currency  *string `json:"currency,omitempty" validate:"omitempty,currency" jsonschema_description:"The user's default currency, ISO 4217 (e.g. 'EUR'), for amounts and statements that name none; null to keep it."`
+	Timezone  *string `json:"timezone,omitempty" validate:"omitempty,tz" jsonschema_description:"The user's IANA time zone (e.g. 'Europe/Paris'), for 'today' and date ranges; null to keep it."`
+	DateOrder *string `json:"date_order,omitempty" validate:"omitempty,oneof=dmy mdy ymd" jsonschema:"enum=dmy,enum=mdy,enum=ymd" jsonschema_description:"How the user writes dates: 'dmy' (31/12), 'mdy' (12/31) or 'ymd'; null to keep it."`
 }

@@ -105,3 +105,11 @@ type ChatMessage struct {
 	Text     string    `json:"text"`
 	At       time.Time `json:"at"`
 }
+
+// Preferences is the output of set_preferences: the user's defaults as
+// they now stand (empty when not set).
+type Preferences struct {
+	Currency  string `json:"currency,omitempty"`
+	Timezone  string `json:"timezone,omitempty"`
+	DateOrder string `json:"date_order,omitempty"`
+}

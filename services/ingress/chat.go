@@ -158,6 +158,9 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 			tz = req.UserContext.Timezone
 		}
 		if tz == "" {
+			tz = p.Timezone
+		}
+		if tz == "" {
 			tz = in.cfg.DefaultTimezone
 		}
 		if req.Confirm != nil && req.Confirm.Tool != "" {
@@ -187,7 +190,8 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 				ConversationID: conv, Text: text, Timezone: tz, SentAt: in.now().UTC(),
 			}
 		}
-		if req.UserContext != nil {
+		t.Currency = p.Currency
+		if req.UserContext != nil && req.UserContext.Currency != "" {
 			t.Currency = req.UserContext.Currency
 		}
 		typ := "http_" + contracts.FrameMessage

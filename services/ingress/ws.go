@@ -50,6 +50,8 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 		tenant:  principal.TenantID,
 		user:    principal.UserID,
 		roles:   rolesOf(principal),
+		tz:      principal.Timezone,
+		ccy:     principal.Currency,
 		send:    make(chan *outFrame, in.cfg.SendQueue),
 		done:    make(chan struct{}),
 		holding: in.cfg.ResumeWindow > 0,
@@ -127,7 +129,10 @@ type client struct {
 	tenant string
 	user   string
 	roles  []string
-	send   chan *outFrame
+	// tz and ccy are the user's time zone and currency from their token's
+	// claims, when it has them.
+	tz, ccy string
+	send    chan *outFrame
 
 	// lastConversation is the conversation of the latest message frame;
 	// a confirm without a conversation id belongs to it. Reader-owned.
@@ -208,11 +213,14 @@ func (c *client) handle(ctx context.Context, data []byte) {
 		c.lastConversation = m.ConversationID
 		tz := m.Timezone
 		if tz == "" {
+			tz = c.tz
+		}
+		if tz == "" {
 			tz = c.in.cfg.DefaultTimezone
 		}
 		t := contracts.UserTurn{
 			TurnID: turnID(c.tenant, c.user, m.ConversationID, m.ID), TenantID: c.tenant, UserID: c.user, Roles: c.roles,
-			ConversationID: m.ConversationID, Text: m.Text, Timezone: tz, SentAt: c.in.now().UTC(),
+			ConversationID: m.ConversationID, Text: m.Text, Timezone: tz, Currency: c.ccy, SentAt: c.in.now().UTC(),
 		}
 		c.submit(ctx, m.ID, t)
 	case f.Confirm != nil:
@@ -229,7 +237,12 @@ func (c *client) handle(ctx context.Context, data []byte) {
 			c.sendError(cf.ID, contracts.ErrCodeBadFrame, "conversation_id: is required before any message on this connection")
 			return
 		}
-		t := confirmTurn(c.tenant, c.user, c.roles, conv, cf.ID, cf.ProposalID, cf.Decision, cf.Args, c.in.cfg.DefaultTimezone, c.in.now())
+		tz := c.tz
+		if tz == "" {
+			tz = c.in.cfg.DefaultTimezone
+		}
+		t := confirmTurn(c.tenant, c.user, c.roles, conv, cf.ID, cf.ProposalID, cf.Decision, cf.Args, tz, c.in.now())
+		t.Currency = c.ccy
 		c.submit(ctx, cf.ID, t)
 	}
 }

@@ -121,6 +121,20 @@ func summarize(tool string, args json.RawMessage, s State, env Env) string {
 		var a contracts.DeleteExpenseArgs
 		_ = json.Unmarshal(args, &a)
 		return fmt.Sprintf("Delete expense #%d?", a.ID)
+	case contracts.ToolSetPreferences:
+		var a contracts.SetPreferencesArgs
+		_ = json.Unmarshal(args, &a)
+		var changes []string
+		if a.Currency != nil {
+			changes = append(changes, "currency "+*a.Currency)
+		}
+		if a.Timezone != nil {
+			changes = append(changes, "time zone "+*a.Timezone)
+		}
+		if a.DateOrder != nil {
+			changes = append(changes, "dates written "+map[string]string{"dmy": "day first", "mdy": "month first", "ymd": "year first"}[*a.DateOrder])
+		}
+		return "Set your " + strings.Join(changes, ", ") + "?"
 	case contracts.ToolFetchEmailAttachments:
 		var a contracts.FetchEmailAttachmentsArgs
 		_ = json.Unmarshal(args, &a)

@@ -38,6 +38,20 @@ func DescribeStep(st StepRecord) string {
 		e := out.Expense
 		what := map[string]string{contracts.ToolAddExpense: "Added", contracts.ToolUpdateExpense: "Updated", contracts.ToolDeleteExpense: "Deleted"}[st.Tool]
 		return fmt.Sprintf("%s expense #%d: %s, %s on %s%s.", what, e.ID, e.Item, FormatMoney(e.Amount), e.Date, categorySuffix(e.Category))
+	case contracts.ToolSetPreferences:
+		var out contracts.Preferences
+		_ = json.Unmarshal(st.Data, &out)
+		var parts []string
+		if out.Currency != "" {
+			parts = append(parts, "currency "+out.Currency)
+		}
+		if out.Timezone != "" {
+			parts = append(parts, "time zone "+out.Timezone)
+		}
+		if out.DateOrder != "" {
+			parts = append(parts, "dates "+map[string]string{"dmy": "day first", "mdy": "month first", "ymd": "year first"}[out.DateOrder])
+		}
+		return "Saved. Your defaults: " + strings.Join(parts, ", ") + "."
 	case contracts.ToolListExpenses:
 		var out contracts.ExpenseList
 		_ = json.Unmarshal(st.Data, &out)

@@ -32,6 +32,7 @@ type Store interface {
 	GetProposal(ctx context.Context, tenantID, id string) (store.Proposal, error)
 	TransitionProposal(ctx context.Context, tenantID, id, from, to string, at time.Time) error
 	DueConversations(ctx context.Context, now time.Time, limit int) ([]store.Conversation, error)
+	GetUserSettings(ctx context.Context, tenantID, userID string) (store.UserSettings, error)
 }
 
 // Relay publishes stored outbox messages.
@@ -181,7 +182,11 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 		}
 		conv.UserID = t.UserID
 	}
-	env := Env{TenantID: tenant, ConversationID: convID, Now: o.now(), DefaultCurrency: o.cfg.DefaultCurrency, NeedsConfirm: o.needsConfirm}
+	currency, err := o.currencyFor(ctx, tenant, conv.UserID, ev)
+	if err != nil {
+		return err
+	}
+	env := Env{TenantID: tenant, ConversationID: convID, Now: o.now(), DefaultCurrency: currency, NeedsConfirm: o.needsConfirm}
 	next, eff := Transition(state, ev, env)
 	streamed := false // the model streamed this turn's answer itself
 	for round := 0; eff.NeedModel && round < maxModelRounds; round++ {
@@ -447,4 +452,23 @@ func (o *Orchestrator) observe(ev Event, eff Effects) {
 	for _, n := range eff.EndedSteps {
 		o.metrics.steps.Observe(float64(n))
 	}
+}
+
+// currencyFor is the currency of an amount the user names none for: the
+// one their client sent with the turn (the chat contract's userContext),
+// else their own setting, else the configured default.
+func (o *Orchestrator) currencyFor(ctx context.Context, tenant, user string, ev Event) (string, error) {
+	if ev.Turn != nil && ev.Turn.Currency != "" {
+		return ev.Turn.Currency, nil
+	}
+	if user != "" {
+		set, err := o.store.GetUserSettings(ctx, tenant, user)
+		if err != nil {
+			return "", fmt.Errorf("user settings: %w", err)
+		}
+		if set.Currency != "" {
+			return set.Currency, nil
+		}
+	}
+	return o.cfg.DefaultCurrency, nil
 }

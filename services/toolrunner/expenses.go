@@ -55,9 +55,13 @@ func amountIn(a contracts.Amount, currency string) (int64, error) {
 
 func addExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.AddExpenseArgs)
-	currency := defaultCurrency
+	var currency string
 	if a.Currency != nil {
 		currency = *a.Currency
+	} else if uc, err := userCurrency(ctx, tx, c); err != nil {
+		return Output{}, err
+	} else {
+		currency = uc
 	}
 	minor, err := amountIn(a.Amount, currency)
 	if err != nil {

@@ -31,6 +31,8 @@ type Tx interface {
 	RecentDocuments(ctx context.Context, tenantID, userID string, limit int) ([]store.Document, error)
 	KnownSenderDomain(ctx context.Context, tenantID, userID, domain string) (bool, error)
 	ConversationFrames(ctx context.Context, tenantID, userID, conversationID string, beforeSeq int64, limit int) ([]store.Frame, error)
+	GetUserSettings(ctx context.Context, tenantID, userID string) (store.UserSettings, error)
+	PutUserSettings(ctx context.Context, u store.UserSettings) (store.UserSettings, error)
 }
 
 // TxStore is a transaction: the tools' view plus the bookkeeping that must

@@ -133,6 +133,9 @@ func fromText(p orchestrator.Prompt) orchestrator.Decision {
 // understand reads a request on its own, without the conversation.
 func understand(text string, now time.Time, currency string) orchestrator.Decision {
 	lower := strings.ToLower(text)
+	if d, ok := preferences(text); ok {
+		return d
+	}
 	switch {
 	case deleteRe.MatchString(text):
 		n, ok := findNumber(text)

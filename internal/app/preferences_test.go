@@ -1,0 +1,44 @@
+package app
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/purser-ai/purser/internal/auth"
+)
+
+// A user sets their own currency in chat (a change, so it waits for the
+// yes), and from then on an amount without one is in that currency; other
+// users keep theirs.
+func TestUserSetsTheirCurrencyInChat(t *testing.T) {
+	info := startUp(t)
+	bob := mint(t, info, "demo", "bob", auth.RoleMember)
+	approve := func(token, text string) map[string]any {
+		t.Helper()
+		status, p := chatCall(t, info, token, `{"history":[],"message":"`+text+`"}`)
+		proposal, _ := p["proposal"].(map[string]any)
+		if status != http.StatusOK || proposal == nil {
+			t.Fatalf("%q = %d %v", text, status, p)
+		}
+		status, a := chatCall(t, info, token, `{"history":[],"confirm":{"proposal_id":"`+proposal["proposal_id"].(string)+`","decision":"approve"}}`)
+		if status != http.StatusOK {
+			t.Fatalf("approve %q = %d %v", text, status, a)
+		}
+		a["summary"] = proposal["summary"]
+		return a
+	}
+	set := approve(bob, "set my currency to euros")
+	if !strings.Contains(set["summary"].(string), "currency EUR") || !strings.Contains(set["answer"].(string), "EUR") {
+		t.Fatalf("setting the currency = %v", set)
+	}
+	added := approve(bob, "add 12.50 lunch today")["added"].(map[string]any)
+	if amount := added["amount"].(map[string]any); amount["currency"] != "EUR" || amount["minor"] != float64(1250) {
+		t.Errorf("bob's lunch = %v, want 12.50 EUR", added)
+	}
+	// The demo user's default is still pounds.
+	theirs := approve(info.DemoToken, "add 3 tea today")["added"].(map[string]any)
+	if amount := theirs["amount"].(map[string]any); amount["currency"] != "GBP" {
+		t.Errorf("the demo user's tea = %v, want GBP", theirs)
+	}
+}

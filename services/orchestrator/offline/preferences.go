@@ -1,0 +1,50 @@
+package offline
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator"
+)
+
+var (
+	// "set my currency to euros", "my default currency is CHF", "use dollars from now on"
+	prefCurrencyRe = regexp.MustCompile(`(?i)\b(?:my\s+)?(?:default\s+)?currency\s+(?:is|to|should be|=)\s+([A-Za-z]{3,9})\b|\buse\s+([A-Za-z]{3,9})\s+(?:by default|from now on)\b`)
+	// "my time zone is Europe/Paris", "set my timezone to America/New_York"
+	prefZoneRe = regexp.MustCompile(`(?i)\btime\s?zone\s+(?:is|to|=)\s+([A-Za-z]+(?:/[A-Za-z_+-]+){1,2}|UTC)\b`)
+	// "I write dates month first", "dates are day first"
+	prefOrderRe = regexp.MustCompile(`(?i)\bdates?\b.*\b(day|month|year)[ -]first\b`)
+)
+
+// preferences reads a change of the user's own defaults.
+func preferences(text string) (orchestrator.Decision, bool) {
+	var args contracts.SetPreferencesArgs
+	if m := prefCurrencyRe.FindStringSubmatch(text); m != nil {
+		w := m[1] + m[2]
+		code, ok := wordCurrency[strings.ToLower(w)]
+		if !ok && contracts.ValidCurrency(strings.ToUpper(w)) {
+			code, ok = strings.ToUpper(w), true
+		}
+		if !ok {
+			return clarify("Which currency do you mean? Give its code, such as EUR or USD."), true
+		}
+		args.Currency = &code
+	}
+	if m := prefZoneRe.FindStringSubmatch(text); m != nil {
+		if _, err := time.LoadLocation(m[1]); err != nil || m[1] == "Local" {
+			return clarify("Which time zone do you mean? Give its name, such as Europe/London or America/New_York."), true
+		}
+		zone := m[1]
+		args.Timezone = &zone
+	}
+	if m := prefOrderRe.FindStringSubmatch(text); m != nil {
+		order := map[string]string{"day": "dmy", "month": "mdy", "year": "ymd"}[strings.ToLower(m[1])]
+		args.DateOrder = &order
+	}
+	if args.Currency == nil && args.Timezone == nil && args.DateOrder == nil {
+		return orchestrator.Decision{}, false
+	}
+	return call(contracts.ToolSetPreferences, args), true
+}
