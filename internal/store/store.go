@@ -92,6 +92,9 @@ func Migrate(ctx context.Context, dsn string) error {
 	return s.Close()
 }
 
+// maxPostgresConns bounds one store's connections to PostgreSQL.
+const maxPostgresConns = 16
+
 func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	driver, source, d, err := parseDSN(dsn)
 	if err != nil {
@@ -104,6 +107,13 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if d.name == dialectSQLite && strings.Contains(source, ":memory:") {
 		// Every connection to :memory: is a different database.
 		db.SetMaxOpenConns(1)
+	}
+	if d.name == dialectPostgres {
+		// A bounded pool: a burst of work queues for a connection instead of
+		// opening connections until the server refuses more (its default
+		// max_connections is 100, shared by every replica).
+		db.SetMaxOpenConns(maxPostgresConns)
+		db.SetMaxIdleConns(maxPostgresConns)
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
