@@ -67,7 +67,7 @@ func TestAStreamEditSurvivesARestartOfAService(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var logs bytes.Buffer
+	var logs lockedBuffer // the connection's close is logged from its own goroutine
 	runNotifier(t, cfg, slog.New(slog.NewTextHandler(&logs, nil)))()
 	s, _ = js.Stream(ctx, bus.StreamAgent)
 	if got := s.CachedInfo().Config; got.MaxBytes != 1<<30 || got.MaxAge != 24*time.Hour {
