@@ -15,17 +15,26 @@ import (
 )
 
 // Subscriber delivers messages of provisioned durable consumers to a
-// watermill router, one message in flight per subscription. While the
-// router works on a message it sends InProgress, so a slow handler is not
+// watermill router, many at once: up to its concurrency across all its
+// subscriptions, while messages that share an order key (see
+// ConsumerDef.OrderKey: a conversation, a user) are handed over one after
+// another in delivery order. A message waiting for its key or a free slot
+// and a message the router works on both send InProgress, so neither is
 // redelivered elsewhere; an ack waits for the server's confirmation; a nak
 // on the last allowed delivery dead-letters the message with its reason
 // instead of leaving it to rot; a message still unfinished at shutdown is
 // naked so that it returns to the stream at once.
+//
+// Order holds within one process. Replicas sharing a consumer may each get
+// a message of the same key; the store's version check is what keeps them
+// from both applying it, not the subscriber.
 type Subscriber struct {
 	js      jetstream.JetStream
 	service string
 	defs    map[string]ConsumerDef
 	log     *slog.Logger
+	slots   chan struct{}
+	keys    *keyQueue
 
 	mu     sync.Mutex
 	closed bool
@@ -35,14 +44,26 @@ type Subscriber struct {
 
 var _ message.Subscriber = (*Subscriber)(nil)
 
+// DefaultConcurrency is how many messages a Subscriber hands to its router
+// at once unless told otherwise.
+const DefaultConcurrency = 256
+
 // NewSubscriber serves the given consumers (by name) for service, whose
-// dead letters go to purser.dlq.<service>.
+// dead letters go to purser.dlq.<service>, with DefaultConcurrency.
 func NewSubscriber(js jetstream.JetStream, service string, defs []ConsumerDef, log *slog.Logger) *Subscriber {
 	m := make(map[string]ConsumerDef, len(defs))
 	for _, d := range defs {
 		m[d.Name] = d
 	}
-	return &Subscriber{js: js, service: service, defs: m, log: log, stop: make(chan struct{})}
+	return &Subscriber{js: js, service: service, defs: m, log: log, stop: make(chan struct{}),
+		slots: make(chan struct{}, DefaultConcurrency), keys: newKeyQueue()}
+}
+
+// WithConcurrency sets how many messages, across every subscription, are
+// in the router's hands at once (n < 1 means 1). Call it before Subscribe.
+func (s *Subscriber) WithConcurrency(n int) *Subscriber {
+	s.slots = make(chan struct{}, max(1, n))
+	return s
 }
 
 // Subscribe starts consuming the durable consumer named topic. The channel
@@ -67,11 +88,17 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", def.Name, err)
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(1))
+	batch := max(1, min(def.MaxAckPending, cap(s.slots)))
+	it, err := cons.Messages(jetstream.PullMaxMessages(batch))
 	if err != nil {
 		return nil, fmt.Errorf("consume %s: %w", def.Name, err)
 	}
 	out := make(chan *message.Message)
+	var handlers sync.WaitGroup
+	// drained closes once the iterator no longer takes new deliveries:
+	// only then are unfinished messages naked back, or the server could
+	// redeliver one to this very iterator on its way out.
+	drained := make(chan struct{})
 	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
@@ -79,11 +106,13 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 		case <-ctx.Done():
 		case <-s.stop:
 		}
-		it.Stop()
+		it.Drain()
+		close(drained)
 	}()
 	go func() {
 		defer s.wg.Done()
 		defer close(out)
+		defer handlers.Wait() // out closes only when nobody can send on it
 		for {
 			jm, err := it.Next()
 			if err != nil {
@@ -100,29 +129,64 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 				}
 				continue
 			}
-			s.deliver(ctx, def, jm, out)
+			// Queued here, by this one goroutine, so that a key's
+			// messages keep their delivery order.
+			var turn *keyTurn
+			if key := def.orderKey(jm.Subject()); key != "" {
+				turn = s.keys.join(key)
+			}
+			handlers.Add(1)
+			go func() {
+				defer handlers.Done()
+				s.deliver(ctx, def, jm, turn, out, drained)
+			}()
 		}
 	}()
 	return out, nil
 }
 
-// deliver hands one message to the router and settles it with NATS.
-func (s *Subscriber) deliver(ctx context.Context, def ConsumerDef, jm jetstream.Msg, out chan<- *message.Message) {
+// deliver waits for the message's turn under its key and for a free slot,
+// hands it to the router and settles it with NATS. It sends InProgress
+// all along, so a message that waits is not redelivered meanwhile.
+func (s *Subscriber) deliver(ctx context.Context, def ConsumerDef, jm jetstream.Msg, turn *keyTurn, out chan<- *message.Message, drained <-chan struct{}) {
+	handBack := func() {
+		<-drained
+		_ = jm.Nak()
+	}
+	if turn != nil {
+		defer s.keys.leave(turn)
+	}
+	beat := time.NewTicker(def.AckWait / 3)
+	defer beat.Stop()
+	if turn != nil {
+		if !s.await(ctx, jm, turn.ready, beat.C) {
+			handBack()
+			return
+		}
+	}
+	if !s.awaitSlot(ctx, jm, beat.C) {
+		handBack()
+		return
+	}
+	defer func() { <-s.slots }()
 	wm := toWatermill(jm)
 	hctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	wm.SetContext(hctx)
-	select {
-	case out <- wm:
-	case <-ctx.Done():
-		_ = jm.Nak()
-		return
-	case <-s.stop:
-		_ = jm.Nak()
-		return
+	for sent := false; !sent; {
+		select {
+		case out <- wm:
+			sent = true
+		case <-beat.C:
+			_ = jm.InProgress()
+		case <-ctx.Done():
+			handBack()
+			return
+		case <-s.stop:
+			handBack()
+			return
+		}
 	}
-	beat := time.NewTicker(def.AckWait / 3)
-	defer beat.Stop()
 	for {
 		select {
 		case <-wm.Acked():
@@ -133,17 +197,64 @@ func (s *Subscriber) deliver(ctx context.Context, def ConsumerDef, jm jetstream.
 			cancel()
 			return
 		case <-wm.Nacked():
+			if s.stopping(ctx) {
+				handBack() // the handler gave up because of the shutdown
+				return
+			}
 			s.nak(def, jm, wm)
 			return
 		case <-beat.C:
 			_ = jm.InProgress()
 		case <-ctx.Done():
-			_ = jm.Nak() // shutting down: back to the stream now
+			handBack() // shutting down: back to the stream now
 			return
 		case <-s.stop:
-			_ = jm.Nak()
+			handBack()
 			return
 		}
+	}
+}
+
+// await waits for ready while keeping jm alive; false means shutdown.
+func (s *Subscriber) await(ctx context.Context, jm jetstream.Msg, ready <-chan struct{}, beat <-chan time.Time) bool {
+	for {
+		select {
+		case <-ready:
+			return true
+		case <-beat:
+			_ = jm.InProgress()
+		case <-ctx.Done():
+			return false
+		case <-s.stop:
+			return false
+		}
+	}
+}
+
+// awaitSlot takes one of the subscriber's slots while keeping jm alive.
+func (s *Subscriber) awaitSlot(ctx context.Context, jm jetstream.Msg, beat <-chan time.Time) bool {
+	for {
+		select {
+		case s.slots <- struct{}{}:
+			return true
+		case <-beat:
+			_ = jm.InProgress()
+		case <-ctx.Done():
+			return false
+		case <-s.stop:
+			return false
+		}
+	}
+}
+
+func (s *Subscriber) stopping(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	case <-s.stop:
+		return true
+	default:
+		return false
 	}
 }
 

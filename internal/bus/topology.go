@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -27,17 +28,22 @@ const (
 	ConsumerNotifierNotify          = "notifier-notify"
 )
 
-// TurnPartitions is how many ordered lanes TURNS has. The stream maps each
-// conversation to one lane (a subject transform), and each lane's consumer
-// has one message in flight, so turns of one conversation are applied in
-// order by any number of orchestrator replicas while conversations in
-// different lanes run in parallel.
+// TurnPartitions is how many lanes TURNS has. The stream maps each
+// conversation to one lane (a subject transform), so that replicas can
+// split lanes between them later; within a process the subscriber keeps
+// a conversation's turns in order by its order key, and many
+// conversations of one lane run at once.
 const TurnPartitions = 8
 
-// Defaults for every consumer.
+// Defaults for every consumer. The ack wait is short so that a message
+// held by a process that died is redelivered within seconds; a live
+// process keeps its messages with InProgress every third of it.
 const (
-	DefaultAckWait    = 30 * time.Second
+	DefaultAckWait    = 5 * time.Second
 	DefaultMaxDeliver = 5
+	// DefaultMaxAckPending bounds the messages of one consumer out at
+	// once across replicas.
+	DefaultMaxAckPending = 1024
 )
 
 // DefaultBackOff spaces redeliveries after a nak.
@@ -54,6 +60,29 @@ type ConsumerDef struct {
 	// BackOff spaces redeliveries after a failed attempt; DefaultBackOff
 	// when empty.
 	BackOff []time.Duration
+	// OrderKey lists the subject tokens (by index, 0 is "purser") whose
+	// values, joined, name what must be handled in order: a
+	// conversation, a user. Messages with the same key are handled one at
+	// a time in delivery order; empty means no order at all.
+	OrderKey []int
+}
+
+// orderKey is the order key of a message on subject, or "" for none. A
+// subject too short for the key is its own key (it is serialised with
+// nothing else, and its handler rejects it).
+func (d ConsumerDef) orderKey(subject string) string {
+	if len(d.OrderKey) == 0 {
+		return ""
+	}
+	tokens := strings.Split(subject, ".")
+	parts := make([]string, 0, len(d.OrderKey))
+	for _, i := range d.OrderKey {
+		if i >= len(tokens) {
+			return subject
+		}
+		parts = append(parts, tokens[i])
+	}
+	return strings.Join(parts, ".")
 }
 
 func (d ConsumerDef) backOff(delivered int) time.Duration {
@@ -77,9 +106,23 @@ func (d ConsumerDef) config() jetstream.ConsumerConfig {
 	}
 }
 
-func consumer(name, stream, filter string, maxAckPending int) ConsumerDef {
-	return ConsumerDef{Name: name, Stream: stream, Filter: filter, AckWait: DefaultAckWait, MaxDeliver: DefaultMaxDeliver, MaxAckPending: maxAckPending}
+func consumer(name, stream, filter string, maxAckPending int, orderKey ...int) ConsumerDef {
+	return ConsumerDef{Name: name, Stream: stream, Filter: filter, AckWait: DefaultAckWait, MaxDeliver: DefaultMaxDeliver,
+		MaxAckPending: maxAckPending, OrderKey: orderKey}
 }
+
+// Order keys by subject: purser.turns.<lane>.<tenant>.<conversation> and
+// purser.tool.result.<tenant>.<conversation> by conversation (the same
+// key, so a conversation's turns and tool results take turns too);
+// purser.agent.<tenant>.<user>.<conversation> and
+// purser.notify.<tenant>.<user> by user, whose frames carry an increasing
+// seq.
+var (
+	turnOrder       = []int{3, 4}
+	toolResultOrder = []int{3, 4}
+	agentOrder      = []int{2, 3}
+	notifyOrder     = []int{2, 3}
+)
 
 // StreamConfigs are the five streams of DESIGN.md with the default
 // tunables (Streams(DefaultStreamTunables())).
@@ -107,14 +150,16 @@ func streamDefs() []jetstream.StreamConfig {
 	}
 }
 
-// OrchestratorConsumers are the orchestrator's: one per TURNS lane, one
-// message in flight each, and the tool results.
+// OrchestratorConsumers are the orchestrator's: one per TURNS lane and
+// the tool results, each with many messages out, in order per
+// conversation.
 func OrchestratorConsumers() []ConsumerDef {
 	defs := make([]ConsumerDef, 0, TurnPartitions+1)
 	for p := range TurnPartitions {
-		defs = append(defs, consumer(TurnConsumerName(p), StreamTurns, "purser.turns."+strconv.Itoa(p)+".>", 1))
+		defs = append(defs, consumer(TurnConsumerName(p), StreamTurns, "purser.turns."+strconv.Itoa(p)+".>",
+			DefaultMaxAckPending/TurnPartitions, turnOrder...))
 	}
-	return append(defs, consumer(ConsumerOrchestratorToolResults, StreamTools, "purser.tool.result.>", 64))
+	return append(defs, consumer(ConsumerOrchestratorToolResults, StreamTools, "purser.tool.result.>", DefaultMaxAckPending, toolResultOrder...))
 }
 
 // TurnConsumerName names the consumer of TURNS lane p.
@@ -123,15 +168,15 @@ func TurnConsumerName(p int) string { return ConsumerOrchestratorTurns + "-" + s
 // NotifierConsumers are the notifier's.
 func NotifierConsumers() []ConsumerDef {
 	return []ConsumerDef{
-		consumer(ConsumerNotifierAgent, StreamAgent, "purser.agent.>", 64),
-		consumer(ConsumerNotifierNotify, StreamNotify, "purser.notify.>", 64),
+		consumer(ConsumerNotifierAgent, StreamAgent, "purser.agent.>", DefaultMaxAckPending, agentOrder...),
+		consumer(ConsumerNotifierNotify, StreamNotify, "purser.notify.>", DefaultMaxAckPending, notifyOrder...),
 	}
 }
 
 // ToolConsumer is the durable consumer of one tool's requests, so a heavy
 // tool can have replicas of its own.
 func ToolConsumer(tool string) ConsumerDef {
-	return consumer("toolrunner-"+tool, StreamTools, "purser.tool.request."+tool, 16)
+	return consumer("toolrunner-"+tool, StreamTools, "purser.tool.request."+tool, 256)
 }
 
 // ConsumerImports is the statement importer's durable consumer.
