@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/purser-ai/purser/internal/bus"
 )
@@ -210,5 +211,77 @@ func TestConcurrencyIsBounded(t *testing.T) {
 	case <-msgs:
 	case <-time.After(20 * time.Second):
 		t.Fatal("settling one message did not free its slot")
+	}
+}
+
+// A pinned consumer shared by two processes still hands one key's
+// messages over in order: one process at a time takes them.
+func TestPinnedConsumerKeepsOrderAcrossProcesses(t *testing.T) {
+	def := orderedConsumer("pinned")
+	def.Pinned = true
+	e := newEnv(t, def)
+	var mu sync.Mutex
+	var order []string
+	done := make(chan struct{})
+	const n = 30
+	h := func(m *message.Message) error {
+		time.Sleep(time.Millisecond) // room for another process to overtake, were it allowed to
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, m.UUID)
+		if len(order) == n {
+			close(done)
+		}
+		return nil
+	}
+	e.serve("svc-a", def, h)
+	e.serve("svc-b", def, h)
+	var want []string
+	for i := range n {
+		id := fmt.Sprintf("p%02d", i)
+		want = append(want, id)
+		e.publish("purser.notify.t1.same", id, `{}`)
+	}
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("not every message was handled")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(order, ",") != strings.Join(want, ",") {
+		t.Fatalf("handled in order %v, want %v", order, want)
+	}
+}
+
+// A lane consumer made before lanes were pinned is replaced by a pinned
+// one at provisioning, keeping the messages it had not delivered.
+func TestProvisionPinsAnOldConsumer(t *testing.T) {
+	old := bus.OrchestratorConsumers()[0]
+	old.Pinned = false
+	e := newEnv(t, old)
+	e.publish("purser.turns.t1.c1", "waiting", `{}`)
+	pinned := bus.OrchestratorConsumers()
+	ctx := context.Background()
+	if err := bus.Provision(ctx, e.js, pinned...); err != nil {
+		t.Fatalf("provision over an unpinned consumer: %v", err)
+	}
+	c, err := e.js.Consumer(ctx, old.Stream, old.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.CachedInfo().Config.PriorityPolicy != jetstream.PriorityPolicyPinned {
+		t.Fatalf("consumer %s not pinned", old.Name)
+	}
+	total := uint64(0)
+	for _, d := range pinned[:bus.TurnPartitions] {
+		c, err := e.js.Consumer(ctx, d.Stream, d.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += c.CachedInfo().NumPending
+	}
+	if total != 1 {
+		t.Fatalf("%d turns pending over the lanes, want the 1 published before", total)
 	}
 }

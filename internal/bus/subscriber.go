@@ -89,7 +89,11 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 		return nil, fmt.Errorf("consumer %s: %w", def.Name, err)
 	}
 	batch := max(1, min(def.MaxAckPending, cap(s.slots)))
-	it, err := cons.Messages(jetstream.PullMaxMessages(batch))
+	opts := []jetstream.PullMessagesOpt{jetstream.PullMaxMessages(batch)}
+	if def.Pinned {
+		opts = append(opts, jetstream.PullPriorityGroup(pinGroup), jetstream.PullExpiry(PullRenew))
+	}
+	it, err := cons.Messages(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("consume %s: %w", def.Name, err)
 	}

@@ -65,7 +65,22 @@ type ConsumerDef struct {
 	// conversation, a user. Messages with the same key are handled one at
 	// a time in delivery order; empty means no order at all.
 	OrderKey []int
+	// Pinned lets one process at a time take the consumer's messages (a
+	// JetStream priority group with the pinned policy): it keeps order
+	// per key across replicas, which a process's own order key cannot.
+	// Another replica takes over PinnedTTL after the pinned one stopped
+	// pulling.
+	Pinned bool
 }
+
+// Pinned consumers: the priority group every puller names, how often an
+// idle puller renews its pull (and so its pin), and how long a silent pin
+// lasts.
+const (
+	pinGroup  = "pinned"
+	PullRenew = 2 * time.Second
+	PinnedTTL = 3 * PullRenew
+)
 
 // orderKey is the order key of a message on subject, or "" for none. A
 // subject too short for the key is its own key (it is serialised with
@@ -94,7 +109,7 @@ func (d ConsumerDef) backOff(delivered int) time.Duration {
 }
 
 func (d ConsumerDef) config() jetstream.ConsumerConfig {
-	return jetstream.ConsumerConfig{
+	c := jetstream.ConsumerConfig{
 		Durable:       d.Name,
 		Description:   "purser " + d.Name,
 		FilterSubject: d.Filter,
@@ -104,6 +119,12 @@ func (d ConsumerDef) config() jetstream.ConsumerConfig {
 		MaxDeliver:    d.MaxDeliver,
 		MaxAckPending: d.MaxAckPending,
 	}
+	if d.Pinned {
+		c.PriorityGroups = []string{pinGroup}
+		c.PriorityPolicy = jetstream.PriorityPolicyPinned
+		c.PinnedTTL = PinnedTTL
+	}
+	return c
 }
 
 func consumer(name, stream, filter string, maxAckPending int, orderKey ...int) ConsumerDef {
@@ -152,12 +173,17 @@ func streamDefs() []jetstream.StreamConfig {
 
 // OrchestratorConsumers are the orchestrator's: one per TURNS lane and
 // the tool results, each with many messages out, in order per
-// conversation.
+// conversation. A lane is pinned to one replica at a time, so that a
+// conversation's turns are applied in order however many replicas run;
+// lanes spread conversations over replicas. Tool results need no pin: the
+// results a turn waits for may apply in any order.
 func OrchestratorConsumers() []ConsumerDef {
 	defs := make([]ConsumerDef, 0, TurnPartitions+1)
 	for p := range TurnPartitions {
-		defs = append(defs, consumer(TurnConsumerName(p), StreamTurns, "purser.turns."+strconv.Itoa(p)+".>",
-			DefaultMaxAckPending/TurnPartitions, turnOrder...))
+		d := consumer(TurnConsumerName(p), StreamTurns, "purser.turns."+strconv.Itoa(p)+".>",
+			DefaultMaxAckPending/TurnPartitions, turnOrder...)
+		d.Pinned = true
+		defs = append(defs, d)
 	}
 	return append(defs, consumer(ConsumerOrchestratorToolResults, StreamTools, "purser.tool.result.>", DefaultMaxAckPending, toolResultOrder...))
 }
@@ -199,12 +225,26 @@ func Provision(ctx context.Context, js jetstream.JetStream, consumers ...Consume
 	for _, d := range consumers {
 		if err := retryCreate(ctx, func() error {
 			_, err := js.CreateOrUpdateConsumer(ctx, d.Stream, d.config())
+			if err != nil && d.Pinned && unpinned(ctx, js, d) {
+				// A consumer made before it was pinned cannot take a
+				// priority policy: replace it. Its unacked messages stay in
+				// the stream and the new consumer delivers them.
+				if derr := js.DeleteConsumer(ctx, d.Stream, d.Name); derr == nil {
+					_, err = js.CreateOrUpdateConsumer(ctx, d.Stream, d.config())
+				}
+			}
 			return err
 		}); err != nil {
 			return fmt.Errorf("consumer %s: %w", d.Name, err)
 		}
 	}
 	return nil
+}
+
+// unpinned reports whether d's consumer exists without a priority policy.
+func unpinned(ctx context.Context, js jetstream.JetStream, d ConsumerDef) bool {
+	c, err := js.Consumer(ctx, d.Stream, d.Name)
+	return err == nil && c.CachedInfo().Config.PriorityPolicy != jetstream.PriorityPolicyPinned
 }
 
 // retryCreate retries the races of concurrent provisioning (two replicas
