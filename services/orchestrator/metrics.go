@@ -3,12 +3,13 @@ package orchestrator
 import "github.com/prometheus/client_golang/prometheus"
 
 type metrics struct {
-	turns        *prometheus.CounterVec
-	decisions    *prometheus.CounterVec
-	proposals    *prometheus.CounterVec
-	bounds       *prometheus.CounterVec
-	modelSeconds prometheus.Histogram
-	steps        prometheus.Histogram
+	turns         *prometheus.CounterVec
+	decisions     *prometheus.CounterVec
+	proposals     *prometheus.CounterVec
+	bounds        *prometheus.CounterVec
+	modelSeconds  prometheus.Histogram
+	steps         prometheus.Histogram
+	modelInFlight prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -22,6 +23,8 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	m.steps = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "purser_orchestrator_steps_per_turn", Help: "Tool steps a turn used, observed when it ends.",
 		Buckets: []float64{0, 1, 2, 3, 4, 5}})
-	reg.MustRegister(m.turns, m.decisions, m.proposals, m.bounds, m.modelSeconds, m.steps)
+	m.modelInFlight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "purser_orchestrator_model_calls_in_flight",
+		Help: "Model calls started and not finished, queued for a slot included."})
+	reg.MustRegister(m.turns, m.decisions, m.proposals, m.bounds, m.modelSeconds, m.steps, m.modelInFlight)
 	return m
 }

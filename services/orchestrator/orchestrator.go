@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -54,8 +55,20 @@ type Config struct {
 	// "saved" (state and outbox written), "published" (outbox published)
 	// and "handled" (about to ack). An error stops the handler there as a
 	// crash would, so tests can prove that every boundary is safe.
-	// Production leaves it nil.
+	// Production leaves it nil. A model call that outlasts the inline
+	// wait has two more: "decided" (the model answered, nothing stored)
+	// and then "saved" and "published" again for the decision's save.
 	FailPoint func(point string) error
+	// ModelConcurrency bounds model calls in flight, shared fairly between
+	// tenants. Default DefaultModelConcurrency.
+	ModelConcurrency int
+	// ModelInlineWait is how long a handler waits for a model call before
+	// it stores the call as pending and lets its message go. Default
+	// DefaultModelInlineWait; negative: never wait.
+	ModelInlineWait time.Duration
+	// ModelLease is how long a pending model call may go unanswered before
+	// the sweep makes it again. Default DefaultModelLease.
+	ModelLease time.Duration
 }
 
 // Orchestrator handles turns and tool results. Create it with New.
@@ -68,15 +81,35 @@ type Orchestrator struct {
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
+
+	pool *modelPool
+	// life is the lifetime of model calls, which outlive the messages
+	// that started them; Sweep ends it when its own context ends.
+	life     context.Context
+	stopLife context.CancelFunc
+	callsMu  sync.Mutex
+	calls    map[string]*modelCall // by conversation
 }
 
 // New builds an orchestrator. pub publishes answer tokens to deliver
-// subjects; relay publishes everything durable.
+// subjects; relay publishes everything durable. Run Sweep for as long as
+// the orchestrator serves: it owns the model calls in flight.
 func New(cfg Config, st Store, relay Relay, pub message.Publisher, model Model, reg prometheus.Registerer, log *slog.Logger, now func() time.Time) *Orchestrator {
 	if cfg.DefaultCurrency == "" {
 		cfg.DefaultCurrency = "GBP"
 	}
-	return &Orchestrator{cfg: cfg, store: st, relay: relay, pub: pub, model: model, log: log, now: now, metrics: newMetrics(reg)}
+	if cfg.ModelConcurrency <= 0 {
+		cfg.ModelConcurrency = DefaultModelConcurrency
+	}
+	if cfg.ModelInlineWait == 0 {
+		cfg.ModelInlineWait = DefaultModelInlineWait
+	}
+	if cfg.ModelLease <= 0 {
+		cfg.ModelLease = DefaultModelLease
+	}
+	life, stop := context.WithCancel(context.Background())
+	return &Orchestrator{cfg: cfg, store: st, relay: relay, pub: pub, model: model, log: log, now: now, metrics: newMetrics(reg),
+		pool: newModelPool(cfg.ModelConcurrency), life: life, stopLife: stop, calls: map[string]*modelCall{}}
 }
 
 // Register adds the orchestrator's handlers to a router.
@@ -138,7 +171,7 @@ func (o *Orchestrator) HandleToolResult(msg *message.Message) error {
 	return o.failAt("handled")
 }
 
-// maxModelRounds bounds model calls within one handler run; the turn's
+// maxModelRounds bounds model calls a handler waits for inline; the turn's
 // own bounds (steps, one correction, one re-plan) end it well before.
 const maxModelRounds = 8
 
@@ -151,6 +184,10 @@ func (o *Orchestrator) apply(ctx context.Context, tenant, convID string, ev Even
 		// Another replica changed the conversation meanwhile: apply the
 		// event to the fresh state.
 	}
+}
+
+func (o *Orchestrator) env(tenant, convID, currency string) Env {
+	return Env{TenantID: tenant, ConversationID: convID, Now: o.now(), DefaultCurrency: currency, NeedsConfirm: o.needsConfirm}
 }
 
 func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev Event) error {
@@ -167,7 +204,8 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 			return bus.Permanent(fmt.Errorf("conversation %s state: %w", convID, err))
 		}
 	}
-	if ev.Kind == EvTurn {
+	switch ev.Kind {
+	case EvTurn:
 		t := ev.Turn
 		if conv.UserID != "" && conv.UserID != t.UserID {
 			// Conversation ids are chosen by clients; one user can never
@@ -178,39 +216,51 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 		}
 		if state.hasApplied(t.TurnID) {
 			o.metrics.turns.WithLabelValues("duplicate").Inc()
+			// A crash may have come between storing a pending model call
+			// and making it.
+			o.resume(ctx, tenant, convID, state)
 			return o.relay.Flush(ctx)
 		}
 		conv.UserID = t.UserID
+	case EvDecision:
+		if state.Turn == nil || state.Turn.Model == nil || state.Turn.Model.ID != ev.ModelCall {
+			return nil // the conversation no longer waits for this call
+		}
+		state.Turn.Model = nil
 	}
 	currency, err := o.currencyFor(ctx, tenant, conv.UserID, ev)
 	if err != nil {
 		return err
 	}
-	env := Env{TenantID: tenant, ConversationID: convID, Now: o.now(), DefaultCurrency: currency, NeedsConfirm: o.needsConfirm}
+	env := o.env(tenant, convID, currency)
 	next, eff := Transition(state, ev, env)
-	streamed := false // the model streamed this turn's answer itself
+	if ev.Kind == EvDecision {
+		logRejection(o.log, eff, tenant, currentTurnID(state))
+	}
+	streamed := ev.Streamed // the model streamed this turn's answer itself
+	var spilled *modelCall
 	for round := 0; eff.NeedModel && round < maxModelRounds; round++ {
-		dev := Event{Kind: EvDecision}
-		start := time.Now()
-		d, err := o.model.Decide(WithTenant(o.tokenContext(ctx, tenant, next, convID, &streamed), tenant), PromptFor(next, env))
-		o.metrics.modelSeconds.Observe(time.Since(start).Seconds())
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return ctx.Err() // shutting down: the message goes back to the stream
-		case errors.Is(err, ErrInvalidOutput):
-			dev.ModelInvalid = err.Error() // logged by logRejection below
-		case err != nil:
-			o.log.Warn("model", "err", err, "tenant", tenant)
-			dev.ModelErr = "unavailable"
-		default:
-			dev.Decision = &d
-			o.metrics.decisions.WithLabelValues(string(d.Kind)).Inc()
+		call := o.startCall(tenant, convID, next, env, true)
+		dev, ok := call.wait(ctx, o.cfg.ModelInlineWait)
+		if !ok {
+			spilled = call
+			break
 		}
+		streamed = streamed || dev.Streamed
 		var more Effects
 		turnID := currentTurnID(next)
 		next, more = Transition(next, dev, env)
 		logRejection(o.log, more, tenant, turnID)
 		eff.add(more)
+	}
+	stored := false
+	if spilled != nil {
+		// The call goes on without this message; it may apply its
+		// decision only once the call is stored as pending.
+		defer func() { spilled.persisted <- stored }()
+	}
+	if eff.NeedModel && next.Turn != nil {
+		next.Turn.Model = &ModelCall{ID: modelCallID(next), Since: o.now()}
 	}
 	if err := o.persistProposals(ctx, tenant, convID, next, eff); err != nil {
 		return err
@@ -219,17 +269,18 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 	if err != nil {
 		return err
 	}
-	conv.DeadlineAt = nil
-	if next.Turn != nil {
-		d := next.Turn.StartedAt.Add(TurnBudget)
-		conv.DeadlineAt = &d
-	}
+	conv.DeadlineAt = deadlineOf(next, o.cfg.ModelLease)
 	conv.State, err = json.Marshal(next)
 	if err != nil {
 		return bus.Permanent(fmt.Errorf("encode state: %w", err))
 	}
 	if _, err := o.store.SaveConversation(ctx, conv, conv.Version, out); err != nil {
 		return fmt.Errorf("save conversation: %w", err)
+	}
+	stored = true
+	if spilled == nil && next.Turn != nil && next.Turn.Model != nil {
+		// Pending after the inline rounds ran out: make the call now.
+		o.resume(ctx, tenant, convID, next)
 	}
 	if err := o.failAt("saved"); err != nil {
 		return err
@@ -251,30 +302,40 @@ func (o *Orchestrator) failAt(point string) error {
 	return o.cfg.FailPoint(point)
 }
 
-// Sweep ends, every interval, turns that outlived their budget while
-// waiting for something that never came (a tool result from a toolrunner
-// that is down), so that no turn hangs. Replicas may sweep at once: the
-// conversation's version lets one of them apply the timeout.
+// Sweep looks, every interval, at conversations whose deadline passed:
+// it ends turns that outlived their budget while waiting for something
+// that never came (a tool result from a toolrunner that is down), so that
+// no turn hangs, and makes again model calls whose lease ran out (their
+// maker died). Its first pass, at once, makes again every pending model
+// call, since this process has none in flight yet. Replicas may sweep at
+// once: the conversation's version lets one of them act. Sweep owns the
+// model calls: when ctx ends it stops them (they stay pending in the
+// store) and waits for their goroutines.
 func (o *Orchestrator) Sweep(ctx context.Context, interval time.Duration) {
+	defer func() {
+		o.stopLife()
+		o.pool.close()
+	}()
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	for {
+	for first := true; ; first = false {
+		horizon := o.now()
+		if first {
+			horizon = horizon.Add(TurnBudget + o.cfg.ModelLease)
+		}
+		due, err := o.store.DueConversations(ctx, horizon, 1000)
+		if err != nil && ctx.Err() == nil {
+			o.log.Warn("turn sweep", "err", err)
+		}
+		for _, c := range due {
+			if err := o.sweepOne(ctx, c, first); err != nil && ctx.Err() == nil {
+				o.log.Warn("turn sweep", "tenant", c.TenantID, "conversation", c.ConversationID, "err", err)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		}
-		due, err := o.store.DueConversations(ctx, o.now(), 100)
-		if err != nil {
-			if ctx.Err() == nil {
-				o.log.Warn("turn sweep", "err", err)
-			}
-			continue
-		}
-		for _, c := range due {
-			if err := o.apply(ctx, c.TenantID, c.ConversationID, Event{Kind: EvTimeout}); err != nil && ctx.Err() == nil {
-				o.log.Warn("turn timeout", "tenant", c.TenantID, "conversation", c.ConversationID, "err", err)
-			}
 		}
 	}
 }

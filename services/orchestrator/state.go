@@ -62,6 +62,9 @@ type Turn struct {
 	Failure    string     `json:"failure,omitempty"`
 	Plan       *PlanState `json:"plan,omitempty"`
 	Round      int        `json:"round"`
+	// Model is the model call the turn waits for, if any: durable, so a
+	// call lost to a crash is made again.
+	Model *ModelCall `json:"model,omitempty"`
 }
 
 // OpenCall is a tool call in flight.
@@ -134,6 +137,10 @@ func (s State) clone() State {
 		if t.Plan != nil {
 			p := *t.Plan
 			t.Plan = &p
+		}
+		if t.Model != nil {
+			m := *t.Model
+			t.Model = &m
 		}
 		s.Turn = &t
 	}

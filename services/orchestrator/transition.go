@@ -35,6 +35,11 @@ type Event struct {
 	// decision (bad JSON, a cut-off stream, a refusal); it takes the one
 	// corrective retry like any other invalid output.
 	ModelInvalid string
+	// ModelCall names the call an EvDecision answers; the handler drops a
+	// decision for a call the conversation no longer waits for.
+	ModelCall string
+	// Streamed says the model already streamed the answer's tokens.
+	Streamed bool
 }
 
 // Env is what a transition may know about the world besides the state.

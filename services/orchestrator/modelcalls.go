@@ -1,0 +1,248 @@
+package orchestrator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/purser-ai/purser/internal/store"
+)
+
+// Model calls never hold a bus message. A transition that needs the model
+// starts a call in the model pool; the handler waits for it only briefly
+// (Config.ModelInlineWait), which a local model such as the offline one
+// beats, so its decision goes into the same save as the event. A call
+// that takes longer is recorded in the conversation (Turn.Model, durable
+// with the state), the message is acked, and the decision comes back
+// later as an EvDecision applied through the same versioned save. A call
+// lost to a crash is found by the sweep: on start, every pending call is
+// made again; later, any whose lease ran out.
+
+// Defaults for the model-call settings of Config.
+const (
+	DefaultModelConcurrency = 256
+	DefaultModelInlineWait  = 25 * time.Millisecond
+	DefaultModelLease       = 30 * time.Second
+)
+
+// ModelCall is a model call a turn waits for.
+type ModelCall struct {
+	ID    string    `json:"id"`
+	Since time.Time `json:"since"` // when it was (last) started; a lease
+}
+
+// modelCallID names the model call a turn makes in its current round: the
+// same state asks the same call.
+func modelCallID(s State) string {
+	return deriveID("m", s.Turn.TurnID, strconv.Itoa(s.Turn.Round))
+}
+
+// callResult is a model decision as an event.
+type callResult struct {
+	ev Event
+}
+
+// modelCall is one call in flight.
+type modelCall struct {
+	id, tenant, convID string
+	streamed           atomic.Bool
+
+	mu        sync.Mutex
+	inline    bool            // the handler still waits for the result
+	result    chan callResult // to the waiting handler
+	persisted chan bool       // once not inline: did the handler store the pending call?
+}
+
+func convKey(tenant, convID string) string { return tenant + "\x00" + convID }
+
+// startCall asks the model for s's next step in the pool. The caller
+// either takes the result within its inline wait or lets it go (spill)
+// and tells it, through persisted, whether the pending call was stored.
+func (o *Orchestrator) startCall(tenant, convID string, s State, env Env, inline bool) *modelCall {
+	c := &modelCall{id: modelCallID(s), tenant: tenant, convID: convID, inline: inline,
+		result: make(chan callResult, 1), persisted: make(chan bool, 1)}
+	o.track(c)
+	prompt := PromptFor(s, env)
+	sinkState := s
+	ok := o.pool.submit(tenant, func() {
+		defer o.untrack(c)
+		ctx := o.life
+		var streamed bool
+		tctx := WithTenant(o.tokenContext(ctx, tenant, sinkState, convID, &streamed), tenant)
+		ev := o.decide(tctx, tenant, prompt)
+		c.streamed.Store(streamed)
+		if ctx.Err() != nil {
+			return // shutting down: the pending call stays stored, the next start makes it again
+		}
+		ev.ModelCall = c.id
+		ev.Streamed = streamed
+		c.mu.Lock()
+		if c.inline {
+			c.result <- callResult{ev: ev}
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Unlock()
+		if !<-c.persisted {
+			return // the handler failed before storing the call: its retry asks again
+		}
+		if err := o.failAt("decided"); err != nil {
+			return // as if the process died with the decision in memory
+		}
+		if err := o.apply(ctx, tenant, convID, ev); err != nil && ctx.Err() == nil {
+			o.log.Warn("apply model decision", "tenant", tenant, "conversation", convID, "err", err)
+		}
+	})
+	if !ok {
+		o.untrack(c)
+	}
+	return c
+}
+
+// decide asks the model once and turns the outcome into an EvDecision.
+func (o *Orchestrator) decide(ctx context.Context, tenant string, p Prompt) Event {
+	ev := Event{Kind: EvDecision}
+	start := time.Now()
+	d, err := o.model.Decide(ctx, p)
+	o.metrics.modelSeconds.Observe(time.Since(start).Seconds())
+	switch {
+	case err != nil && ctx.Err() != nil:
+		ev.ModelErr = "shutting down"
+	case errors.Is(err, ErrInvalidOutput):
+		ev.ModelInvalid = err.Error() // logged by logRejection when applied
+	case err != nil:
+		o.log.Warn("model", "err", err, "tenant", tenant)
+		ev.ModelErr = "unavailable"
+	default:
+		ev.Decision = &d
+		o.metrics.decisions.WithLabelValues(string(d.Kind)).Inc()
+	}
+	return ev
+}
+
+// wait takes the call's result if it comes within d (and ctx lasts);
+// otherwise the call goes on alone, and the caller must send on persisted.
+func (c *modelCall) wait(ctx context.Context, d time.Duration) (Event, bool) {
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case r := <-c.result:
+			return r.ev, true
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case r := <-c.result:
+		return r.ev, true
+	default:
+	}
+	c.inline = false
+	return Event{}, false
+}
+
+func (o *Orchestrator) track(c *modelCall) {
+	o.callsMu.Lock()
+	o.calls[convKey(c.tenant, c.convID)] = c
+	o.callsMu.Unlock()
+	o.metrics.modelInFlight.Inc()
+}
+
+func (o *Orchestrator) untrack(c *modelCall) {
+	o.callsMu.Lock()
+	if o.calls[convKey(c.tenant, c.convID)] == c {
+		delete(o.calls, convKey(c.tenant, c.convID))
+	}
+	o.callsMu.Unlock()
+	o.metrics.modelInFlight.Dec()
+}
+
+// inFlight reports whether this process is making call id.
+func (o *Orchestrator) inFlight(tenant, convID, id string) bool {
+	o.callsMu.Lock()
+	defer o.callsMu.Unlock()
+	c := o.calls[convKey(tenant, convID)]
+	return c != nil && c.id == id
+}
+
+// resume makes the pending model call of a stored conversation unless
+// this process is making it already.
+func (o *Orchestrator) resume(ctx context.Context, tenant, convID string, s State) {
+	if s.Turn == nil || s.Turn.Model == nil || o.inFlight(tenant, convID, s.Turn.Model.ID) {
+		return
+	}
+	currency, err := o.currencyFor(ctx, tenant, s.UserID, Event{})
+	if err != nil {
+		currency = o.cfg.DefaultCurrency // the prompt's hint only; the call must not wait for it
+	}
+	env := o.env(tenant, convID, currency)
+	c := o.startCall(tenant, convID, s, env, false)
+	c.persisted <- true
+}
+
+// ModelCallsInFlight is how many model calls this process has started and
+// not finished, queued ones included.
+func (o *Orchestrator) ModelCallsInFlight() int {
+	o.callsMu.Lock()
+	defer o.callsMu.Unlock()
+	return len(o.calls)
+}
+
+// sweepOne looks at one conversation whose deadline passed (or, on start,
+// any with a running turn): it ends a turn past its budget, and makes again
+// a pending model call whose lease ran out, taking the lease first so that
+// one replica makes it.
+func (o *Orchestrator) sweepOne(ctx context.Context, c store.Conversation, onStart bool) error {
+	conv, err := o.store.LoadConversation(ctx, c.TenantID, c.ConversationID)
+	if err != nil {
+		return err
+	}
+	var s State
+	if err := json.Unmarshal(conv.State, &s); err != nil {
+		return err
+	}
+	now := o.now()
+	if s.Turn == nil {
+		return nil
+	}
+	if now.Sub(s.Turn.StartedAt) > TurnBudget {
+		return o.apply(ctx, c.TenantID, c.ConversationID, Event{Kind: EvTimeout})
+	}
+	m := s.Turn.Model
+	if m == nil || o.inFlight(c.TenantID, c.ConversationID, m.ID) || (!onStart && now.Sub(m.Since) < o.cfg.ModelLease) {
+		return nil
+	}
+	s.Turn.Model = &ModelCall{ID: m.ID, Since: now}
+	conv.DeadlineAt = deadlineOf(s, o.cfg.ModelLease)
+	if conv.State, err = json.Marshal(s); err != nil {
+		return err
+	}
+	if _, err := o.store.SaveConversation(ctx, conv, conv.Version, nil); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return nil // another replica took it, or the conversation moved on
+		}
+		return err
+	}
+	o.resume(ctx, c.TenantID, c.ConversationID, s)
+	return nil
+}
+
+// deadlineOf is when the sweep must next look at a conversation: the end
+// of its turn's budget, or sooner the end of its model call's lease.
+func deadlineOf(s State, lease time.Duration) *time.Time {
+	if s.Turn == nil {
+		return nil
+	}
+	d := s.Turn.StartedAt.Add(TurnBudget)
+	if m := s.Turn.Model; m != nil && m.Since.Add(lease).Before(d) {
+		d = m.Since.Add(lease)
+	}
+	return &d
+}
