@@ -93,7 +93,7 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			return nil, err
 		}
 		relay := outbox.NewRelay(d.store, pub, log, d.now)
-		orch := orchestrator.New(orchestrator.Config{}, d.store, relay, pub, model, d.reg, log, d.now)
+		orch := orchestrator.New(orchestrator.Config{ModelConcurrency: d.cfg.ModelConcurrency}, d.store, relay, pub, model, d.reg, log, d.now)
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.OrchestratorConsumers(), orch.Register, relay,
 			func(ctx context.Context) { orch.Sweep(ctx, 5*time.Second) })
 	case config.ModeNotifier:
@@ -166,6 +166,9 @@ func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jet
 		return nil, fmt.Errorf("consumer lag metrics: %w", err)
 	}
 	sub := bus.NewSubscriber(js, string(mode), consumers, log)
+	if d.cfg.ConsumerConcurrency > 0 {
+		sub.WithConcurrency(d.cfg.ConsumerConcurrency)
+	}
 	router, err := bus.NewRouter(string(mode), pub, log, d.routerMetrics)
 	if err != nil {
 		closeConn()

@@ -65,6 +65,12 @@ type Config struct {
 	NATSPassword string
 	NATSCreds    string
 	NATSNKey     string
+
+	// ConsumerConcurrency and ModelConcurrency bound messages handled at
+	// once per service and model calls in flight; 0 keeps the defaults,
+	// -1 marks a value that is not a positive number.
+	ConsumerConcurrency int
+	ModelConcurrency    int
 }
 
 // FromEnv reads the environment through getenv (os.Getenv in main).
@@ -75,7 +81,7 @@ func FromEnv(getenv func(string) string) Config {
 		}
 		return def
 	}
-	return Config{
+	c := Config{
 		HTTPAddr:       get("PURSER_HTTP_ADDR", "127.0.0.1:8080"),
 		MetricsAddr:    get("PURSER_METRICS_ADDR", ""),
 		NATSListen:     get("PURSER_NATS_LISTEN", "127.0.0.1:4223"),
@@ -114,6 +120,21 @@ func FromEnv(getenv func(string) string) Config {
 		NATSCreds:          get("NATS_CREDS", ""),
 		NATSNKey:           get("NATS_NKEY", ""),
 	}
+	c.ConsumerConcurrency = count(get("PURSER_CONSUMER_CONCURRENCY", ""))
+	c.ModelConcurrency = count(get("PURSER_MODEL_CONCURRENCY", ""))
+	return c
+}
+
+// count reads a positive number; "" is 0 (the default), anything else -1.
+func count(s string) int {
+	if s == "" {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return -1
+	}
+	return n
 }
 
 func list(s string) []string {
@@ -202,6 +223,12 @@ func (c Config) Check(mode Mode) error {
 	}
 	if (c.NATSUser == "") != (c.NATSPassword == "") {
 		bad("NATS_PASSWORD", "NATS_USER and NATS_PASSWORD go together")
+	}
+	if c.ConsumerConcurrency < 0 {
+		bad("PURSER_CONSUMER_CONCURRENCY", "must be a positive number")
+	}
+	if c.ModelConcurrency < 0 {
+		bad("PURSER_MODEL_CONCURRENCY", "must be a positive number")
 	}
 	if mode == ModeUp {
 		host, port, err := net.SplitHostPort(c.NATSListen)
