@@ -173,16 +173,23 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// exec runs a write: in the transaction, or on its own (one commit).
 func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) {
-	res, err := s.q.ExecContext(ctx, s.d.rebind(q), args...)
+	res, err := s.target(ctx, q, false).ExecContext(ctx, s.d.rebind(q), args...)
 	if err != nil {
 		return 0, contentError(err)
 	}
+	s.counted(false)
 	return res.RowsAffected()
 }
 
+// query runs a query; outside a transaction, a SELECT goes to the readers.
 func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	rows, err := s.q.QueryContext(ctx, s.d.rebind(q), args...)
+	read := isRead(q)
+	rows, err := s.target(ctx, q, read).QueryContext(ctx, s.d.rebind(q), args...)
+	if err == nil {
+		s.counted(read)
+	}
 	return rows, contentError(err)
 }
 
@@ -209,7 +216,51 @@ func contentError(err error) error {
 }
 
 func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	return s.q.QueryRowContext(ctx, s.d.rebind(q), args...)
+	read := isRead(q)
+	row := s.target(ctx, q, read).QueryRowContext(ctx, s.d.rebind(q), args...)
+	s.counted(read)
+	return row
+}
+
+// target is where statement q runs: the transaction, the readers (a
+// SELECT outside a transaction) or the writer; on SQLite a prepared
+// statement kept for the next time.
+func (s *Store) target(ctx context.Context, q string, read bool) querier {
+	switch {
+	case s.tx:
+		if st := s.wstmts.lookup(s.d.rebind(q)); st != nil {
+			return stmtQuerier{s.sqlTx.StmtContext(ctx, st)}
+		}
+		return s.q
+	case read:
+		if st := s.rstmts.get(ctx, s.d.rebind(q)); st != nil {
+			return stmtQuerier{st}
+		}
+		return s.rdb
+	default:
+		if st := s.wstmts.get(ctx, s.d.rebind(q)); st != nil {
+			return stmtQuerier{st}
+		}
+		return s.db
+	}
+}
+
+// counted records a write statement (and, outside a transaction, its
+// commit).
+func (s *Store) counted(read bool) {
+	if read || s.stats == nil {
+		return
+	}
+	s.stats.statements.Add(1)
+	if !s.tx {
+		s.stats.commits.Add(1)
+	}
+}
+
+// isRead reports whether q only reads.
+func isRead(q string) bool {
+	q = strings.TrimLeft(q, " \t\r\n(")
+	return len(q) >= 6 && strings.EqualFold(q[:6], "SELECT")
 }
 
 // notFound maps sql.ErrNoRows to ErrNotFound.

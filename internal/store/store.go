@@ -44,12 +44,18 @@ var ErrInvalidContent = errors.New("invalid content")
 // one transaction and must be used from one goroutine, inside the callback
 // only.
 type Store struct {
-	db   *sql.DB
-	q    querier // db, or the transaction of an InTx callback
-	tx   bool
-	d    dialect
-	now  func() time.Time
-	path string // SQLite file
+	db    *sql.DB // writes; on SQLite one connection, the one writer
+	rdb   *sql.DB // reads outside transactions; on SQLite a pool of read-only connections
+	q     querier // db, or the transaction of an InTx callback
+	sqlTx *sql.Tx // the transaction of an InTx callback
+	tx    bool
+	d     dialect
+	now   func() time.Time
+	path  string // SQLite file
+	// wstmts and rstmts keep statements prepared once (SQLite, where
+	// parsing SQL again for every statement costs more than running it).
+	wstmts, rstmts *stmtCache
+	stats          *writeStats
 }
 
 // Option configures Open.
@@ -75,7 +81,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	if err := migrate(ctx, s.db, s.d, s.path); err != nil {
-		s.db.Close()
+		s.closeAll()
 		return nil, redact(err, dsn)
 	}
 	return s, nil
@@ -104,30 +110,52 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, redact(fmt.Errorf("open %s store: %w", d.name, err), dsn)
 	}
-	if d.name == dialectSQLite && strings.Contains(source, ":memory:") {
+	rdb := db
+	switch {
+	case d.name == dialectSQLite && strings.Contains(source, ":memory:"):
 		// Every connection to :memory: is a different database.
 		db.SetMaxOpenConns(1)
-	}
-	if d.name == dialectPostgres {
-		// A bounded pool: a burst of work queues for a connection instead of
-		// opening connections until the server refuses more (its default
-		// max_connections is 100, shared by every replica).
+	case d.name == dialectSQLite:
+		// One writer: SQLite takes one write transaction at a time
+		// anyway, and writers queued on one connection wait their turn
+		// instead of sleeping through busy timeouts. Readers (WAL) never
+		// wait for it.
+		db.SetMaxOpenConns(1)
+		db.SetMaxIdleConns(1)
+		db.SetConnMaxIdleTime(0)
+		if rdb, err = sql.Open(driver, source+"&_pragma=query_only(1)"); err != nil {
+			db.Close()
+			return nil, redact(fmt.Errorf("open %s store: %w", d.name, err), dsn)
+		}
+		rdb.SetMaxOpenConns(sqliteReaders)
+		rdb.SetMaxIdleConns(sqliteReaders)
+	default:
+		// Postgres: a bounded pool, kept warm. A burst of work queues for
+		// a connection instead of opening connections until the server
+		// refuses more (its default max_connections is 100, shared by
+		// every replica), and busy handlers do not open and close them.
 		db.SetMaxOpenConns(maxPostgresConns)
 		db.SetMaxIdleConns(maxPostgresConns)
+		db.SetConnMaxIdleTime(5 * time.Minute)
 	}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, redact(fmt.Errorf("connect to %s store: %w", d.name, err), dsn)
-	}
-	s := &Store{db: db, q: db, d: d, now: time.Now}
+	s := &Store{db: db, rdb: rdb, q: db, d: d, now: time.Now, stats: &writeStats{}}
 	if d.name == dialectSQLite {
 		s.path, _, _ = strings.Cut(source, "?")
+		s.wstmts, s.rstmts = newStmtCache(db), newStmtCache(rdb)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		s.closeAll()
+		return nil, redact(fmt.Errorf("connect to %s store: %w", d.name, err), dsn)
 	}
 	for _, o := range opts {
 		o(s)
 	}
 	return s, nil
 }
+
+// sqliteReaders is how many read-only connections SQLite has (the writer
+// is one more).
+const sqliteReaders = 4
 
 // sqliteParams are the driver parameters every SQLite connection gets: a
 // busy timeout instead of immediate SQLITE_BUSY, WAL so readers never block
@@ -174,7 +202,17 @@ func (s *Store) Close() error {
 	if s.tx {
 		return nil
 	}
-	return s.db.Close()
+	return s.closeAll()
+}
+
+func (s *Store) closeAll() error {
+	s.wstmts.close()
+	s.rstmts.close()
+	err := s.db.Close()
+	if s.rdb != s.db {
+		err = errors.Join(err, s.rdb.Close())
+	}
+	return err
 }
 
 // Dialect names the engine: "sqlite" or "postgres".
@@ -194,7 +232,9 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	child := &Store{db: s.db, q: tx, tx: true, d: s.d, now: s.now}
+	defer s.wstmts.prepareWanted(ctx) // after commit or rollback: the connection is free again
+	child := &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, tx: true, d: s.d, now: s.now, path: s.path,
+		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats}
 	if err := fn(child); err != nil {
 		_ = tx.Rollback()
 		return err
@@ -202,6 +242,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	s.stats.commits.Add(1)
 	return nil
 }
 
