@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -22,17 +23,33 @@ type Store interface {
 	MarkPublished(ctx context.Context, ids []string, at time.Time) error
 }
 
-// Relay publishes outbox messages.
+// Relay publishes outbox messages. While Run runs, the marks of what
+// Publish sent are written in batches, one statement for many handlers'
+// messages, instead of one transaction per handler: a mark lost to a
+// crash only makes Run publish the message again, and JetStream drops the
+// copy by its id.
 type Relay struct {
 	store Store
 	pub   message.Publisher
 	log   *slog.Logger
 	now   func() time.Time
+
+	mu      sync.Mutex
+	running bool     // Run batches the marks
+	marks   []string // published, not yet marked
+	full    chan struct{}
 }
+
+// markBatch is how many marks make Run write them at once rather than at
+// its next mark tick.
+const markBatch = 256
+
+// MarkInterval is how long a mark may wait for others to share its write.
+const MarkInterval = 50 * time.Millisecond
 
 // NewRelay builds a relay; pub must wait for the stream's ack.
 func NewRelay(st Store, pub message.Publisher, log *slog.Logger, now func() time.Time) *Relay {
-	return &Relay{store: st, pub: pub, log: log, now: now}
+	return &Relay{store: st, pub: pub, log: log, now: now, full: make(chan struct{}, 1)}
 }
 
 // Publish sends msgs in order and marks them published. It stops at the
@@ -52,12 +69,55 @@ func (r *Relay) Publish(ctx context.Context, msgs []store.OutboxMessage) error {
 		}
 		done = append(done, m.ID)
 	}
-	if len(done) > 0 {
+	if len(done) > 0 && !r.queueMarks(done) {
 		if merr := r.store.MarkPublished(ctx, done, r.now()); merr != nil && err == nil {
 			err = fmt.Errorf("mark published: %w", merr)
 		}
 	}
 	return err
+}
+
+// Batching reports whether Run is running, so that Publish leaves its
+// marks to it.
+func (r *Relay) Batching() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.running
+}
+
+// queueMarks leaves ids for Run to mark; false when Run is not running.
+func (r *Relay) queueMarks(ids []string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.running {
+		return false
+	}
+	r.marks = append(r.marks, ids...)
+	if len(r.marks) >= markBatch {
+		select {
+		case r.full <- struct{}{}:
+		default:
+		}
+	}
+	return true
+}
+
+// writeMarks marks what waits; on failure the ids wait for the next try.
+func (r *Relay) writeMarks(ctx context.Context) error {
+	r.mu.Lock()
+	ids := r.marks
+	r.marks = nil
+	r.mu.Unlock()
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := r.store.MarkPublished(ctx, ids, r.now()); err != nil {
+		r.mu.Lock()
+		r.marks = append(ids, r.marks...)
+		r.mu.Unlock()
+		return fmt.Errorf("mark published: %w", err)
+	}
+	return nil
 }
 
 // Straggler is how old a pending message must be before Run publishes it:
@@ -67,23 +127,53 @@ const Straggler = 2 * time.Second
 
 // Run republishes pending messages every interval until ctx ends. It picks
 // up what a crashed or failed handler stored but never published.
+// Meanwhile it writes the marks of what Publish sent, in batches.
 func (r *Relay) Run(ctx context.Context, interval time.Duration) error {
+	r.mu.Lock()
+	r.running = true
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.running = false
+		r.mu.Unlock()
+		// What waits is written before Run returns, so nothing published
+		// is left unmarked by a clean shutdown.
+		if err := r.writeMarks(context.WithoutCancel(ctx)); err != nil {
+			r.log.Warn("outbox relay", "err", err)
+		}
+	}()
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	m := time.NewTicker(MarkInterval)
+	defer m.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-m.C:
+		case <-r.full:
 		case <-t.C:
+			if err := r.writeMarks(ctx); err != nil && ctx.Err() == nil {
+				r.log.Warn("outbox relay", "err", err)
+			}
+			if err := r.flush(ctx, r.now().Add(-Straggler)); err != nil && ctx.Err() == nil {
+				r.log.Warn("outbox relay", "err", err)
+			}
+			continue
 		}
-		if err := r.flush(ctx, r.now().Add(-Straggler)); err != nil && ctx.Err() == nil {
+		if err := r.writeMarks(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("outbox relay", "err", err)
 		}
 	}
 }
 
 // Flush publishes every pending message once, oldest first.
-func (r *Relay) Flush(ctx context.Context) error { return r.flush(ctx, time.Time{}) }
+func (r *Relay) Flush(ctx context.Context) error {
+	if err := r.writeMarks(ctx); err != nil {
+		return err
+	}
+	return r.flush(ctx, time.Time{})
+}
 
 // flush publishes pending messages in order, stopping at the first one
 // created after cutoff (none when cutoff is zero).

@@ -3,6 +3,7 @@ package outbox_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -102,5 +103,42 @@ func TestRunPublishesStragglersOnly(t *testing.T) {
 	<-done
 	if got := pub.published(); len(got) != 1 || got[0] != "old" {
 		t.Fatalf("Run published %v, want only the straggler", got)
+	}
+}
+
+// While Run runs, Publish leaves its marks to Run, which writes many in
+// one go; a clean stop writes the marks still waiting.
+func TestRunWritesMarksInBatches(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := storetest.Open(t, storetest.SQLiteDSN(t))
+	now := time.Now().UTC()
+	var msgs []store.OutboxMessage
+	for i := range 120 {
+		msgs = append(msgs, store.OutboxMessage{ID: fmt.Sprintf("m%03d", i), Subject: "s", Payload: []byte("x"), CreatedAt: now})
+	}
+	if err := st.AppendOutbox(ctx, msgs); err != nil {
+		t.Fatal(err)
+	}
+	relay := outbox.NewRelay(st, &recorder{}, quiet, time.Now)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = relay.Run(ctx, time.Hour) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for !relay.Batching() && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	_, commits0 := st.WriteStats()
+	for i := range msgs {
+		if err := relay.Publish(ctx, msgs[i:i+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	<-done
+	if pending, _ := st.PendingOutbox(context.Background(), 200); len(pending) != 0 {
+		t.Fatalf("%d messages left unmarked after Run stopped", len(pending))
+	}
+	if _, commits := st.WriteStats(); commits-commits0 >= int64(len(msgs)) {
+		t.Fatalf("%d commits to mark %d messages published one by one: marks are not batched", commits-commits0, len(msgs))
 	}
 }

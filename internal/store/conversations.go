@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -104,31 +105,37 @@ func (s *Store) DueConversations(ctx context.Context, now time.Time, limit int) 
 	return out, rows.Err()
 }
 
-// AppendOutbox stores messages to publish. A message whose ID is already in
-// the outbox is left as it is, so a replayed transition cannot queue a
-// message twice.
+// AppendOutbox stores messages to publish, with one statement for up to
+// fifty. A message whose ID is already in the outbox is left as it is, so a
+// replayed transition cannot queue a message twice.
 func (s *Store) AppendOutbox(ctx context.Context, out []OutboxMessage) error {
 	if len(out) == 0 {
 		return nil
 	}
 	return s.InTx(ctx, func(tx *Store) error {
-		for _, m := range out {
-			if m.ID == "" || m.Subject == "" {
-				return errors.New("append outbox: message without id or subject")
-			}
-			var headers json.RawMessage
-			if len(m.Headers) > 0 {
-				b, err := json.Marshal(m.Headers)
-				if err != nil {
-					return fmt.Errorf("append outbox: %w", err)
+		for len(out) > 0 {
+			n := min(len(out), 50)
+			args := make([]any, 0, 5*n)
+			for _, m := range out[:n] {
+				if m.ID == "" || m.Subject == "" {
+					return errors.New("append outbox: message without id or subject")
 				}
-				headers = b
+				var headers json.RawMessage
+				if len(m.Headers) > 0 {
+					b, err := json.Marshal(m.Headers)
+					if err != nil {
+						return fmt.Errorf("append outbox: %w", err)
+					}
+					headers = b
+				}
+				args = append(args, m.ID, m.Subject, jsonArg(headers), blobArg(m.Payload), tx.d.ts(tx.orNow(m.CreatedAt)))
 			}
-			if _, err := tx.exec(ctx, `INSERT INTO outbox (id, subject, headers, payload, created_at)
-				VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-				m.ID, m.Subject, jsonArg(headers), blobArg(m.Payload), tx.d.ts(tx.orNow(m.CreatedAt))); err != nil {
+			// Rows in one statement keep their order in seq.
+			if _, err := tx.exec(ctx, `INSERT INTO outbox (id, subject, headers, payload, created_at) VALUES (?, ?, ?, ?, ?)`+
+				strings.Repeat(", (?, ?, ?, ?, ?)", n-1)+` ON CONFLICT (id) DO NOTHING`, args...); err != nil {
 				return fmt.Errorf("append outbox: %w", err)
 			}
+			out = out[n:]
 		}
 		return nil
 	})
@@ -160,15 +167,23 @@ func (s *Store) PendingOutbox(ctx context.Context, limit int) ([]OutboxMessage, 
 	return out, rows.Err()
 }
 
-// MarkPublished records that the messages were published. Marking an
-// already published message again keeps its first time.
+// MarkPublished records that the messages were published, with one
+// statement per hundred ids. Marking an already published message again
+// keeps its first time.
 func (s *Store) MarkPublished(ctx context.Context, ids []string, at time.Time) error {
 	return s.InTx(ctx, func(tx *Store) error {
-		for _, id := range ids {
-			if _, err := tx.exec(ctx, `UPDATE outbox SET published_at = ? WHERE id = ? AND published_at IS NULL`,
-				tx.d.ts(tx.orNow(at)), id); err != nil {
+		for len(ids) > 0 {
+			n := min(len(ids), 100)
+			args := make([]any, 0, n+1)
+			args = append(args, tx.d.ts(tx.orNow(at)))
+			for _, id := range ids[:n] {
+				args = append(args, id)
+			}
+			if _, err := tx.exec(ctx, `UPDATE outbox SET published_at = ? WHERE published_at IS NULL AND id IN (?`+
+				strings.Repeat(", ?", n-1)+`)`, args...); err != nil {
 				return fmt.Errorf("mark published: %w", err)
 			}
+			ids = ids[n:]
 		}
 		return nil
 	})

@@ -38,6 +38,7 @@ func BenchmarkTurn(b *testing.B) {
 			}
 			defer sub.Unsubscribe()
 			lat := make([]time.Duration, 0, b.N)
+			stmts0, commits0 := s.Store.WriteStats()
 			b.ResetTimer()
 			for i := range b.N {
 				// A conversation per turn keeps state small and lanes busy
@@ -55,6 +56,11 @@ func BenchmarkTurn(b *testing.B) {
 				lat = append(lat, time.Since(start))
 			}
 			b.StopTimer()
+			stmts, commits := s.Store.WriteStats()
+			// Writes the orchestrator's part of a turn makes (the
+			// notifier's frame is not in this benchmark).
+			b.ReportMetric(float64(stmts-stmts0)/float64(b.N), "writes/turn")
+			b.ReportMetric(float64(commits-commits0)/float64(b.N), "commits/turn")
 			slices.Sort(lat)
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
