@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/purser-ai/purser/internal/app"
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/bench"
+	"github.com/purser-ai/purser/internal/config"
+)
+
+// benchCmd drives purser with many websocket users, then the same load
+// through a bare JetStream pipeline, and prints both and their ratio.
+func benchCmd(cfg *config.Config, stdout, stderr io.Writer) *cobra.Command {
+	var (
+		url, token, tenant, mix, stubAddr string
+		users                             int
+		duration, pause, ramp, latency    time.Duration
+		up, baseline                      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Load-test a running purser (or one started here with --up) with many websocket users, against a bare JetStream baseline",
+		Long: `bench connects --users websocket users, each in a conversation of its own, each
+sending a turn, waiting for the frame that ends it, pausing --pause, and sending
+the next, for --duration: in turn a read question (a tool runs, then the
+answer), an add that is proposed and then approved (two turns), and a request
+answered with a clarifying question. It prints turns served per second and
+end-to-end and first-token latencies, then the same load through a bare
+pipeline (websocket -> JetStream -> worker -> JetStream -> websocket, no state,
+the same model time) and the ratio between them.
+
+Tokens are minted for tenant --tenant, users u0..uN-1, with the secret of
+PURSER_DATA_DIR (or PURSER_JWT_SECRET), unless --token is given.
+
+--up starts purser in this process on a fresh data folder (SQLite, or
+DATABASE_URL when set), with the offline model, or with a built-in
+OpenAI-compatible stub model when --model-latency is set. Against a purser
+started elsewhere, --stub-model ADDR serves the stub for it to use
+(OPENAI_BASE_URL=http://ADDR/v1 PURSER_MODEL=openai).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			kinds, err := parseMix(mix)
+			if err != nil {
+				return err
+			}
+			g, gctx := errgroup.WithContext(ctx)
+			stopServers := make(chan struct{})
+			serveStub := func(addr string) (string, error) {
+				ln, err := net.Listen("tcp", addr)
+				if err != nil {
+					return "", fmt.Errorf("stub model on %s: %w", addr, err)
+				}
+				srv := &http.Server{Handler: bench.StubModel{Latency: latency}, ReadHeaderTimeout: 10 * time.Second}
+				g.Go(func() error {
+					<-stopServers
+					return srv.Close()
+				})
+				g.Go(func() error {
+					if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+						return err
+					}
+					return nil
+				})
+				return "http://" + ln.Addr().String() + "/v1", nil
+			}
+			var stubURL string
+			if stubAddr != "" || (up && latency > 0) {
+				addr := stubAddr
+				if addr == "" {
+					addr = "127.0.0.1:0"
+				}
+				if stubURL, err = serveStub(addr); err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "stub model at %s, %s a call\n", stubURL, latency)
+			}
+			secret := func() ([]byte, error) { return app.Secret(*cfg) }
+			if up {
+				c := *cfg
+				dir, err := os.MkdirTemp("", "purser-bench-up-*")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(dir)
+				c.DataDir, c.HTTPAddr, c.NATSListen = dir, "127.0.0.1:0", "127.0.0.1:0"
+				c.Model, c.OpenAIBaseURL, c.OpenAIKey = "offline", "", ""
+				if stubURL != "" {
+					c.Model, c.OpenAIBaseURL, c.OpenAIKey, c.ModelProtocol = "openai", stubURL, "stub", "tools"
+				}
+				ready := make(chan app.Info, 1)
+				upCtx, stopUp := context.WithCancel(gctx)
+				g.Go(func() error {
+					<-stopServers
+					stopUp()
+					return nil
+				})
+				log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+				g.Go(func() error { return app.Up(upCtx, c, log, func(i app.Info) { ready <- i }) })
+				select {
+				case i := <-ready:
+					url = i.WebsocketURL()
+					secret = func() ([]byte, error) { return i.Secret, nil }
+					store := "SQLite"
+					if c.DatabaseURL != "" {
+						store = "Postgres"
+					}
+					fmt.Fprintf(stdout, "purser up in this process at %s (model %s, %s)\n", url, c.Model, store)
+				case <-gctx.Done():
+					close(stopServers)
+					return g.Wait()
+				}
+			}
+			tokenFor := func(int) string { return token }
+			if token == "" {
+				s, err := secret()
+				if err != nil {
+					close(stopServers)
+					return errors.Join(err, g.Wait())
+				}
+				minter := auth.NewMinter(s, cfg.JWTIssuer, cfg.JWTAudience, time.Now)
+				tokens := make([]string, users)
+				for i := range tokens {
+					if tokens[i], err = minter.Mint(tenant, fmt.Sprintf("u%d", i), []auth.Role{auth.RoleMember}, 2*time.Hour); err != nil {
+						close(stopServers)
+						return errors.Join(err, g.Wait())
+					}
+				}
+				tokenFor = func(i int) string { return tokens[i] }
+			}
+			label := fmt.Sprintf("b%d", time.Now().Unix()%100000)
+			opts := bench.Options{URL: url, Token: tokenFor, Users: users, Duration: duration, Pause: pause, Ramp: ramp, Mix: kinds,
+				Label: label, Progress: progress(stdout)}
+			fmt.Fprintf(stdout, "%d users, %s, pause %s, mix %s, %d CPUs\n", users, duration, pause, mix, runtime.NumCPU())
+			res, err := bench.Run(gctx, opts)
+			fmt.Fprintln(stdout)
+			var raw bench.Result
+			if err == nil && baseline {
+				b, berr := bench.StartBaseline(latency)
+				if berr != nil {
+					err = berr
+				} else {
+					fmt.Fprintf(stdout, "baseline: websocket -> JetStream -> worker -> JetStream -> websocket, no state\n")
+					bopts := opts
+					bopts.URL, bopts.Token, bopts.Label = b.URL, func(int) string { return "" }, label+"raw"
+					raw, err = bench.Run(gctx, bopts)
+					fmt.Fprintln(stdout)
+					err = errors.Join(err, b.Close())
+				}
+			}
+			close(stopServers)
+			err = errors.Join(err, g.Wait())
+			if errors.Is(err, context.Canceled) {
+				err = nil
+			}
+			fmt.Fprintln(stdout)
+			bench.Report(stdout, "purser", res)
+			if baseline && raw.Turns > 0 {
+				bench.Report(stdout, "baseline", raw)
+				fmt.Fprintf(stdout, "ratio     purser/baseline: turns/s %.2f, e2e p50 %.2fx, p99 %.2fx\n",
+					res.TurnsPerSecond()/raw.TurnsPerSecond(), ratio(bench.Quantile(res.E2E, .5), bench.Quantile(raw.E2E, .5)),
+					ratio(bench.Quantile(res.E2E, .99), bench.Quantile(raw.E2E, .99)))
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&url, "url", "ws://127.0.0.1:8080/v1/ws", "websocket URL of a running purser")
+	f.StringVar(&token, "token", "", "one bearer token for every user (default: minted per user with the data folder's secret)")
+	f.StringVar(&tenant, "tenant", "bench", "tenant of the minted tokens")
+	f.IntVar(&users, "users", 100, "websocket users")
+	f.DurationVar(&duration, "duration", 30*time.Second, "how long users start turns")
+	f.DurationVar(&pause, "pause", time.Second, "pause after each turn")
+	f.DurationVar(&ramp, "ramp", 5*time.Second, "users connect spread over this")
+	f.StringVar(&mix, "mix", "read,add,clarify", "turn kinds each user cycles through: read, add (with approve), clarify")
+	f.DurationVar(&latency, "model-latency", 0, "with --up or --stub-model: the stub model's time per call (0 with --up: the offline model)")
+	f.StringVar(&stubAddr, "stub-model", "", "serve the stub model on this address for a purser started elsewhere")
+	f.BoolVar(&up, "up", false, "start purser in this process on a fresh data folder")
+	f.BoolVar(&baseline, "baseline", true, "also run the bare JetStream baseline and print the ratio")
+	return cmd
+}
+
+func parseMix(s string) ([]bench.Kind, error) {
+	var out []bench.Kind
+	for _, k := range strings.Split(s, ",") {
+		switch k = strings.TrimSpace(k); bench.Kind(k) {
+		case bench.KindRead, bench.KindAdd, bench.KindClarify:
+			out = append(out, bench.Kind(k))
+		case "":
+		default:
+			return nil, fmt.Errorf("--mix: unknown turn kind %q (read, add, clarify)", k)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("--mix: no turn kinds")
+	}
+	return out, nil
+}
+
+func progress(w io.Writer) func(bench.Progress) {
+	return func(p bench.Progress) {
+		fmt.Fprintf(w, "\r%5.0fs  connected %5d  turns %7d  now %7.1f/s  in flight %5d  errors %d   ",
+			p.Elapsed.Seconds(), p.Connected, p.Turns, p.TurnsPerSecondNow, p.InFlight, p.Errors)
+	}
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}

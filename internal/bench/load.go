@@ -1,0 +1,329 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// Kind is one kind of turn a bench user sends.
+type Kind string
+
+// Turn kinds: a read question (a tool runs, then the answer), an add
+// that is proposed and then approved (two turns), a request that gets a
+// clarifying question.
+const (
+	KindRead    Kind = "read"
+	KindAdd     Kind = "add"
+	KindClarify Kind = "clarify"
+)
+
+// Options is one load run.
+type Options struct {
+	URL      string                // websocket URL
+	Token    func(user int) string // bearer token of user i; "" sends none
+	Users    int                   // sockets, each one person in a conversation of their own
+	Duration time.Duration         // how long users start turns
+	Pause    time.Duration         // between a turn's end and the user's next turn
+	Ramp     time.Duration         // users connect spread over this
+	Mix      []Kind                // turns each user goes through in turn
+	Progress func(p Progress)      // called every second or so; may be nil
+	Dial     func(ctx context.Context, url string, opts *websocket.DialOptions) (*websocket.Conn, *http.Response, error)
+	Timeout  time.Duration // one turn's limit, default 60 s
+	Label    string        // names conversations apart between runs
+}
+
+// Progress is a running count.
+type Progress struct {
+	Elapsed           time.Duration
+	Connected, Turns  int
+	Errors, InFlight  int
+	TurnsPerSecondNow float64
+}
+
+// Result is what a run measured. Latencies are of turns that ended
+// within the run, sorted.
+type Result struct {
+	Elapsed   time.Duration
+	Turns     int
+	Errors    int
+	ErrorText []string // a few, for the report
+	E2E       []time.Duration
+	FirstByte []time.Duration // to the first token, or the frame that ends the turn when nothing streams
+	Connected int
+}
+
+// TurnsPerSecond is the served rate.
+func (r Result) TurnsPerSecond() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Turns) / r.Elapsed.Seconds()
+}
+
+// Quantile returns the q quantile of sorted durations.
+func Quantile(d []time.Duration, q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	i := int(q * float64(len(d)-1))
+	return d[i]
+}
+
+type recorder struct {
+	mu        sync.Mutex
+	e2e, ttfb []time.Duration
+	errs      []string
+	turns     atomic.Int64
+	errors    atomic.Int64
+	inFlight  atomic.Int64
+	connected atomic.Int64
+}
+
+func (r *recorder) ok(e2e, ttfb time.Duration) {
+	r.mu.Lock()
+	r.e2e = append(r.e2e, e2e)
+	r.ttfb = append(r.ttfb, ttfb)
+	r.mu.Unlock()
+	r.turns.Add(1)
+}
+
+func (r *recorder) fail(err error) {
+	r.errors.Add(1)
+	r.mu.Lock()
+	if len(r.errs) < 5 {
+		r.errs = append(r.errs, err.Error())
+	}
+	r.mu.Unlock()
+}
+
+// Run drives opts.Users users until opts.Duration is over and every
+// user's last turn ended (or timed out).
+func Run(ctx context.Context, opts Options) (Result, error) {
+	if opts.Dial == nil {
+		opts.Dial = websocket.Dial
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = time.Minute
+	}
+	if len(opts.Mix) == 0 {
+		opts.Mix = []Kind{KindRead, KindAdd, KindClarify}
+	}
+	rec := &recorder{}
+	start := time.Now()
+	stopAt := start.Add(opts.Duration)
+	var wg sync.WaitGroup
+	progressDone := make(chan struct{})
+	if opts.Progress != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			last, lastAt := int64(0), start
+			for {
+				select {
+				case <-progressDone:
+					return
+				case <-ctx.Done():
+					return
+				case now := <-t.C:
+					n := rec.turns.Load()
+					opts.Progress(Progress{Elapsed: now.Sub(start), Connected: int(rec.connected.Load()), Turns: int(n),
+						Errors: int(rec.errors.Load()), InFlight: int(rec.inFlight.Load()),
+						TurnsPerSecondNow: float64(n-last) / now.Sub(lastAt).Seconds()})
+					last, lastAt = n, now
+				}
+			}
+		}()
+	}
+	var users sync.WaitGroup
+	for i := range opts.Users {
+		users.Add(1)
+		go func() {
+			defer users.Done()
+			if opts.Ramp > 0 {
+				select {
+				case <-time.After(opts.Ramp * time.Duration(i) / time.Duration(opts.Users)):
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err := user(ctx, opts, i, stopAt, rec); err != nil {
+				rec.fail(err)
+			}
+		}()
+	}
+	users.Wait()
+	close(progressDone)
+	wg.Wait()
+	// Turns that ended after the deadline count, over the wall time
+	// they took.
+	elapsed := time.Since(start)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	slices.Sort(rec.e2e)
+	slices.Sort(rec.ttfb)
+	return Result{Elapsed: elapsed, Turns: len(rec.e2e), Errors: int(rec.errors.Load()), ErrorText: rec.errs,
+		E2E: rec.e2e, FirstByte: rec.ttfb, Connected: int(rec.connected.Load())}, ctx.Err()
+}
+
+// user is one person: connect, then turns with pauses until stopAt.
+func user(ctx context.Context, opts Options, i int, stopAt time.Time, rec *recorder) error {
+	header := http.Header{}
+	if tok := opts.Token(i); tok != "" {
+		header.Set("Authorization", "Bearer "+tok)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	conn, _, err := opts.Dial(dctx, opts.URL, &websocket.DialOptions{HTTPHeader: header, Subprotocols: []string{"purser.v1"}})
+	cancel()
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(1 << 20)
+	rec.connected.Add(1)
+	frames := make(chan contracts.ServerFrame, 64)
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		defer close(frames)
+		for {
+			_, data, err := conn.Read(rctx)
+			if err != nil {
+				return
+			}
+			var f contracts.ServerFrame
+			if json.Unmarshal(data, &f) == nil {
+				select {
+				case frames <- f:
+				case <-rctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	conv := fmt.Sprintf("%s-u%d", opts.Label, i)
+	u := &session{conn: conn, frames: frames, conv: conv, timeout: opts.Timeout, rec: rec}
+	for n := 0; time.Now().Before(stopAt) && ctx.Err() == nil; n++ {
+		kind := opts.Mix[(i+n)%len(opts.Mix)]
+		id := fmt.Sprintf("%s-%d", conv, n)
+		switch kind {
+		case KindRead:
+			u.turn(ctx, message(id, conv, "what did I spend this month?"), contracts.FrameAnswer)
+		case KindClarify:
+			u.turn(ctx, message(id, conv, "add a taxi ride"), contracts.FrameClarify) // no amount: the model asks
+		case KindAdd:
+			f, ok := u.turn(ctx, message(id, conv, "add coffee £3.50"), contracts.FrameProposal)
+			if ok && f.Proposal != nil {
+				u.turn(ctx, map[string]any{"type": "confirm", "id": id + "-yes", "conversation_id": conv,
+					"proposal_id": f.Proposal.ProposalID, "decision": "approve"}, contracts.FrameAnswer)
+			}
+		}
+		if opts.Pause > 0 {
+			select {
+			case <-time.After(opts.Pause):
+			case <-ctx.Done():
+			}
+		}
+	}
+	return nil
+}
+
+func message(id, conv, text string) map[string]any {
+	return map[string]any{"type": "message", "id": id, "conversation_id": conv, "text": text, "timezone": "UTC"}
+}
+
+type session struct {
+	conn    *websocket.Conn
+	frames  <-chan contracts.ServerFrame
+	conv    string
+	timeout time.Duration
+	rec     *recorder
+}
+
+// turn sends frame and waits for the frame that ends it: want, or an
+// error. It returns that frame and whether it was want.
+func (s *session) turn(ctx context.Context, frame map[string]any, want string) (contracts.ServerFrame, bool) {
+	b, _ := json.Marshal(frame)
+	s.rec.inFlight.Add(1)
+	defer s.rec.inFlight.Add(-1)
+	start := time.Now()
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err := s.conn.Write(wctx, websocket.MessageText, b)
+	cancel()
+	if err != nil {
+		s.rec.fail(fmt.Errorf("send: %w", err))
+		return contracts.ServerFrame{}, false
+	}
+	timeout := time.NewTimer(s.timeout)
+	defer timeout.Stop()
+	var first time.Duration
+	for {
+		select {
+		case f, open := <-s.frames:
+			if !open {
+				s.rec.fail(errors.New("connection closed"))
+				return contracts.ServerFrame{}, false
+			}
+			if f.ConversationID != s.conv {
+				continue
+			}
+			switch f.Type {
+			case contracts.FrameToken, contracts.FrameClarify, contracts.FrameProposal, contracts.FrameAnswer, contracts.FrameError:
+				if first == 0 {
+					first = time.Since(start)
+				}
+			}
+			switch f.Type {
+			case want:
+				s.rec.ok(time.Since(start), first)
+				return f, true
+			case contracts.FrameError:
+				msg := "error frame"
+				if f.Error != nil {
+					msg = f.Error.Code + ": " + f.Error.Message
+				}
+				s.rec.fail(errors.New(msg))
+				return f, false
+			case contracts.FrameAnswer, contracts.FrameClarify, contracts.FrameProposal:
+				s.rec.fail(fmt.Errorf("got %s, want %s", f.Type, want))
+				return f, false
+			}
+		case <-timeout.C:
+			s.rec.fail(fmt.Errorf("no %s within %s", want, s.timeout))
+			return contracts.ServerFrame{}, false
+		case <-ctx.Done():
+			return contracts.ServerFrame{}, false
+		}
+	}
+}
+
+// Report writes a result as the lines "purser bench" prints.
+func Report(w io.Writer, name string, r Result) {
+	fmt.Fprintf(w, "%-9s %6d turns in %5.1fs = %7.1f turns/s  e2e p50 %7s p90 %7s p99 %7s  first token p50 %7s p99 %7s  errors %d\n",
+		name, r.Turns, r.Elapsed.Seconds(), r.TurnsPerSecond(),
+		ms(Quantile(r.E2E, .5)), ms(Quantile(r.E2E, .9)), ms(Quantile(r.E2E, .99)),
+		ms(Quantile(r.FirstByte, .5)), ms(Quantile(r.FirstByte, .99)), r.Errors)
+	for _, e := range r.ErrorText {
+		fmt.Fprintf(w, "          error: %s\n", e)
+	}
+}
+
+func ms(d time.Duration) string {
+	if d >= 10*time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(100 * time.Microsecond).String()
+}
