@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ import (
 func benchCmd(cfg *config.Config, stdout, stderr io.Writer) *cobra.Command {
 	var (
 		url, token, tenant, mix, stubAddr string
+		cpuProfile                        string
 		users                             int
 		duration, pause, ramp, latency    time.Duration
 		up, baseline                      bool
@@ -57,6 +59,17 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 			kinds, err := parseMix(mix)
 			if err != nil {
 				return err
+			}
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
 			}
 			g, gctx := errgroup.WithContext(ctx)
 			stopServers := make(chan struct{})
@@ -191,6 +204,7 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 	f.StringVar(&stubAddr, "stub-model", "", "serve the stub model on this address for a purser started elsewhere")
 	f.BoolVar(&up, "up", false, "start purser in this process on a fresh data folder")
 	f.BoolVar(&baseline, "baseline", true, "also run the bare JetStream baseline and print the ratio")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of this process (with --up, purser's too) to this file")
 	return cmd
 }
 

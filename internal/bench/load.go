@@ -246,6 +246,7 @@ func message(id, conv, text string) map[string]any {
 }
 
 type session struct {
+	maxSeq  int64 // frames at or below it were seen: a redelivered copy is skipped
 	conn    *websocket.Conn
 	frames  <-chan contracts.ServerFrame
 	conv    string
@@ -279,6 +280,12 @@ func (s *session) turn(ctx context.Context, frame map[string]any, want string) (
 			}
 			if f.ConversationID != s.conv {
 				continue
+			}
+			if f.Seq != 0 {
+				if f.Seq <= s.maxSeq {
+					continue
+				}
+				s.maxSeq = f.Seq
 			}
 			switch f.Type {
 			case contracts.FrameToken, contracts.FrameClarify, contracts.FrameProposal, contracts.FrameAnswer, contracts.FrameError:

@@ -173,8 +173,18 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// exec runs a write: in the transaction, or on its own (one commit).
+// exec runs a write: in the transaction, or on its own (one commit; on
+// SQLite shared with the writes queued with it).
 func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	if !s.tx && s.batch != nil {
+		var n int64
+		err := s.InTx(ctx, func(tx *Store) error {
+			var err error
+			n, err = tx.exec(ctx, q, args...)
+			return err
+		})
+		return n, err
+	}
 	res, err := s.target(ctx, q, false).ExecContext(ctx, s.d.rebind(q), args...)
 	if err != nil {
 		return 0, contentError(err)

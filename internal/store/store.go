@@ -56,6 +56,7 @@ type Store struct {
 	// parsing SQL again for every statement costs more than running it).
 	wstmts, rstmts *stmtCache
 	stats          *writeStats
+	batch          *batcher // SQLite's one writer; nil on Postgres
 }
 
 // Option configures Open.
@@ -142,6 +143,7 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if d.name == dialectSQLite {
 		s.path, _, _ = strings.Cut(source, "?")
 		s.wstmts, s.rstmts = newStmtCache(db), newStmtCache(rdb)
+		s.batch = newBatcher(s)
 	}
 	if err := db.PingContext(ctx); err != nil {
 		s.closeAll()
@@ -206,6 +208,9 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) closeAll() error {
+	if s.batch != nil {
+		s.batch.close()
+	}
 	s.wstmts.close()
 	s.rstmts.close()
 	err := s.db.Close()
@@ -223,10 +228,16 @@ func (s *Store) Dialect() string { return s.d.name }
 // The *Store given to fn has every method of Store, all bound to the
 // transaction; it must not be used outside fn or from other goroutines.
 // Called on a transaction-bound Store, InTx joins that transaction. On
-// SQLite the transaction holds the database's write lock from its start.
+// SQLite the transaction holds the database's write lock from its start,
+// and transactions queued at once share one commit, each in a savepoint of
+// its own (fn's statements then run without ctx's cancellation); fn must
+// not call InTx on a Store that is not its tx.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	if s.tx {
 		return fn(s)
+	}
+	if s.batch != nil {
+		return s.batch.do(ctx, fn)
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {

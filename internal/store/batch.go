@@ -1,0 +1,178 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// batcher is SQLite's one writer: write transactions queued by any
+// number of goroutines run one after another on the one write connection,
+// and those that queued meanwhile share one commit, each inside a
+// savepoint of its own so that one failing rolls back only itself. A
+// commit is the expensive part of a write (the WAL's fsync); sharing it is
+// how many handlers writing at once stay cheap. Nothing is reported done
+// before its commit.
+type batcher struct {
+	s    *Store // the root store
+	reqs chan *batchReq
+	stop chan struct{}
+	done chan struct{}
+
+	mu     sync.Mutex
+	closed bool
+}
+
+type batchReq struct {
+	ctx  context.Context
+	fn   func(tx *Store) error
+	err  error
+	done chan struct{}
+}
+
+// maxBatch bounds the transactions one commit takes.
+const maxBatch = 128
+
+func newBatcher(s *Store) *batcher {
+	b := &batcher{s: s, reqs: make(chan *batchReq, maxBatch), stop: make(chan struct{}), done: make(chan struct{})}
+	go b.run()
+	return b
+}
+
+// do runs fn in a transaction shared with others and returns once it is
+// committed (nil) or rolled back (fn's error, or the commit's).
+func (b *batcher) do(ctx context.Context, fn func(tx *Store) error) error {
+	r := &batchReq{ctx: ctx, fn: fn, done: make(chan struct{})}
+	select {
+	case b.reqs <- r:
+	case <-b.stop:
+		return errors.New("store closed")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	<-r.done // once taken, a request is always answered
+	return r.err
+}
+
+func (b *batcher) run() {
+	defer close(b.done)
+	batch := make([]*batchReq, 0, maxBatch)
+	for {
+		select {
+		case r := <-b.reqs:
+			batch = append(batch[:0], r)
+		case <-b.stop:
+			b.drain()
+			return
+		}
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case r := <-b.reqs:
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		b.commit(batch)
+	}
+}
+
+// drain answers what is still queued at close.
+func (b *batcher) drain() {
+	for {
+		select {
+		case r := <-b.reqs:
+			r.err = errors.New("store closed")
+			close(r.done)
+		default:
+			return
+		}
+	}
+}
+
+// commit runs the batch in one transaction.
+func (b *batcher) commit(batch []*batchReq) {
+	s := b.s
+	answer := func(err error) {
+		for _, r := range batch {
+			if r.err == nil {
+				r.err = err
+			}
+			close(r.done)
+		}
+	}
+	tx, err := s.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		answer(fmt.Errorf("begin: %w", err))
+		return
+	}
+	child := &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, tx: true, d: s.d, now: s.now, path: s.path,
+		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats}
+	ok := 0
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+			continue
+		}
+		// Statements run without the caller's cancellation: an interrupt
+		// would roll back the whole shared transaction, not one savepoint.
+		ctx := context.WithoutCancel(r.ctx)
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
+			_ = tx.Rollback()
+			answer(fmt.Errorf("savepoint: %w", err))
+			return
+		}
+		if err := runFn(r.fn, child); err != nil {
+			r.err = err
+			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO w"); rerr != nil {
+				_ = tx.Rollback()
+				answer(fmt.Errorf("rollback to savepoint: %w (after %w)", rerr, err))
+				return
+			}
+		} else {
+			ok++
+		}
+		if _, err := tx.ExecContext(ctx, "RELEASE w"); err != nil {
+			_ = tx.Rollback()
+			answer(fmt.Errorf("release savepoint: %w", err))
+			return
+		}
+	}
+	if ok == 0 {
+		_ = tx.Rollback()
+		answer(nil)
+		return
+	}
+	if err := tx.Commit(); err != nil {
+		answer(fmt.Errorf("commit: %w", err))
+		return
+	}
+	s.stats.commits.Add(1)
+	answer(nil)
+	s.wstmts.prepareWanted(context.Background())
+}
+
+// close stops the writer after the batch it is running; what is still
+// queued gets an error.
+func (b *batcher) close() {
+	b.mu.Lock()
+	if !b.closed {
+		b.closed = true
+		close(b.stop)
+	}
+	b.mu.Unlock()
+	<-b.done
+}
+
+// runFn runs fn, turning a panic into its error: the writer serves
+// everyone and must not die with one caller.
+func runFn(fn func(tx *Store) error, tx *Store) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic in transaction: %v", p)
+		}
+	}()
+	return fn(tx)
+}
