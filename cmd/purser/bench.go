@@ -156,8 +156,18 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 				tokenFor = func(i int) string { return tokens[i] }
 			}
 			label := fmt.Sprintf("b%d", time.Now().Unix()%100000)
+			mem := &memPeak{}
+			if up {
+				mem.sample(0) // purser idle, before the users
+			}
+			show := progress(stdout)
 			opts := bench.Options{URL: url, Token: tokenFor, Users: users, Duration: duration, Pause: pause, Ramp: ramp, Mix: kinds,
-				Label: label, Progress: progress(stdout)}
+				Label: label, Progress: func(p bench.Progress) {
+					show(p)
+					if up {
+						mem.sample(p.InFlight)
+					}
+				}}
 			fmt.Fprintf(stdout, "%d users, %s, pause %s, mix %s, %d CPUs\n", users, duration, pause, mix, runtime.NumCPU())
 			res, err := bench.Run(gctx, opts)
 			fmt.Fprintln(stdout)
@@ -182,6 +192,9 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 			}
 			fmt.Fprintln(stdout)
 			bench.Report(stdout, "purser", res)
+			if up {
+				mem.report(stdout)
+			}
 			if baseline && raw.Turns > 0 {
 				bench.Report(stdout, "baseline", raw)
 				fmt.Fprintf(stdout, "ratio     purser/baseline: turns/s %.2f, e2e p50 %.2fx, p99 %.2fx\n",
@@ -237,4 +250,35 @@ func ratio(a, b time.Duration) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
+}
+
+// memPeak follows this process's heap and goroutines while turns are in
+// flight (with --up, purser and the bench's own users alike, so per turn
+// it is an upper bound for purser).
+type memPeak struct {
+	idleHeap, peakHeap     uint64
+	idleGorout, peakGorout int
+	peakInFlight           int
+}
+
+func (m *memPeak) sample(inFlight int) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	g := runtime.NumGoroutine()
+	if inFlight == 0 && m.idleHeap == 0 {
+		m.idleHeap, m.idleGorout = ms.HeapInuse, g
+		return
+	}
+	if inFlight > m.peakInFlight {
+		m.peakInFlight, m.peakHeap, m.peakGorout = inFlight, ms.HeapInuse, g
+	}
+}
+
+func (m *memPeak) report(w io.Writer) {
+	if m.peakInFlight == 0 {
+		return
+	}
+	perTurn := float64(m.peakHeap-min(m.peakHeap, m.idleHeap)) / float64(m.peakInFlight) / 1024
+	fmt.Fprintf(w, "memory    heap %.0f MB idle, %.0f MB with %d turns in flight (%.1f KB a turn, users' sockets included); goroutines %d -> %d\n",
+		float64(m.idleHeap)/(1<<20), float64(m.peakHeap)/(1<<20), m.peakInFlight, perTurn, m.idleGorout, m.peakGorout)
 }
