@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	_ "net/http/pprof" // --debug-addr
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -28,7 +29,7 @@ import (
 func benchCmd(cfg *config.Config, stdout, stderr io.Writer) *cobra.Command {
 	var (
 		url, token, tenant, mix, stubAddr string
-		cpuProfile                        string
+		cpuProfile, debugAddr             string
 		users                             int
 		duration, pause, ramp, latency    time.Duration
 		up, baseline                      bool
@@ -59,6 +60,16 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 			kinds, err := parseMix(mix)
 			if err != nil {
 				return err
+			}
+			if debugAddr != "" {
+				// net/http/pprof registers on the default mux.
+				ln, err := net.Listen("tcp", debugAddr)
+				if err != nil {
+					return err
+				}
+				dbg := &http.Server{Handler: http.DefaultServeMux, ReadHeaderTimeout: 10 * time.Second}
+				defer dbg.Close()
+				go func() { _ = dbg.Serve(ln) }()
 			}
 			if cpuProfile != "" {
 				f, err := os.Create(cpuProfile)
@@ -217,6 +228,7 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 	f.StringVar(&stubAddr, "stub-model", "", "serve the stub model on this address for a purser started elsewhere")
 	f.BoolVar(&up, "up", false, "start purser in this process on a fresh data folder")
 	f.BoolVar(&baseline, "baseline", true, "also run the bare JetStream baseline and print the ratio")
+	f.StringVar(&debugAddr, "debug-addr", "", "serve /debug/pprof on this address while the bench runs")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of this process (with --up, purser's too) to this file")
 	return cmd
 }

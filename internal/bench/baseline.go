@@ -77,7 +77,7 @@ func StartBaseline(modelLatency time.Duration) (*Baseline, error) {
 	}
 	consume := func(stream string, handle func(jetstream.Msg)) error {
 		c, err := js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{Durable: strings.ToLower(stream), AckPolicy: jetstream.AckExplicitPolicy,
-			AckWait: 30 * time.Second, MaxAckPending: 4096})
+			AckWait: 5 * time.Second, MaxAckPending: 4096})
 		if err != nil {
 			return err
 		}
