@@ -1,0 +1,75 @@
+package bench_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/purser-ai/purser/internal/bench"
+	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator"
+	"github.com/purser-ai/purser/services/orchestrator/llm"
+)
+
+func orchestratorPrompt(text string) orchestrator.Prompt {
+	return orchestrator.Prompt{TurnID: "t1", Text: text, Now: time.Now(), Timezone: "UTC", Tools: contracts.Tools()}
+}
+
+// The load driver runs every kind of turn through the baseline pipeline
+// and counts each as served: a read, an add and its approval, a
+// clarification.
+func TestRunAgainstTheBaseline(t *testing.T) {
+	b, err := bench.StartBaseline(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := bench.Run(ctx, bench.Options{URL: b.URL, Token: func(int) string { return "" }, Users: 3,
+		Duration: 200 * time.Millisecond, Label: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 0 || res.Turns < 4 || len(res.E2E) != res.Turns || len(res.FirstByte) != res.Turns {
+		t.Fatalf("result %+v (errors %v), want every kind of turn served without error", res, res.ErrorText)
+	}
+}
+
+// The stub model plays the bench's turns through purser's own OpenAI
+// adapter: a tool call for an add with an amount, a question without one,
+// a read tool for a spending question, text after a tool result.
+func TestStubModelDecidesTheBenchTurns(t *testing.T) {
+	srv := httptest.NewServer(bench.StubModel{Latency: 10 * time.Millisecond})
+	defer srv.Close()
+	m, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1", Model: "stub", Protocol: llm.ProtocolTools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		give string
+		want string
+	}{
+		{"add coffee £3.50", contracts.ToolAddExpense},
+		{"add a taxi ride", "clarify"},
+		{"what did I spend this month?", contracts.ToolListExpenses},
+		{"hello", "answer"},
+	}
+	for _, tt := range tests {
+		d, err := m.Decide(context.Background(), orchestratorPrompt(tt.give))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.give, err)
+		}
+		got := string(d.Kind)
+		if len(d.Calls) == 1 {
+			got = d.Calls[0].Tool
+		}
+		if got == contracts.ToolAskClarification || d.Kind == orchestrator.DecisionClarify {
+			got = "clarify"
+		}
+		if got != tt.want {
+			t.Errorf("%q: decided %s (%+v), want %s", tt.give, got, d, tt.want)
+		}
+	}
+}
