@@ -3,6 +3,7 @@ package orchestrator_test
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/internal/systest"
 	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator"
 )
 
 // BenchmarkTurn is the loop's own cost per turn: a "hello" turn published
@@ -66,4 +68,38 @@ func BenchmarkTurn(b *testing.B) {
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 		})
 	}
+}
+
+// BenchmarkWaitingTurnMemory is what a turn waiting on the model costs the
+// orchestrator: b.N turns of different users, each held by a model that
+// has not answered, measured as heap (after a GC) and goroutines while all
+// wait, per turn. The model's own client (an HTTP request to a model
+// server) is not included.
+func BenchmarkWaitingTurnMemory(b *testing.B) {
+	model := newHeldModel()
+	s := systest.Start(b, systest.Options{DSN: storetest.SQLiteDSN(b), Orchestrators: 1, Model: model,
+		Orchestrator: orchestrator.Config{ModelConcurrency: b.N + 1}})
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	g0 := runtime.NumGoroutine()
+	b.ResetTimer()
+	for i := range b.N {
+		s.User("bench", fmt.Sprintf("u%d", i)).Say("hello")
+	}
+	deadline := time.Now().Add(5 * time.Minute)
+	for int(model.inFlight.Load()) < b.N {
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d calls in flight", model.inFlight.Load(), b.N)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.StopTimer()
+	var during runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&during)
+	b.ReportMetric(float64(int64(during.HeapInuse)-int64(before.HeapInuse))/float64(b.N)/1024, "heap-KB/turn")
+	b.ReportMetric(float64(int64(during.StackInuse)-int64(before.StackInuse))/float64(b.N)/1024, "stack-KB/turn")
+	b.ReportMetric(float64(runtime.NumGoroutine()-g0)/float64(b.N), "goroutines/turn")
+	model.open()
 }
