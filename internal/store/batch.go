@@ -109,7 +109,7 @@ func (b *batcher) commit(batch []*batchReq) {
 		return
 	}
 	child := &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, tx: true, d: s.d, now: s.now, path: s.path,
-		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats}
+		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats, shared: true}
 	ok := 0
 	for _, r := range batch {
 		if err := r.ctx.Err(); err != nil {

@@ -63,3 +63,23 @@ func TestConcurrentTransactionsShareCommitsAndFailAlone(t *testing.T) {
 		t.Logf("%d commits for %d transactions: none shared one (possible when they never overlapped)", commits-commits0, n)
 	}
 }
+
+// A caller that gives up inside a SQLite transaction cannot interrupt the
+// transaction it shares with others: its statements run to the end, and
+// what it wrote is committed like the rest (interrupting a write would
+// roll back everyone's).
+func TestCancelInsideASharedTransactionInterruptsNothing(t *testing.T) {
+	st := storetest.Open(t, storetest.SQLiteDSN(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	err := st.InTx(ctx, func(tx *store.Store) error {
+		cancel()
+		return tx.AppendOutbox(ctx, []store.OutboxMessage{{ID: "late", Subject: "s", Payload: []byte("x"), CreatedAt: time.Now()}})
+	})
+	if err != nil {
+		t.Fatalf("InTx: %v", err)
+	}
+	pending, err := st.PendingOutbox(context.Background(), 10)
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending %v, %v: want the one message committed", pending, err)
+	}
+}

@@ -176,6 +176,9 @@ type querier interface {
 // exec runs a write: in the transaction, or on its own (one commit; on
 // SQLite shared with the writes queued with it).
 func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	if s.shared {
+		ctx = context.WithoutCancel(ctx)
+	}
 	if !s.tx && s.batch != nil {
 		var n int64
 		err := s.InTx(ctx, func(tx *Store) error {
@@ -195,6 +198,9 @@ func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) 
 
 // query runs a query; outside a transaction, a SELECT goes to the readers.
 func (s *Store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if s.shared {
+		ctx = context.WithoutCancel(ctx)
+	}
 	read := isRead(q)
 	rows, err := s.target(ctx, q, read).QueryContext(ctx, s.d.rebind(q), args...)
 	if err == nil {
@@ -226,6 +232,9 @@ func contentError(err error) error {
 }
 
 func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	if s.shared {
+		ctx = context.WithoutCancel(ctx)
+	}
 	read := isRead(q)
 	row := s.target(ctx, q, read).QueryRowContext(ctx, s.d.rebind(q), args...)
 	s.counted(read)

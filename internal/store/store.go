@@ -57,6 +57,10 @@ type Store struct {
 	wstmts, rstmts *stmtCache
 	stats          *writeStats
 	batch          *batcher // SQLite's one writer; nil on Postgres
+	// shared marks the Store of a transaction shared by several callers:
+	// its statements ignore cancellation, since SQLite answers an
+	// interrupted write by rolling back the whole transaction.
+	shared bool
 }
 
 // Option configures Open.
