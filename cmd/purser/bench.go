@@ -30,7 +30,7 @@ func benchCmd(cfg *config.Config, stdout, stderr io.Writer) *cobra.Command {
 	var (
 		url, token, tenant, mix, stubAddr string
 		cpuProfile, debugAddr             string
-		users                             int
+		users, tenants                    int
 		duration, pause, ramp, latency    time.Duration
 		up, baseline                      bool
 	)
@@ -46,8 +46,9 @@ end-to-end and first-token latencies, then the same load through a bare
 pipeline (websocket -> JetStream -> worker -> JetStream -> websocket, no state,
 the same model time) and the ratio between them.
 
-Tokens are minted for tenant --tenant, users u0..uN-1, with the secret of
-PURSER_DATA_DIR (or PURSER_JWT_SECRET), unless --token is given.
+Tokens are minted for users u0..uN-1 spread over --tenants tenants (named
+--tenant0, --tenant1, ...), with the secret of PURSER_DATA_DIR (or
+PURSER_JWT_SECRET), unless --token is given.
 
 --up starts purser in this process on a fresh data folder (SQLite, or
 DATABASE_URL when set), with the offline model, or with a built-in
@@ -157,9 +158,13 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 					return errors.Join(err, g.Wait())
 				}
 				minter := auth.NewMinter(s, cfg.JWTIssuer, cfg.JWTAudience, time.Now)
+				if tenants <= 0 {
+					tenants = (users + 9) / 10
+				}
 				tokens := make([]string, users)
 				for i := range tokens {
-					if tokens[i], err = minter.Mint(tenant, fmt.Sprintf("u%d", i), []auth.Role{auth.RoleMember}, 2*time.Hour); err != nil {
+					t := fmt.Sprintf("%s%d", tenant, i%tenants)
+					if tokens[i], err = minter.Mint(t, fmt.Sprintf("u%d", i), []auth.Role{auth.RoleMember}, 2*time.Hour); err != nil {
 						close(stopServers)
 						return errors.Join(err, g.Wait())
 					}
@@ -179,7 +184,7 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 						mem.sample(p.InFlight)
 					}
 				}}
-			fmt.Fprintf(stdout, "%d users, %s, pause %s, mix %s, %d CPUs\n", users, duration, pause, mix, runtime.NumCPU())
+			fmt.Fprintf(stdout, "%d users in %d tenants, %s, pause %s, mix %s, %d CPUs\n", users, max(tenants, 1), duration, pause, mix, runtime.NumCPU())
 			res, err := bench.Run(gctx, opts)
 			fmt.Fprintln(stdout)
 			var raw bench.Result
@@ -218,7 +223,8 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 	f := cmd.Flags()
 	f.StringVar(&url, "url", "ws://127.0.0.1:8080/v1/ws", "websocket URL of a running purser")
 	f.StringVar(&token, "token", "", "one bearer token for every user (default: minted per user with the data folder's secret)")
-	f.StringVar(&tenant, "tenant", "bench", "tenant of the minted tokens")
+	f.StringVar(&tenant, "tenant", "bench", "tenant name prefix of the minted tokens")
+	f.IntVar(&tenants, "tenants", 0, "tenants the users are spread over (default: one for every 10 users, as households or small teams)")
 	f.IntVar(&users, "users", 100, "websocket users")
 	f.DurationVar(&duration, "duration", 30*time.Second, "how long users start turns")
 	f.DurationVar(&pause, "pause", time.Second, "pause after each turn")
