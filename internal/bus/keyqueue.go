@@ -54,10 +54,3 @@ func (q *keyQueue) leave(t *keyTurn) {
 		return
 	}
 }
-
-// waiting is how many places (held or not) key has.
-func (q *keyQueue) waiting(key string) int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.keys[key])
-}

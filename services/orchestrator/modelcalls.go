@@ -187,14 +187,6 @@ func (o *Orchestrator) resume(ctx context.Context, tenant, convID string, s Stat
 	c.persisted <- true
 }
 
-// ModelCallsInFlight is how many model calls this process has started and
-// not finished, queued ones included.
-func (o *Orchestrator) ModelCallsInFlight() int {
-	o.callsMu.Lock()
-	defer o.callsMu.Unlock()
-	return len(o.calls)
-}
-
 // sweepOne looks at one conversation whose deadline passed (or, on start,
 // any with a running turn): it ends a turn past its budget, and makes again
 // a pending model call whose lease ran out, taking the lease first so that
