@@ -6,7 +6,6 @@ import (
 	"errors"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/purser-ai/purser/internal/store"
@@ -49,7 +48,6 @@ type callResult struct {
 // modelCall is one call in flight.
 type modelCall struct {
 	id, tenant, convID string
-	streamed           atomic.Bool
 
 	mu        sync.Mutex
 	inline    bool            // the handler still waits for the result
@@ -67,14 +65,12 @@ func (o *Orchestrator) startCall(tenant, convID string, s State, env Env, inline
 		result: make(chan callResult, 1), persisted: make(chan bool, 1)}
 	o.track(c)
 	prompt := PromptFor(s, env)
-	sinkState := s
 	ok := o.pool.submit(tenant, func() {
 		defer o.untrack(c)
 		ctx := o.life
 		var streamed bool
-		tctx := WithTenant(o.tokenContext(ctx, tenant, sinkState, convID, &streamed), tenant)
+		tctx := WithTenant(o.tokenContext(ctx, tenant, s, convID, &streamed), tenant)
 		ev := o.decide(tctx, tenant, prompt)
-		c.streamed.Store(streamed)
 		if ctx.Err() != nil {
 			return // shutting down: the pending call stays stored, the next start makes it again
 		}
