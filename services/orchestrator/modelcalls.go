@@ -65,11 +65,13 @@ func (o *Orchestrator) startCall(tenant, convID string, s State, env Env, inline
 		result: make(chan callResult, 1), persisted: make(chan bool, 1)}
 	o.track(c)
 	prompt := PromptFor(s, env)
+	// Everything the call needs from s is taken now: the caller goes on
+	// changing its state.
+	ctx := o.life
+	var streamed bool
+	tctx := WithTenant(o.tokenContext(ctx, tenant, s, convID, &streamed), tenant)
 	ok := o.pool.submit(tenant, func() {
 		defer o.untrack(c)
-		ctx := o.life
-		var streamed bool
-		tctx := WithTenant(o.tokenContext(ctx, tenant, s, convID, &streamed), tenant)
 		ev := o.decide(tctx, tenant, prompt)
 		if ctx.Err() != nil {
 			return // shutting down: the pending call stays stored, the next start makes it again
