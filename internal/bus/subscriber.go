@@ -99,10 +99,13 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	}
 	out := make(chan *message.Message)
 	var handlers sync.WaitGroup
-	// drained closes once the iterator no longer takes new deliveries:
-	// only then are unfinished messages naked back, or the server could
-	// redeliver one to this very iterator on its way out.
+	// drained closes once the iterator is drained and closed: only then
+	// are unfinished messages naked back. Before, the server could
+	// redeliver one to this very iterator on its way out; after, it knows
+	// nobody here pulls.
 	drained := make(chan struct{})
+	var drainedOnce sync.Once
+	closeDrained := func() { drainedOnce.Do(func() { close(drained) }) }
 	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
@@ -111,12 +114,12 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 		case <-s.stop:
 		}
 		it.Drain()
-		close(drained)
 	}()
 	go func() {
 		defer s.wg.Done()
 		defer close(out)
 		defer handlers.Wait() // out closes only when nobody can send on it
+		defer closeDrained()  // before waiting: handlers hand back after it
 		for {
 			jm, err := it.Next()
 			if err != nil {
