@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -371,6 +372,27 @@ func TestUpWithAModelServer(t *testing.T) {
 	}
 	if got := srv.Requests()[0].Body["model"]; got != "local-model" {
 		t.Fatalf("model asked = %v", got)
+	}
+	// The turn's latency and its time to first token are measured (the
+	// answer may reach the socket, through the outbox relay, just before).
+	var body []byte
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get("http://" + info.MetricsAddr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(body), `purser_turn_seconds_count{outcome="answered"} 1`) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, series := range []string{`purser_turn_seconds_count{outcome="answered"} 1`, "purser_turn_first_token_seconds_count 1"} {
+		if !strings.Contains(string(body), series) {
+			t.Errorf("/metrics lacks %s", series)
+		}
 	}
 }
 

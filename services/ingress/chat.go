@@ -9,6 +9,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 
@@ -328,7 +330,12 @@ func (in *Ingress) answerChat(w http.ResponseWriter, t contracts.UserTurn, f *ou
 	case sf.Proposal != nil:
 		resp.Answer, resp.ConfirmationRequired, resp.Proposal = sf.Proposal.Summary, true, sf.Proposal
 	case sf.Error != nil:
-		writeJSONError(w, turnErrorStatus(sf.Error.Code), sf.Error.Code, sf.Error.Message)
+		status := turnErrorStatus(sf.Error.Code)
+		if status == http.StatusTooManyRequests {
+			// A tool's limit is per minute; its message says how long.
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(sf.Error.Message)))
+		}
+		writeJSONError(w, status, sf.Error.Code, sf.Error.Message)
 		return
 	default:
 		writeJSONError(w, http.StatusBadGateway, "bad_gateway", "the answer could not be read")
@@ -406,4 +413,15 @@ func (in *Ingress) streamTurn(ctx context.Context, w http.ResponseWriter, t cont
 			}
 		}
 	}
+}
+
+// retryAfterSeconds reads "try again in N seconds" from a rate-limited
+// turn's message, or gives a minute, the tools' window.
+func retryAfterSeconds(msg string) int {
+	if _, rest, ok := strings.Cut(msg, "try again in "); ok {
+		if n, err := strconv.Atoi(strings.Fields(rest + " x")[0]); err == nil && n > 0 && n <= 3600 {
+			return n
+		}
+	}
+	return 60
 }

@@ -307,3 +307,14 @@ func TestBusDownFailsFast(t *testing.T) {
 	}
 	assertError(t, h.do(call{token: tok, contentType: "application/json", body: `{"message":"hello"}`}), http.StatusServiceUnavailable, "unavailable")
 }
+
+// A turn refused by a tool's rate limit answers 429 with the Retry-After
+// its message gives.
+func TestChatToolLimitCarriesRetryAfter(t *testing.T) {
+	h := newHarness(t)
+	resp := h.do(call{token: h.token("acme", "ann"), contentType: "application/json", body: `{"message":"limited please"}`})
+	if got := resp.Header.Get("Retry-After"); got != "17" {
+		t.Errorf("Retry-After = %q, want 17", got)
+	}
+	assertError(t, resp, http.StatusTooManyRequests, contracts.CodeRateLimited)
+}

@@ -49,3 +49,22 @@ func TestTurnWhoseSubjectAndPayloadDisagreeIsDeadLettered(t *testing.T) {
 		}
 	})
 }
+
+// Every message a turn causes carries its correlation id, tool progress
+// included, so the turn is one trace.
+func TestToolProgressCarriesTheTurnsCorrelation(t *testing.T) {
+	eachEngine(t, func(t *testing.T, s *systest.System) {
+		ann := s.User("acme", "ann")
+		turn := ann.Say("how much did I spend this month?")
+		systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, turn)
+		progress := s.Bus.All(systest.OfType(contracts.TypeToolProgress))
+		if len(progress) == 0 {
+			t.Fatal("no tool progress for a turn that ran a tool")
+		}
+		for _, m := range progress {
+			if got := m.Header.Get(bus.HeaderCorrelation); got != turn {
+				t.Errorf("tool progress correlation = %q, want the turn %q", got, turn)
+			}
+		}
+	})
+}

@@ -10,6 +10,8 @@ type metrics struct {
 	modelSeconds  prometheus.Histogram
 	steps         prometheus.Histogram
 	modelInFlight prometheus.Gauge
+	turnSeconds   *prometheus.HistogramVec
+	firstToken    prometheus.Histogram
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -25,6 +27,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		Buckets: []float64{0, 1, 2, 3, 4, 5}})
 	m.modelInFlight = prometheus.NewGauge(prometheus.GaugeOpts{Name: "purser_orchestrator_model_calls_in_flight",
 		Help: "Model calls started and not finished, queued for a slot included."})
-	reg.MustRegister(m.turns, m.decisions, m.proposals, m.bounds, m.modelSeconds, m.steps, m.modelInFlight)
+	m.turnSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "purser_turn_seconds",
+		Help:    "Time from a turn's start to the frame that ends it (answer, question, proposal or error), by outcome.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12)}, []string{"outcome"})
+	m.firstToken = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "purser_turn_first_token_seconds",
+		Help:    "Time from a turn's start to the first streamed token of its answer.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12)})
+	reg.MustRegister(m.turns, m.decisions, m.proposals, m.bounds, m.modelSeconds, m.steps, m.modelInFlight, m.turnSeconds, m.firstToken)
 	return m
 }

@@ -265,7 +265,11 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 	if err := o.persistProposals(ctx, tenant, convID, next, eff); err != nil {
 		return err
 	}
-	out, err := o.outbox(tenant, next.UserID, convID, eff.Outputs)
+	turnID := currentTurnID(next)
+	if turnID == "" {
+		turnID = currentTurnID(state)
+	}
+	out, err := o.outbox(tenant, next.UserID, convID, turnID, eff.Outputs)
 	if err != nil {
 		return err
 	}
@@ -285,7 +289,11 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 	if err := o.failAt("saved"); err != nil {
 		return err
 	}
-	o.observe(ev, eff)
+	started := turnStart(state, next)
+	if started.IsZero() && ev.Kind == EvTurn {
+		started = env.Now // a turn that began and ended in this event
+	}
+	o.observe(tenant, convID, ev, eff, started)
 	if eff.Stream != "" && !streamed {
 		o.streamTokens(tenant, next.UserID, convID, eff)
 	}
@@ -374,7 +382,7 @@ func (o *Orchestrator) persistProposals(ctx context.Context, tenant, convID stri
 
 // emitDirect stores and publishes outputs that change no conversation state.
 func (o *Orchestrator) emitDirect(ctx context.Context, tenant, user, convID string, outputs []Output) error {
-	out, err := o.outbox(tenant, user, convID, outputs)
+	out, err := o.outbox(tenant, user, convID, "", outputs)
 	if err != nil {
 		return err
 	}
@@ -385,7 +393,9 @@ func (o *Orchestrator) emitDirect(ctx context.Context, tenant, user, convID stri
 }
 
 // outbox turns outputs into stored messages with their subjects and headers.
-func (o *Orchestrator) outbox(tenant, user, convID string, outputs []Output) ([]store.OutboxMessage, error) {
+// outbox encodes outputs as outbox messages; turnID correlates those whose
+// payload names no turn (tool progress), so a turn is one trace.
+func (o *Orchestrator) outbox(tenant, user, convID, turnID string, outputs []Output) ([]store.OutboxMessage, error) {
 	now := o.now().UTC()
 	out := make([]store.OutboxMessage, 0, len(outputs))
 	for _, op := range outputs {
@@ -399,6 +409,9 @@ func (o *Orchestrator) outbox(tenant, user, convID string, outputs []Output) ([]
 		default:
 			subject, err = bus.AgentSubject(tenant, user, convID)
 			correlation = turnIDOf(op.Payload)
+		}
+		if correlation == "" {
+			correlation = turnID
 		}
 		if err != nil {
 			return nil, bus.Permanent(err)
@@ -465,10 +478,14 @@ func (o *Orchestrator) tokenContext(ctx context.Context, tenant string, s State,
 	}
 	turnID := s.Turn.TurnID
 	round := s.Turn.Round
+	started := s.Turn.StartedAt
 	index := 0
 	return WithTokenSink(ctx, func(text string) {
 		if text == "" {
 			return
+		}
+		if !*streamed && round == 0 {
+			o.metrics.firstToken.Observe(o.now().Sub(started).Seconds())
 		}
 		*streamed = true
 		f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: convID, TurnID: turnID, At: o.now().UTC(),
@@ -492,7 +509,21 @@ func splitTokens(text string) []string {
 	return append(out, text[start:])
 }
 
-func (o *Orchestrator) observe(ev Event, eff Effects) {
+// turnStart is when the turn an event belongs to started (zero if none).
+func turnStart(before, after State) time.Time {
+	if after.Turn != nil {
+		return after.Turn.StartedAt
+	}
+	if before.Turn != nil {
+		return before.Turn.StartedAt
+	}
+	return time.Time{}
+}
+
+func (o *Orchestrator) observe(tenant, convID string, ev Event, eff Effects, started time.Time) {
+	if ev.Kind == EvTurn {
+		o.log.Info("turn started", "tenant", tenant, "conversation", convID, "turn", ev.Turn.TurnID, "confirm", ev.Turn.Confirm != nil)
+	}
 	outcome := "continued"
 	for _, op := range eff.Outputs {
 		switch op.Type {
@@ -510,6 +541,11 @@ func (o *Orchestrator) observe(ev Event, eff Effects) {
 		}
 	}
 	o.metrics.turns.WithLabelValues(outcome).Inc()
+	if outcome != "continued" && !started.IsZero() {
+		took := o.now().Sub(started)
+		o.metrics.turnSeconds.WithLabelValues(outcome).Observe(took.Seconds())
+		o.log.Info("turn ended", "tenant", tenant, "conversation", convID, "outcome", outcome, "duration_ms", took.Milliseconds())
+	}
 	for _, n := range eff.EndedSteps {
 		o.metrics.steps.Observe(float64(n))
 	}
