@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -44,5 +45,29 @@ func TestChatKeepsTheOriginalContract(t *testing.T) {
 	// A userContext field purser does not know is refused, like any other.
 	if status, _ := chatCall(t, info, bob, `{"history":[],"message":"hi","userContext":{"timezone":"UTC","ssn":"x"}}`); status != http.StatusBadRequest {
 		t.Fatalf("unknown userContext field = %d", status)
+	}
+}
+
+// The server-sent events of a turn carry each tool's result summary and
+// end with a done event.
+func TestChatEventsCarryToolResults(t *testing.T) {
+	info := startUp(t)
+	req, _ := http.NewRequest(http.MethodPost, "http://"+info.HTTPAddr+"/v1/chat", strings.NewReader(`{"history":[],"message":"how much did I spend this month?"}`))
+	req.Header.Set("Authorization", "Bearer "+info.DemoToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	events := string(body)
+	if !strings.Contains(events, "event: tool_result") || !strings.Contains(events, `"summary":"`) || !strings.HasSuffix(strings.TrimSpace(events), "}") ||
+		!strings.Contains(events, "event: done") {
+		t.Fatalf("events:\n%s", events)
+	}
+	if i, j := strings.Index(events, "event: answer"), strings.Index(events, "event: done"); i < 0 || j < i {
+		t.Fatalf("done does not follow the answer:\n%s", events)
 	}
 }

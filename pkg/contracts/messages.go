@@ -135,6 +135,10 @@ type ToolProgress struct {
 	CallID string `json:"call_id" validate:"required,purserid"`
 	Tool   string `json:"tool" validate:"required,purserid"`
 	Status string `json:"status" validate:"required,oneof=started succeeded failed"`
+	// Summary says, once the call ended, what it found or did ("Your
+	// expenses this month: ...", "Deleted expense #3"), for clients that
+	// show tool results as they come.
+	Summary string `json:"summary,omitempty" validate:"max=4000"`
 }
 
 // Answer ends a turn with text for the person. The legacy fields carry what

@@ -34,11 +34,16 @@ func onToolResult(s State, r contracts.ToolResult, env Env) (State, Effects) {
 		s.Memory = remember(s.Memory, c, r.Data)
 	}
 	var eff Effects
-	if r.OK || r.Error == nil {
-		eff.Outputs = append(eff.Outputs, progress(c, "succeeded"))
-	} else {
-		eff.Outputs = append(eff.Outputs, progress(c, "failed"))
+	done := progress(c, "succeeded")
+	if !r.OK && r.Error != nil {
+		done = progress(c, "failed")
 	}
+	p := done.Payload.(contracts.ToolProgress)
+	if p.Summary = DescribeStep(rec); len([]rune(p.Summary)) > 4000 {
+		p.Summary = string([]rune(p.Summary)[:4000])
+	}
+	done.Payload = p
+	eff.Outputs = append(eff.Outputs, done)
 	if len(t.Open) > 0 {
 		return s, eff // wait for the rest
 	}
