@@ -95,6 +95,10 @@ type PendingProposal struct {
 	Summary   string          `json:"summary"`
 	Revision  int             `json:"revision"`
 	ExpiresAt time.Time       `json:"expires_at"`
+	// Plan is what is left of the plan that reached this change, carried
+	// on once the person says yes; SaveAs keeps the change's result for it.
+	Plan   *PlanState `json:"plan,omitempty"`
+	SaveAs string     `json:"save_as,omitempty"`
 }
 
 func (s State) hasApplied(id string) bool { return slices.Contains(s.Applied, id) }

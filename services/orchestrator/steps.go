@@ -239,10 +239,18 @@ func advancePlan(s State, env Env, eff Effects) (State, Effects) {
 		return replan(s, env, eff, fmt.Sprintf("step %d (%s): %v", p.Next, step.Tool, err))
 	}
 	if env.NeedsConfirm(step.Tool) {
-		// A mutation in a plan goes through the same gate.
+		// A mutation in a plan goes through the same gate; the rest of the
+		// plan waits with the proposal and carries on after the yes.
+		rest := *p
 		t.Plan = nil
 		raw, _ := json.Marshal(args)
-		return onCallsKeep(s, env, eff, Call{Tool: step.Tool, Args: raw})
+		s, eff = onCallsKeep(s, env, eff, Call{Tool: step.Tool, Args: raw})
+		for i := range s.Proposals {
+			if s.Proposals[i].Tool == step.Tool && string(s.Proposals[i].Args) == string(args) {
+				s.Proposals[i].Plan, s.Proposals[i].SaveAs = &rest, step.SaveAs
+			}
+		}
+		return s, eff
 	}
 	return dispatch(s, env, eff, OpenCall{Tool: step.Tool, Args: args, SaveAs: step.SaveAs}, 0)
 }

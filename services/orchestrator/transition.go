@@ -226,13 +226,17 @@ func onConfirm(s State, t contracts.UserTurn, c contracts.Confirm, env Env) (Sta
 	p := s.Proposals[i]
 	s.Proposals = slices.Delete(slices.Clone(s.Proposals), i, i+1)
 	turn := &Turn{TurnID: t.TurnID, Text: p.Text, StartedAt: env.Now}
+	if p.Plan != nil && c.Decision != "reject" {
+		rest := *p.Plan // the plan that reached this change goes on after it
+		turn.Plan = &rest
+	}
 	var eff Effects
 	switch c.Decision {
 	case "approve":
 		s = s.withHistory(Entry{Role: "user", Text: "Yes: " + p.Summary, TurnID: t.TurnID, At: env.Now})
 		eff.Changes = append(eff.Changes, ProposalChange{ID: p.ID, From: "pending", To: "approved"})
 		s.Turn = turn
-		s, eff = dispatch(s, env, eff, OpenCall{Tool: p.Tool, Args: p.Args, ProposalID: p.ID, Decision: "approved"}, 0)
+		s, eff = dispatch(s, env, eff, OpenCall{Tool: p.Tool, Args: p.Args, ProposalID: p.ID, Decision: "approved", SaveAs: p.SaveAs}, 0)
 		return s, eff
 	case "reject":
 		s = s.withHistory(Entry{Role: "user", Text: "No: " + p.Summary, TurnID: t.TurnID, At: env.Now})
@@ -259,7 +263,7 @@ func onConfirm(s State, t contracts.UserTurn, c contracts.Confirm, env Env) (Sta
 	eff.NewProposals = append(eff.NewProposals, rev)
 	eff.Approved = append(eff.Approved, rev.ID)
 	s.Turn = turn
-	return dispatch(s, env, eff, OpenCall{Tool: p.Tool, Args: args, ProposalID: rev.ID, Decision: "edited", Edited: args}, 0)
+	return dispatch(s, env, eff, OpenCall{Tool: p.Tool, Args: args, ProposalID: rev.ID, Decision: "edited", Edited: args, SaveAs: p.SaveAs}, 0)
 }
 
 // dispatch starts one tool call: a ToolRequest and a tool_start event.

@@ -449,3 +449,41 @@ func TestPlanWithVarsAndStop(t *testing.T) {
 		t.Fatalf("plan did not stop on an empty search: %+v", eff)
 	}
 }
+
+// A plan that reaches a change waits for the yes, then carries on with its
+// next step; a no ends the plan and hands back to the model.
+func TestPlanCarriesOnAfterTheYes(t *testing.T) {
+	env := testEnv(t0)
+	plan := &Plan{Steps: []PlanStep{
+		{Tool: contracts.ToolAddExpense, Args: json.RawMessage(`{"item":"tea","amount":"3","currency":"GBP","date":"2026-11-22"}`), SaveAs: "entities.added"},
+		{Tool: contracts.ToolListExpenses, Args: json.RawMessage(`{"range":"this_month"}`)},
+	}}
+	start, _ := step(t, State{}, textTurn("t1", "add tea and show my month"), env)
+	waiting, eff := step(t, start, decide(Decision{Kind: DecisionPlan, Plan: plan}), env)
+	p := only[contracts.Proposal](t, eff, contracts.TypeProposal)
+
+	approved, eff := step(t, waiting, confirmTurn("t2", p.ProposalID, "approve", ""), env)
+	add := only[contracts.ToolRequest](t, eff, contracts.TypeToolRequest)
+	if add.Tool != contracts.ToolAddExpense || add.ProposalID != p.ProposalID {
+		t.Fatalf("after the yes ran %+v", add)
+	}
+	next, eff := step(t, approved, result(add.CallID, add.Tool, true, `{"expense":{"id":7,"item":"tea","amount":{"minor":300,"currency":"GBP"},"date":"2026-11-22"}}`, ""), env)
+	list := only[contracts.ToolRequest](t, eff, contracts.TypeToolRequest)
+	if list.Tool != contracts.ToolListExpenses || eff.NeedModel {
+		t.Fatalf("the plan did not carry on after the change: %+v (need model %v)", list, eff.NeedModel)
+	}
+	if next.Memory["entities.added"] == nil {
+		t.Errorf("the change's result was not kept as the plan asked")
+	}
+
+	// No: the plan ends, and the model hears the decision.
+	_, eff = step(t, waiting, confirmTurn("t3", p.ProposalID, "reject", ""), env)
+	for _, o := range eff.Outputs {
+		if o.Type == contracts.TypeToolRequest {
+			t.Fatalf("after a no the plan ran %+v", o.Payload)
+		}
+	}
+	if !eff.NeedModel {
+		t.Fatal("after a no the model was not asked")
+	}
+}
