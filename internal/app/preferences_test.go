@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/purser-ai/purser/internal/auth"
 )
@@ -35,6 +36,18 @@ func TestUserSetsTheirCurrencyInChat(t *testing.T) {
 	added := approve(bob, "add 12.50 lunch today")["added"].(map[string]any)
 	if amount := added["amount"].(map[string]any); amount["currency"] != "EUR" || amount["minor"] != float64(1250) {
 		t.Errorf("bob's lunch = %v, want 12.50 EUR", added)
+	}
+	// A time zone set in chat is the one "today" means for them (Kiritimati
+	// is UTC+14, so most of the day its date is not UTC's).
+	approve(bob, "my time zone is Pacific/Kiritimati")
+	kiri, err := time.LoadLocation("Pacific/Kiritimati")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().In(kiri).Format(time.DateOnly)
+	late := approve(bob, "add 2 water today")["added"].(map[string]any)
+	if after := time.Now().In(kiri).Format(time.DateOnly); late["date"] != before && late["date"] != after {
+		t.Errorf("bob's water dated %v, want today in Kiritimati (%s)", late["date"], before)
 	}
 	// The demo user's default is still pounds.
 	theirs := approve(info.DemoToken, "add 3 tea today")["added"].(map[string]any)

@@ -35,7 +35,9 @@ type UserTurn struct {
 	ConversationID string   `json:"conversation_id" validate:"required,purserid"`
 	Text           string   `json:"text,omitempty" validate:"required_without=Confirm,excluded_with=Confirm,max=4000,text"`
 	Confirm        *Confirm `json:"confirm,omitempty"`
-	Timezone       string   `json:"timezone" validate:"required,tz"`
+	// Timezone is the user's time zone as their client or token says it;
+	// empty when neither does (then their setting applies, else UTC).
+	Timezone string `json:"timezone,omitempty" validate:"omitempty,tz"`
 	// Currency is the user's currency as their client knows it (the chat
 	// contract's userContext), when it says one.
 	Currency string    `json:"currency,omitempty" validate:"omitempty,currency"`

@@ -48,7 +48,9 @@ type Config struct {
 	// RatePerSecond and Burst limit the turns one user can send. Defaults 2 and 10.
 	RatePerSecond float64
 	Burst         int
-	// DefaultTimezone is used when a frame names none. Default UTC.
+	// DefaultTimezone is used when neither a frame nor the token names a
+	// time zone. Default none: the user's own setting then applies (else
+	// UTC), which the orchestrator knows.
 	DefaultTimezone string
 	// ResumeWindow is how long a new socket holds live frames back while
 	// it may still send resume as its first frame, so that catch-up and
@@ -86,9 +88,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Burst == 0 {
 		c.Burst = 10
-	}
-	if c.DefaultTimezone == "" {
-		c.DefaultTimezone = "UTC"
 	}
 	if c.ResumeWindow == 0 {
 		c.ResumeWindow = 2 * time.Second

@@ -176,11 +176,12 @@ func (o *Orchestrator) resume(ctx context.Context, tenant, convID string, s Stat
 	if s.Turn == nil || s.Turn.Model == nil || o.inFlight(tenant, convID, s.Turn.Model.ID) {
 		return
 	}
-	currency, err := o.currencyFor(ctx, tenant, s.UserID, Event{})
+	currency, zone, err := o.userDefaults(ctx, tenant, s.UserID, Event{})
 	if err != nil {
-		currency = o.cfg.DefaultCurrency // the prompt's hint only; the call must not wait for it
+		currency, zone = o.cfg.DefaultCurrency, "UTC" // the prompt's hints only; the call must not wait for them
 	}
 	env := o.env(tenant, convID, currency)
+	env.DefaultTimezone = zone
 	c := o.startCall(tenant, convID, s, env, false)
 	c.persisted <- true
 }

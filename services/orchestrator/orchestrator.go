@@ -228,11 +228,12 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 		}
 		state.Turn.Model = nil
 	}
-	currency, err := o.currencyFor(ctx, tenant, conv.UserID, ev)
+	currency, zone, err := o.userDefaults(ctx, tenant, conv.UserID, ev)
 	if err != nil {
 		return err
 	}
 	env := o.env(tenant, convID, currency)
+	env.DefaultTimezone = zone
 	next, eff := Transition(state, ev, env)
 	if ev.Kind == EvDecision {
 		logRejection(o.log, eff, tenant, currentTurnID(state))
@@ -551,21 +552,29 @@ func (o *Orchestrator) observe(tenant, convID string, ev Event, eff Effects, sta
 	}
 }
 
-// currencyFor is the currency of an amount the user names none for: the
-// one their client sent with the turn (the chat contract's userContext),
-// else their own setting, else the configured default.
-func (o *Orchestrator) currencyFor(ctx context.Context, tenant, user string, ev Event) (string, error) {
-	if ev.Turn != nil && ev.Turn.Currency != "" {
-		return ev.Turn.Currency, nil
+// userDefaults are the currency of an amount the user names none for (the
+// one their client sent with the turn, the chat contract's userContext,
+// else their own setting, else the configured default) and the time zone
+// of a turn that names none (their setting, else UTC).
+func (o *Orchestrator) userDefaults(ctx context.Context, tenant, user string, ev Event) (currency, zone string, err error) {
+	currency, zone = o.cfg.DefaultCurrency, "UTC"
+	if user == "" && ev.Turn != nil {
+		user = ev.Turn.UserID
 	}
 	if user != "" {
 		set, err := o.store.GetUserSettings(ctx, tenant, user)
 		if err != nil {
-			return "", fmt.Errorf("user settings: %w", err)
+			return "", "", fmt.Errorf("user settings: %w", err)
 		}
 		if set.Currency != "" {
-			return set.Currency, nil
+			currency = set.Currency
+		}
+		if set.Timezone != "" {
+			zone = set.Timezone
 		}
 	}
-	return o.cfg.DefaultCurrency, nil
+	if ev.Turn != nil && ev.Turn.Currency != "" {
+		currency = ev.Turn.Currency
+	}
+	return currency, zone, nil
 }

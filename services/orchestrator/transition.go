@@ -48,6 +48,8 @@ type Env struct {
 	ConversationID  string
 	Now             time.Time
 	DefaultCurrency string
+	// DefaultTimezone is the user's time zone for a turn that names none.
+	DefaultTimezone string
 	// NeedsConfirm is the server's policy: true for every tool whose calls
 	// wait for a yes. The model has no say in it.
 	NeedsConfirm func(tool string) bool
@@ -148,6 +150,9 @@ func onTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
 		return s, Effects{}
 	}
 	s.UserID, s.Roles, s.Timezone = t.UserID, slices.Clone(t.Roles), t.Timezone
+	if s.Timezone == "" {
+		s.Timezone = env.DefaultTimezone
+	}
 	var stale Effects
 	if s.Turn != nil && env.Now.Sub(s.Turn.StartedAt) > TurnBudget {
 		// The running turn outlived its budget (a tool never answered):
