@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -140,13 +141,23 @@ func (s *Store) FramesAfter(ctx context.Context, tenantID, userID string, afterS
 	if err != nil {
 		return nil, fmt.Errorf("frames after %d: %w", afterSeq, err)
 	}
+	out, err := scanFrames(rows)
+	if err != nil {
+		return nil, fmt.Errorf("frames after %d: %w", afterSeq, err)
+	}
+	return out, nil
+}
+
+// scanFrames reads rows of (seq, event_id, payload, created_at) and closes
+// them.
+func scanFrames(rows *sql.Rows) ([]Frame, error) {
 	defer rows.Close()
 	var out []Frame
 	for rows.Next() {
 		var f Frame
 		var ev *string
 		if err := rows.Scan(&f.Seq, &ev, &f.Payload, timeCol{&f.CreatedAt}); err != nil {
-			return nil, fmt.Errorf("frames after %d: %w", afterSeq, err)
+			return nil, err
 		}
 		if ev != nil {
 			f.EventID = *ev
@@ -194,21 +205,12 @@ func (s *Store) ConversationFrames(ctx context.Context, tenantID, userID, conver
 	if err != nil {
 		return nil, fmt.Errorf("conversation frames: %w", err)
 	}
-	defer rows.Close()
-	var out []Frame
-	for rows.Next() {
-		var f Frame
-		var ev *string
-		if err := rows.Scan(&f.Seq, &ev, &f.Payload, timeCol{&f.CreatedAt}); err != nil {
-			return nil, fmt.Errorf("conversation frames: %w", err)
-		}
-		if ev != nil {
-			f.EventID = *ev
-		}
-		out = append(out, f)
+	out, err := scanFrames(rows)
+	if err != nil {
+		return nil, fmt.Errorf("conversation frames: %w", err)
 	}
 	slices.Reverse(out)
-	return out, rows.Err()
+	return out, nil
 }
 
 // ConversationTitle is one of a user's conversations, titled by its first

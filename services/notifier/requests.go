@@ -177,16 +177,7 @@ func (n *Notifier) turnFrames(ctx context.Context, tenant, user string, req cont
 		return unavailable()
 	}
 	var out contracts.InboxReply
-	for _, f := range stored {
-		var frame contracts.ServerFrame
-		if err := json.Unmarshal(f.Payload, &frame); err != nil {
-			continue
-		}
-		frame.Seq = f.Seq
-		if b, err := json.Marshal(frame); err == nil {
-			out.Frames = append(out.Frames, b)
-		}
-	}
+	out.Frames = withSeqs(stored)
 	return out
 }
 
@@ -324,16 +315,7 @@ func (n *Notifier) history(ctx context.Context, tenant, user string, req contrac
 	if out.More {
 		stored = stored[1:]
 	}
-	for _, f := range stored {
-		var frame contracts.ServerFrame
-		if err := json.Unmarshal(f.Payload, &frame); err != nil {
-			continue
-		}
-		frame.Seq = f.Seq
-		if b, err := json.Marshal(frame); err == nil {
-			out.Frames = append(out.Frames, b)
-		}
-	}
+	out.Frames = withSeqs(stored)
 	return out
 }
 
@@ -377,4 +359,21 @@ func badRequest(msg string) contracts.InboxReply {
 
 func unavailable() contracts.InboxReply {
 	return contracts.InboxReply{Error: &contracts.InboxError{Code: contracts.InboxUnavailable, Message: "the inbox is unavailable; retry"}}
+}
+
+// withSeqs encodes stored frames with their seqs, leaving out any that
+// cannot be read.
+func withSeqs(stored []store.Frame) []json.RawMessage {
+	var out []json.RawMessage
+	for _, f := range stored {
+		var frame contracts.ServerFrame
+		if err := json.Unmarshal(f.Payload, &frame); err != nil {
+			continue
+		}
+		frame.Seq = f.Seq
+		if b, err := json.Marshal(frame); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
 }
