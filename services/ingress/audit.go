@@ -2,7 +2,6 @@ package ingress
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/bus"
@@ -21,15 +20,11 @@ func (in *Ingress) serveAudit(w http.ResponseWriter, r *http.Request) {
 			writeJSONError(w, http.StatusForbidden, "forbidden", "only an owner of the tenant may read its audit log")
 			return
 		}
-		req := contracts.InboxRequest{Limit: 50}
-		if s := r.URL.Query().Get("limit"); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 || n > maxListLimit {
-				writeJSONError(w, http.StatusBadRequest, "bad_request", "limit: must be a number from 1 to "+strconv.Itoa(maxListLimit))
-				return
-			}
-			req.Limit = n
+		limit, ok := limitParam(w, r, 50)
+		if !ok {
+			return
 		}
+		req := contracts.InboxRequest{Limit: limit}
 		reply, err := in.request(r.Context(), bus.NotifierAudit, p.TenantID, p.UserID, req)
 		if err != nil {
 			in.notifierFailed(w, err)

@@ -3,7 +3,6 @@ package ingress
 import (
 	"errors"
 	"net/http"
-	"strconv"
 
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/bus"
@@ -31,14 +30,11 @@ func (in *Ingress) serveNotifications(w http.ResponseWriter, r *http.Request) {
 			writeJSONError(w, http.StatusBadRequest, "bad_request", "unread: must be 1 or 0")
 			return
 		}
-		if s := q.Get("limit"); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 || n > maxListLimit {
-				writeJSONError(w, http.StatusBadRequest, "bad_request", "limit: must be a number from 1 to "+strconv.Itoa(maxListLimit))
-				return
-			}
-			req.Limit = n
+		limit, ok := limitParam(w, r, req.Limit)
+		if !ok {
+			return
 		}
+		req.Limit = limit
 		reply, err := in.request(r.Context(), bus.NotifierNotifications, p.TenantID, p.UserID, req)
 		if err != nil {
 			in.notifierFailed(w, err)
