@@ -156,6 +156,9 @@ type ErrorBody struct {
 	Message string `json:"message" validate:"required,max=1000"`
 	// ID names the client frame the error is about, when there is one.
 	ID string `json:"id,omitempty" validate:"omitempty,purserid"`
+	// RetryAfter is how many seconds to wait before asking again, when
+	// known (a rate limit).
+	RetryAfter int `json:"retry_after_s,omitempty" validate:"gte=0"`
 }
 
 // Error codes sent to clients.

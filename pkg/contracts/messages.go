@@ -167,6 +167,9 @@ type TurnError struct {
 	TurnID  string `json:"turn_id" validate:"required,purserid"`
 	Code    string `json:"code" validate:"required,max=64"`
 	Message string `json:"message" validate:"required,max=1000"`
+	// RetryAfter is how many seconds to wait before asking again, when the
+	// turn ended on a rate limit that says.
+	RetryAfter int `json:"retry_after_s,omitempty" validate:"gte=0"`
 }
 
 // Notification is an inbox entry, such as a finished import.

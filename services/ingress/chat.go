@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/nats-io/nats.go"
 
@@ -332,8 +331,8 @@ func (in *Ingress) answerChat(w http.ResponseWriter, t contracts.UserTurn, f *ou
 	case sf.Error != nil:
 		status := turnErrorStatus(sf.Error.Code)
 		if status == http.StatusTooManyRequests {
-			// A tool's limit is per minute; its message says how long.
-			w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(sf.Error.Message)))
+			// A tool's rate limit says how long; other limits pass soon.
+			w.Header().Set("Retry-After", strconv.Itoa(max(sf.Error.RetryAfter, 1)))
 		}
 		writeJSONError(w, status, sf.Error.Code, sf.Error.Message)
 		return
@@ -413,15 +412,4 @@ func (in *Ingress) streamTurn(ctx context.Context, w http.ResponseWriter, t cont
 			}
 		}
 	}
-}
-
-// retryAfterSeconds reads "try again in N seconds" from a rate-limited
-// turn's message, or gives a minute, the tools' window.
-func retryAfterSeconds(msg string) int {
-	if _, rest, ok := strings.Cut(msg, "try again in "); ok {
-		if n, err := strconv.Atoi(strings.Fields(rest + " x")[0]); err == nil && n > 0 && n <= 3600 {
-			return n
-		}
-	}
-	return 60
 }

@@ -212,7 +212,8 @@ func (h *harness) orchestrate(pub *bus.Publisher, m *nats.Msg) {
 		h.agent(pub, t, contracts.TypeProposal, contracts.Proposal{ProposalID: "p-" + t.TurnID[:20], TurnID: t.TurnID, Tool: "add_expense",
 			Args: json.RawMessage(`{"item":"coffee","amount":"3.50"}`), Summary: "Add coffee, 3.50 EUR", ExpiresAt: time.Now().Add(time.Hour).UTC()})
 	case strings.HasPrefix(t.Text, "limited"):
-		h.agent(pub, t, contracts.TypeTurnError, contracts.TurnError{TurnID: t.TurnID, Code: contracts.CodeRateLimited, Message: "Too many list_expenses calls; try again in 17 seconds."})
+		h.agent(pub, t, contracts.TypeTurnError, contracts.TurnError{TurnID: t.TurnID, Code: contracts.CodeLimit,
+			Message: "I couldn't finish that: Too many list_expenses calls; try again in 17 seconds.", RetryAfter: 17})
 	case strings.HasPrefix(t.Text, "forbidden"):
 		h.agent(pub, t, contracts.TypeTurnError, contracts.TurnError{TurnID: t.TurnID, Code: contracts.CodeForbidden, Message: "Viewers cannot change expenses."})
 	default:

@@ -308,13 +308,13 @@ func TestBusDownFailsFast(t *testing.T) {
 	assertError(t, h.do(call{token: tok, contentType: "application/json", body: `{"message":"hello"}`}), http.StatusServiceUnavailable, "unavailable")
 }
 
-// A turn refused by a tool's rate limit answers 429 with the Retry-After
-// its message gives.
+// A turn that ended on a tool's rate limit answers 429 with the Retry-After
+// the turn error carries (the tool's retry_after), never parsed from text.
 func TestChatToolLimitCarriesRetryAfter(t *testing.T) {
 	h := newHarness(t)
 	resp := h.do(call{token: h.token("acme", "ann"), contentType: "application/json", body: `{"message":"limited please"}`})
 	if got := resp.Header.Get("Retry-After"); got != "17" {
 		t.Errorf("Retry-After = %q, want 17", got)
 	}
-	assertError(t, resp, http.StatusTooManyRequests, contracts.CodeRateLimited)
+	assertError(t, resp, http.StatusTooManyRequests, contracts.CodeLimit)
 }

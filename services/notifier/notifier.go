@@ -121,7 +121,7 @@ func (n *Notifier) HandleAgent(msg *message.Message) error {
 		te := new(contracts.TurnError)
 		err = decode(msg, te)
 		frame.Type, frame.TurnID = contracts.FrameError, te.TurnID
-		frame.Error = &contracts.ErrorBody{Code: te.Code, Message: te.Message}
+		frame.Error = &contracts.ErrorBody{Code: te.Code, Message: te.Message, RetryAfter: te.RetryAfter}
 	default:
 		return bus.Permanent(fmt.Errorf("agent event of unknown type %q", typ))
 	}

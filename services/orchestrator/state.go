@@ -58,8 +58,11 @@ type Turn struct {
 	Replanned bool         `json:"replanned,omitempty"`
 	Corrected bool         `json:"corrected,omitempty"`
 	// Correction and Failure are shown to the model on its next call.
-	Correction string     `json:"correction,omitempty"`
-	Failure    string     `json:"failure,omitempty"`
+	Correction string `json:"correction,omitempty"`
+	Failure    string `json:"failure,omitempty"`
+	// RetryAfter is a failed step's rate limit (seconds); a turn that ends
+	// on it says when to ask again.
+	RetryAfter int        `json:"retry_after,omitempty"`
 	Plan       *PlanState `json:"plan,omitempty"`
 	Round      int        `json:"round"`
 	// Model is the model call the turn waits for, if any: durable, so a

@@ -26,6 +26,9 @@ func onToolResult(s State, r contracts.ToolResult, env Env) (State, Effects) {
 	rec := StepRecord{CallID: c.CallID, Tool: c.Tool, Args: c.Args, OK: r.OK, Data: r.Data, Decision: c.Decision, Edited: c.Edited}
 	if r.Error != nil {
 		rec.Error = r.Error.Message
+		if r.Error.RetryAfter > 0 {
+			t.RetryAfter = r.Error.RetryAfter
+		}
 	}
 	t.Steps = append(t.Steps, rec)
 	ok := r.OK

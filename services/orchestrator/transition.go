@@ -299,6 +299,10 @@ func endTurn(s State) State {
 func failTurn(s State, env Env, code, msg string) (State, Effects) {
 	id := s.Turn.TurnID
 	out := turnError(id, fmt.Sprintf("fail-%d", s.Turn.Round), code, msg)
+	if te := out.Payload.(contracts.TurnError); s.Turn.RetryAfter > 0 {
+		te.RetryAfter = s.Turn.RetryAfter
+		out.Payload = te
+	}
 	s = s.withHistory(Entry{Role: "assistant", Text: msg, TurnID: id, At: env.Now})
 	return endTurn(s), Effects{Outputs: []Output{out}}
 }

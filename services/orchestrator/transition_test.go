@@ -487,3 +487,26 @@ func TestPlanCarriesOnAfterTheYes(t *testing.T) {
 		t.Fatal("after a no the model was not asked")
 	}
 }
+
+// A turn that ends because a tool stayed rate limited says, in its error,
+// when to ask again: the tool's own retry_after, not a number in prose.
+func TestTurnEndedByARateLimitSaysWhenToRetry(t *testing.T) {
+	env := testEnv(t0)
+	limited := func(callID string) Event {
+		return Event{Kind: EvToolResult, Result: &contracts.ToolResult{CallID: callID, Tool: contracts.ToolListExpenses,
+			Error: &contracts.ToolError{Code: contracts.CodeRateLimited, Message: "Too many list_expenses calls.", RetryAfter: 17}}}
+	}
+	list := Call{Tool: contracts.ToolListExpenses, Args: json.RawMessage(`{}`)}
+	s, _ := step(t, State{}, textTurn("t1", "show my expenses"), env)
+	s, eff := step(t, s, calls(list), env)
+	s, eff = step(t, s, limited(only[contracts.ToolRequest](t, eff, contracts.TypeToolRequest).CallID), env)
+	if !eff.NeedModel {
+		t.Fatal("the first limited step did not go back to the model")
+	}
+	s, eff = step(t, s, calls(list), env)
+	_, eff = step(t, s, limited(only[contracts.ToolRequest](t, eff, contracts.TypeToolRequest).CallID), env)
+	te := only[contracts.TurnError](t, eff, contracts.TypeTurnError)
+	if te.RetryAfter != 17 {
+		t.Fatalf("turn error = %+v, want retry after 17 s", te)
+	}
+}
