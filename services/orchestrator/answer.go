@@ -124,17 +124,13 @@ func summarize(tool string, args json.RawMessage, s State, env Env) string {
 	case contracts.ToolSetPreferences:
 		var a contracts.SetPreferencesArgs
 		_ = json.Unmarshal(args, &a)
-		var changes []string
-		if a.Currency != nil {
-			changes = append(changes, "currency "+*a.Currency)
+		deref := func(p *string) string {
+			if p == nil {
+				return ""
+			}
+			return *p
 		}
-		if a.Timezone != nil {
-			changes = append(changes, "time zone "+*a.Timezone)
-		}
-		if a.DateOrder != nil {
-			changes = append(changes, "dates written "+map[string]string{"dmy": "day first", "mdy": "month first", "ymd": "year first"}[*a.DateOrder])
-		}
-		return "Set your " + strings.Join(changes, ", ") + "?"
+		return "Set your " + describePreferences(contracts.Preferences{Currency: deref(a.Currency), Timezone: deref(a.Timezone), DateOrder: deref(a.DateOrder)}) + "?"
 	case contracts.ToolFetchEmailAttachments:
 		var a contracts.FetchEmailAttachmentsArgs
 		_ = json.Unmarshal(args, &a)

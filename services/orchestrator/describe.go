@@ -41,17 +41,7 @@ func DescribeStep(st StepRecord) string {
 	case contracts.ToolSetPreferences:
 		var out contracts.Preferences
 		_ = json.Unmarshal(st.Data, &out)
-		var parts []string
-		if out.Currency != "" {
-			parts = append(parts, "currency "+out.Currency)
-		}
-		if out.Timezone != "" {
-			parts = append(parts, "time zone "+out.Timezone)
-		}
-		if out.DateOrder != "" {
-			parts = append(parts, "dates "+map[string]string{"dmy": "day first", "mdy": "month first", "ymd": "year first"}[out.DateOrder])
-		}
-		return "Saved. Your defaults: " + strings.Join(parts, ", ") + "."
+		return "Saved. Your defaults: " + describePreferences(out) + "."
 	case contracts.ToolListExpenses:
 		var out contracts.ExpenseList
 		_ = json.Unmarshal(st.Data, &out)
@@ -270,4 +260,20 @@ func describeTransactions(out contracts.TransactionList) string {
 	}
 	fmt.Fprintf(&b, "Total: %s.", totals(out.Totals))
 	return b.String()
+}
+
+// describePreferences lists a user's defaults that are set: "currency EUR,
+// time zone Europe/Paris, dates written day first".
+func describePreferences(p contracts.Preferences) string {
+	var parts []string
+	if p.Currency != "" {
+		parts = append(parts, "currency "+p.Currency)
+	}
+	if p.Timezone != "" {
+		parts = append(parts, "time zone "+p.Timezone)
+	}
+	if p.DateOrder != "" {
+		parts = append(parts, "dates written "+map[string]string{"dmy": "day first", "mdy": "month first", "ymd": "year first"}[p.DateOrder])
+	}
+	return strings.Join(parts, ", ")
 }
