@@ -98,13 +98,16 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			func(ctx context.Context) { orch.Sweep(ctx, 5*time.Second) })
 	case config.ModeNotifier:
 		n := notifier.New(d.store, pub, d.reg, log, d.now)
-		// Catch-up and inbox requests from the ingress; draining nc at
-		// the end of run stops them.
-		if _, err := n.Respond(nc); err != nil {
+		// Catch-up and inbox requests from the ingress; they stop, and
+		// those being answered finish, before the connection drains (and
+		// before the store closes).
+		resp, err := n.Respond(nc)
+		if err != nil {
 			closeConn()
 			return nil, err
 		}
-		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.NotifierConsumers(), n.Register, nil)
+		stop := func() { resp.Close(); closeConn() }
+		return routed(ctx, mode, d, nc, js, pub, log, stop, bus.NotifierConsumers(), n.Register, nil)
 	case config.ModeToolrunner:
 		mail, err := mailFor(d.cfg, d.store, nc, pub, log, d.now)
 		if err != nil {

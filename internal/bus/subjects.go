@@ -2,17 +2,17 @@ package bus
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/purser-ai/purser/pkg/contracts"
 )
 
-var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// ValidToken reports whether s may be used as one subject token.
-func ValidToken(s string) bool { return tokenPattern.MatchString(s) }
+// ValidToken reports whether s may be used as one subject token: the
+// shape of contracts' ids.
+func ValidToken(s string) bool { return contracts.ValidID(s) }
 
 func subject(prefix string, names []string, tokens ...string) (string, error) {
 	for i, t := range tokens {

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
 	"strings"
 	"sync"
@@ -52,17 +51,50 @@ type Notifier struct {
 	lag    prometheus.Histogram
 	// users serialise, per user, giving a frame its seq and publishing
 	// it, so that this replica sends a user's frames in seq order even
-	// when AGENT and NOTIFY events of that user are handled at once.
-	users [64]sync.Mutex
+	// when AGENT and NOTIFY events of that user are handled at once. One
+	// lock per user (not stripes): a stripe shared by many users made
+	// each wait behind the others' commits.
+	users userLocks
 }
 
-// userLock locks the stripe of tenant/user.
+// userLock locks tenant/user's frames.
 func (n *Notifier) userLock(tenant, user string) func() {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(tenant + "\x00" + user))
-	m := &n.users[h.Sum32()%uint32(len(n.users))]
-	m.Lock()
-	return m.Unlock
+	return n.users.lock(tenant + "\x00" + user)
+}
+
+// userLocks is a lock per key, kept only while someone holds or waits
+// for it.
+type userLocks struct {
+	mu    sync.Mutex
+	locks map[string]*userLockEntry
+}
+
+type userLockEntry struct {
+	mu   sync.Mutex
+	refs int
+}
+
+func (l *userLocks) lock(key string) func() {
+	l.mu.Lock()
+	if l.locks == nil {
+		l.locks = make(map[string]*userLockEntry)
+	}
+	e := l.locks[key]
+	if e == nil {
+		e = &userLockEntry{}
+		l.locks[key] = e
+	}
+	e.refs++
+	l.mu.Unlock()
+	e.mu.Lock()
+	return func() {
+		e.mu.Unlock()
+		l.mu.Lock()
+		if e.refs--; e.refs == 0 {
+			delete(l.locks, key)
+		}
+		l.mu.Unlock()
+	}
 }
 
 // New builds a notifier publishing client frames with pub (core NATS).

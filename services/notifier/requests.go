@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -34,30 +35,42 @@ const (
 // requestTimeout bounds the store work of one request.
 const requestTimeout = 10 * time.Second
 
-// responderWorkers is how many requests one replica answers at once: each
-// is a queue subscription of its own, so NATS runs their handlers in
-// parallel and spreads requests among them and among replicas.
-const responderWorkers = 8
+// maxAnswering is how many requests one replica answers at once. Each
+// request runs in a goroutine of its own (a user message waits on two
+// commits and a publish, and a few workers would queue every user behind
+// them); past the bound the subscription's callback waits, so requests
+// queue in NATS's pending buffer and other replicas take their share.
+const maxAnswering = 256
 
-// Responder answers the notifier's requests. Close unsubscribes; draining
-// the connection it was given does too.
+// Responder answers the notifier's requests. Close unsubscribes and waits
+// for the requests being answered.
 type Responder struct {
-	subs []*nats.Subscription
+	subs  []*nats.Subscription
+	slots chan struct{}
+	wg    sync.WaitGroup
 }
 
 // Respond subscribes to the request subjects on nc. The caller keeps
 // owning nc.
 func (n *Notifier) Respond(nc *nats.Conn) (*Responder, error) {
-	r := &Responder{}
+	r := &Responder{slots: make(chan struct{}, maxAnswering)}
 	for _, op := range bus.NotifierOps {
-		for range responderWorkers {
-			sub, err := nc.QueueSubscribe(bus.NotifierWildcard(op), queueGroup, func(m *nats.Msg) { n.answer(op, m) })
-			if err != nil {
-				r.Close()
-				return nil, fmt.Errorf("subscribe %s requests: %w", op, err)
-			}
-			r.subs = append(r.subs, sub)
+		sub, err := nc.QueueSubscribe(bus.NotifierWildcard(op), queueGroup, func(m *nats.Msg) {
+			r.slots <- struct{}{}
+			r.wg.Add(1)
+			go func() {
+				defer func() { <-r.slots; r.wg.Done() }()
+				n.answer(op, m)
+			}()
+		})
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("subscribe %s requests: %w", op, err)
 		}
+		// The slots bound the work; the pending buffer only holds
+		// requests waiting for one.
+		_ = sub.SetPendingLimits(64<<10, 64<<20)
+		r.subs = append(r.subs, sub)
 	}
 	if err := nc.Flush(); err != nil {
 		r.Close()
@@ -66,11 +79,12 @@ func (n *Notifier) Respond(nc *nats.Conn) (*Responder, error) {
 	return r, nil
 }
 
-// Close stops answering. Requests being answered finish.
+// Close stops answering and waits for the requests being answered.
 func (r *Responder) Close() {
 	for _, s := range r.subs {
 		_ = s.Unsubscribe()
 	}
+	r.wg.Wait()
 }
 
 func (n *Notifier) answer(op string, m *nats.Msg) {
