@@ -133,6 +133,36 @@ func (s *Store) AppendConversationFrame(ctx context.Context, tenantID, userID, c
 	return seq, true, nil
 }
 
+// AppendUserMessage stores what the user wrote as a frame of the
+// conversation and touches the conversation (titling it the first time),
+// in one commit. The same eventID again returns its first seq.
+func (s *Store) AppendUserMessage(ctx context.Context, tenantID, userID, conversationID, eventID, title string, payload []byte, at time.Time) (int64, bool, error) {
+	var (
+		seq     int64
+		created bool
+	)
+	err := s.InTx(ctx, func(tx *Store) error {
+		// Already stored: its first seq, and no counter spent.
+		err := tx.queryRow(ctx, `SELECT seq FROM frames WHERE tenant_id = ? AND user_id = ? AND event_id = ?`,
+			tenantID, userID, eventID).Scan(&seq)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if err := tx.TouchConversation(ctx, tenantID, userID, conversationID, title, at); err != nil {
+			return err
+		}
+		seq, created, err = tx.AppendConversationFrame(ctx, tenantID, userID, conversationID, eventID, payload, at)
+		return err
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("append user message: %w", err)
+	}
+	return seq, created, nil
+}
+
 // FramesAfter returns up to limit of the user's frames with seq > afterSeq, in order.
 func (s *Store) FramesAfter(ctx context.Context, tenantID, userID string, afterSeq int64, limit int) ([]Frame, error) {
 	q, args := limitClause(`SELECT seq, event_id, payload, created_at FROM frames

@@ -26,7 +26,7 @@ type Store interface {
 	AppendFrame(ctx context.Context, tenantID, userID, eventID string, payload []byte, at time.Time) (seq int64, created bool, err error)
 	AppendConversationFrame(ctx context.Context, tenantID, userID, conversationID, eventID string, payload []byte, at time.Time) (seq int64, created bool, err error)
 	ConversationFrames(ctx context.Context, tenantID, userID, conversationID string, beforeSeq int64, limit int) ([]store.Frame, error)
-	TouchConversation(ctx context.Context, tenantID, userID, conversationID, title string, at time.Time) error
+	AppendUserMessage(ctx context.Context, tenantID, userID, conversationID, eventID, title string, payload []byte, at time.Time) (seq int64, created bool, err error)
 	ListConversations(ctx context.Context, tenantID, userID string, limit int) ([]store.ConversationTitle, error)
 	FramesAfter(ctx context.Context, tenantID, userID string, afterSeq int64, limit int) ([]store.Frame, error)
 	FramesOfTurn(ctx context.Context, tenantID, userID, turnID string, scan int) ([]store.Frame, error)
@@ -160,7 +160,7 @@ func (n *Notifier) HandleAgent(msg *message.Message) error {
 	if err != nil {
 		return err
 	}
-	return n.deliver(msg, tenant, user, frame)
+	return n.deliver(msg, tenant, user, frame, "")
 }
 
 // HandleNotify stores one notification in the inbox and delivers it.
@@ -184,19 +184,25 @@ func (n *Notifier) HandleNotify(msg *message.Message) error {
 		return fmt.Errorf("store notification: %w", err)
 	}
 	frame := contracts.ServerFrame{Type: contracts.FrameNotification, At: n.now().UTC(), Notification: &note}
-	return n.deliver(msg, tenant, user, frame)
+	return n.deliver(msg, tenant, user, frame, "")
 }
 
 // deliver stores the frame under the user's next seq (or finds the seq it
-// already has) and publishes it.
-func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame contracts.ServerFrame) error {
+// already has) and publishes it. A user's own message has a title: its
+// conversation is touched (and titled the first time) in the same commit.
+func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame contracts.ServerFrame, title string) error {
 	ctx := msg.Context()
 	stored, err := json.Marshal(frame)
 	if err != nil {
 		return bus.Permanent(fmt.Errorf("encode frame: %w", err))
 	}
 	defer n.userLock(tenant, user)()
-	seq, _, err := n.store.AppendConversationFrame(ctx, tenant, user, frame.ConversationID, msg.UUID, stored, frame.At)
+	var seq int64
+	if title != "" {
+		seq, _, err = n.store.AppendUserMessage(ctx, tenant, user, frame.ConversationID, msg.UUID, title, stored, frame.At)
+	} else {
+		seq, _, err = n.store.AppendConversationFrame(ctx, tenant, user, frame.ConversationID, msg.UUID, stored, frame.At)
+	}
 	if err != nil {
 		return fmt.Errorf("append frame: %w", err)
 	}

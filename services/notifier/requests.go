@@ -265,15 +265,11 @@ func (n *Notifier) userMessage(ctx context.Context, tenant, user string, req con
 	}
 	frame := contracts.ServerFrame{Type: contracts.FrameUserMessage, ConversationID: req.ConversationID, TurnID: req.TurnID,
 		At: n.now().UTC(), UserMessage: &contracts.UserMessage{ID: req.ID, Text: req.Text}}
-	if err := n.store.TouchConversation(ctx, tenant, user, req.ConversationID, title(req.Text), frame.At); err != nil {
-		n.log.Error("user message: touch conversation", "tenant", tenant, "err", err)
-		return unavailable()
-	}
 	event := message.NewMessage("um-"+req.TurnID, nil)
 	event.SetContext(ctx)
 	event.Metadata.Set(bus.HeaderCorrelation, req.TurnID)
 	event.Metadata.Set(bus.HeaderCreatedAt, frame.At.Format(time.RFC3339Nano))
-	if err := n.deliver(event, tenant, user, frame); err != nil {
+	if err := n.deliver(event, tenant, user, frame, title(req.Text)); err != nil {
 		n.log.Error("user message: deliver", "tenant", tenant, "err", err)
 		return unavailable()
 	}

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"FramesSeqAndResume", testFrames},
 		{"FramesConcurrentSameEvent", testFramesRace},
 		{"ConversationsAndTheirHistory", testConversationHistory},
+		{"UserMessageTitlesItsConversation", testUserMessage},
 		{"AuditAndToolCalls", testAuditToolCalls},
 		{"InTxRollsBack", testInTx},
 		{"MailTokens", testMailTokens},
@@ -677,5 +678,30 @@ func testConversationHistory(t *testing.T, st *store.Store) {
 	}
 	if diff := cmp.Diff([]string{"c1:first words", "c2:other words"}, got); diff != "" {
 		t.Fatalf("conversations, latest used first (-want +got):\n%s", diff)
+	}
+}
+
+// A user's message is a frame of its conversation and titles it, in one
+// commit; the same message again keeps its first seq and spends none.
+func testUserMessage(t *testing.T, st *store.Store) {
+	seq, created := must2(st.AppendUserMessage(ctx, "t1", "u1", "c7", "um-1", "lunch money", []byte("m1"), t0))(t)
+	if seq != 1 || !created {
+		t.Fatalf("first message: seq %d created %v, want 1 true", seq, created)
+	}
+	again, created := must2(st.AppendUserMessage(ctx, "t1", "u1", "c7", "um-1", "lunch money", []byte("m1"), t0))(t)
+	if again != 1 || created {
+		t.Fatalf("the same message again: seq %d created %v, want 1 false", again, created)
+	}
+	next, _ := must2(st.AppendUserMessage(ctx, "t1", "u1", "c7", "um-2", "not the title", []byte("m2"), t0.Add(time.Minute)))(t)
+	if next != 2 {
+		t.Fatalf("second message: seq %d, want 2 (a repeat spent no seq)", next)
+	}
+	list := must(st.ListConversations(ctx, "t1", "u1", 10))(t)
+	if len(list) != 1 || list[0].Title != "lunch money" || !list[0].UpdatedAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("conversations = %+v, want c7 titled by its first message, used at the second", list)
+	}
+	frames := must(st.ConversationFrames(ctx, "t1", "u1", "c7", 0, 10))(t)
+	if len(frames) != 2 || string(frames[0].Payload) != "m1" || string(frames[1].Payload) != "m2" {
+		t.Fatalf("frames = %+v, want m1 and m2", frames)
 	}
 }
