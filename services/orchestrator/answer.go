@@ -163,8 +163,35 @@ func PromptFor(s State, env Env) Prompt {
 	for len(past) > 0 && past[len(past)-1].TurnID == t.TurnID {
 		past = past[:len(past)-1]
 	}
-	p.History = compactHistory(past, historyBudget)
+	open := openExchange(past)
+	p.Earlier = len(open) < len(past) || (len(past) > 0 && len(past) == maxHistory)
+	p.History = compactHistory(open, historyBudget)
 	return p
+}
+
+// openExchange is the end of h that the next message may continue: the
+// last request with its reply and, while that request answered an open
+// question or proposal, the exchange before it. Anything older is the
+// conversation's past, which the model reads through get_chat_history
+// when the person refers to it, not in every prompt.
+func openExchange(h []Entry) []Entry {
+	start := len(h)
+	for {
+		j := start
+		for j > 0 && h[j-1].Role != "user" {
+			j--
+		}
+		for j > 0 && h[j-1].Role == "user" {
+			j--
+		}
+		if j == start {
+			return h[start:]
+		}
+		start = j
+		if start == 0 || h[start-1].Role == "user" || !h[start-1].Open {
+			return h[start:]
+		}
+	}
 }
 
 // compactHistory keeps the newest entries within budget characters and

@@ -67,10 +67,14 @@ type Prompt struct {
 	// Currency is the ISO 4217 code an amount is in when the person names
 	// none.
 	Currency string
-	History  []Entry      // compacted to the token budget
-	Memory   Memory       // working memory snapshot
-	Steps    []StepRecord // what ran in this turn so far, results included
-	Tools    []contracts.ToolSpec
+	// History is the open exchange only: the last request and its reply,
+	// and the questions and proposals it answers. Earlier says more came
+	// before, for the model to look up with get_chat_history.
+	History []Entry
+	Earlier bool
+	Memory  Memory       // working memory snapshot
+	Steps   []StepRecord // what ran in this turn so far, results included
+	Tools   []contracts.ToolSpec
 	// Correction is set on the one corrective retry: what was wrong with
 	// the previous output.
 	Correction string

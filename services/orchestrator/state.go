@@ -14,7 +14,7 @@ const (
 	TurnBudget      = 2 * time.Minute  // wall clock per turn
 	ProposalTTL     = 15 * time.Minute // how long a proposal waits for a yes
 	maxApplied      = 256              // applied event ids remembered
-	maxHistory      = 200              // stored history entries; the prompt compacts further
+	maxHistory      = 24               // stored history entries: the open exchange and a little more (the rest is the conversation's frames)
 	maxQueued       = 20               // turns waiting behind running tools
 	maxMemoryValues = 32
 )
@@ -45,6 +45,10 @@ type Entry struct {
 	Text   string    `json:"text"`
 	TurnID string    `json:"turn_id"`
 	At     time.Time `json:"at"`
+	// Open marks an assistant entry that waits for the person's reply:
+	// a clarifying question or a proposal. The reply continues its
+	// exchange, so the prompt keeps both.
+	Open bool `json:"open,omitempty"`
 }
 
 // Turn is the turn in progress.

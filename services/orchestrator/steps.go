@@ -118,7 +118,7 @@ func onDecision(s State, ev Event, env Env) (State, Effects) {
 		}
 		out := Output{ID: deriveID("e", t.TurnID, "clarify", strconv.Itoa(t.Round)), To: ToAgent, Type: contracts.TypeClarify,
 			Payload: contracts.Clarify{TurnID: t.TurnID, Question: q}}
-		s = s.withHistory(Entry{Role: "assistant", Text: q, TurnID: t.TurnID, At: env.Now})
+		s = s.withHistory(Entry{Role: "assistant", Text: q, TurnID: t.TurnID, At: env.Now, Open: true})
 		return endTurn(s), Effects{Outputs: []Output{out}}
 	case DecisionToolCalls:
 		return onCalls(s, env, d.Calls)
@@ -208,7 +208,7 @@ func onCalls(s State, env Env, calls []Call) (State, Effects) {
 		for _, p := range proposals {
 			eff.Outputs = append(eff.Outputs, Output{ID: deriveID("e", p.ID, "proposal"), To: ToAgent, Type: contracts.TypeProposal,
 				Payload: contracts.Proposal{ProposalID: p.ID, TurnID: p.TurnID, Tool: p.Tool, Args: p.Args, Summary: p.Summary, ExpiresAt: p.ExpiresAt}})
-			s = s.withHistory(Entry{Role: "assistant", Text: "Proposed: " + p.Summary, TurnID: t.TurnID, At: env.Now})
+			s = s.withHistory(Entry{Role: "assistant", Text: "Proposed: " + p.Summary, TurnID: t.TurnID, At: env.Now, Open: true})
 		}
 	}
 	if len(s.Turn.Open) == 0 {

@@ -510,3 +510,44 @@ func TestTurnEndedByARateLimitSaysWhenToRetry(t *testing.T) {
 		t.Fatalf("turn error = %+v, want retry after 17 s", te)
 	}
 }
+
+// The prompt carries the open exchange, not a slice of old messages: an
+// answered question long ago is the model's to look up with
+// get_chat_history; a reply to a clarifying question keeps the question
+// and the request it asked about.
+func TestPromptCarriesOnlyTheOpenExchange(t *testing.T) {
+	env := testEnv(t0)
+	s := State{}
+	for i := range 5 {
+		id := "old" + string(rune('a'+i))
+		s, _ = step(t, s, textTurn(id, "how much did I spend on coffee"), env)
+		s, _ = step(t, s, decide(Decision{Kind: DecisionAnswer, Content: "You spent 4.50 on coffee."}), env)
+	}
+	s, _ = step(t, s, textTurn("t1", "add lunch"), env)
+	s, _ = step(t, s, decide(Decision{Kind: DecisionClarify, Question: "How much was lunch?"}), env)
+	s, _ = step(t, s, textTurn("t2", "12.50"), env)
+	pr := PromptFor(s, env)
+	var got []string
+	for _, e := range pr.History {
+		got = append(got, e.Role+": "+e.Text)
+	}
+	if diff := cmp.Diff([]string{"user: add lunch", "assistant: How much was lunch?"}, got); diff != "" {
+		t.Fatalf("history in the prompt (-want +got):\n%s", diff)
+	}
+	if !pr.Earlier {
+		t.Fatal("the prompt does not say that earlier messages exist")
+	}
+	// A fresh request after an answer carries only the last exchange.
+	s, _ = step(t, s, decide(Decision{Kind: DecisionAnswer, Content: "Added."}), env)
+	s, _ = step(t, s, textTurn("t3", "what about yesterday"), env)
+	got = nil
+	for _, e := range PromptFor(s, env).History {
+		got = append(got, e.Role+": "+e.Text)
+	}
+	if diff := cmp.Diff([]string{"user: add lunch", "assistant: How much was lunch?", "user: 12.50", "assistant: Added."}, got); diff != "" {
+		t.Fatalf("history after the clarified request was answered (-want +got):\n%s", diff)
+	}
+	if len(s.History) > maxHistory {
+		t.Fatalf("state keeps %d history entries, more than %d", len(s.History), maxHistory)
+	}
+}

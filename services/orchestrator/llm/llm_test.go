@@ -426,3 +426,28 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 		}
 	}
 }
+
+// The model sees only the open exchange; when more came before, it is told
+// to look it up with get_chat_history rather than guess.
+func TestEarlierMessagesArePointedToGetChatHistory(t *testing.T) {
+	srv := llmtest.New(t)
+	m, _ := newModel(t, srv, nil)
+	for _, earlier := range []bool{false, true} {
+		srv.Push(llmtest.Text("ok"))
+		p := prompt("what did I say about rent?")
+		p.History = []orchestrator.Entry{{Role: "user", Text: "hello"}, {Role: "assistant", Text: "Hi."}}
+		p.Earlier = earlier
+		if _, err := m.Decide(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		msgs := reqs[len(reqs)-1].Body["messages"].([]any)
+		system := msgs[0].(map[string]any)["content"].(string)
+		if got := strings.Contains(system, "get_chat_history"); got != earlier {
+			t.Errorf("earlier messages %v: system prompt mentions get_chat_history = %v", earlier, got)
+		}
+		if len(msgs) != 4 { // system, the open exchange's two, the request
+			t.Errorf("earlier %v: %d messages sent, want 4", earlier, len(msgs))
+		}
+	}
+}
