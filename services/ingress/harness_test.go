@@ -23,6 +23,7 @@ import (
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/natstest"
+	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/ingress"
@@ -58,13 +59,15 @@ func (b *syncBuffer) String() string {
 }
 
 type harness struct {
-	t    testing.TB
-	ns   *server.Server
-	nc   *nats.Conn // the test's own connection
-	js   jetstream.JetStream
-	srv  *httptest.Server
-	reg  *prometheus.Registry
-	logs *syncBuffer
+	t     testing.TB
+	ns    *server.Server
+	nc    *nats.Conn // the test's own connection
+	js    jetstream.JetStream
+	srv   *httptest.Server
+	reg   *prometheus.Registry
+	logs  *syncBuffer
+	store *store.Store // the notifier's
+	inc   *nats.Conn   // the ingress's connection
 	// turns are the UserTurns the scripted orchestrator saw.
 	turns chan contracts.UserTurn
 	seq   int
@@ -98,6 +101,7 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 
 	// The notifier: its router over AGENT and NOTIFY, and its responder.
 	st := storetest.Open(t, storetest.SQLiteDSN(t))
+	h.store = st
 	nnc := natstest.Connect(t, ns, "notifier")
 	njs, err := jetstream.New(nnc)
 	if err != nil {
@@ -175,6 +179,7 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		t.Fatal(err)
 	}
 	inc := natstest.Connect(t, ns, "ingress")
+	h.inc = inc
 	ijs, err := jetstream.New(inc)
 	if err != nil {
 		t.Fatal(err)

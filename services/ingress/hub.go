@@ -116,6 +116,21 @@ func (h *hub) fanOut(k userKey, f *outFrame) {
 	}
 }
 
+// refillAll has every socket catch up from the last frame it was sent.
+func (h *hub) refillAll() {
+	h.mu.Lock()
+	var all []*client
+	for _, uc := range h.users {
+		for c := range uc.conns {
+			all = append(all, c)
+		}
+	}
+	h.mu.Unlock()
+	for _, c := range all {
+		c.refill()
+	}
+}
+
 // closeAll closes every socket; their handlers remove them.
 func (h *hub) closeAll() {
 	h.mu.Lock()

@@ -131,6 +131,17 @@ func New(cfg Config, verifier Verifier, nc *nats.Conn, pub message.Publisher, m 
 	in := &Ingress{cfg: cfg, verifier: verifier, nc: nc, pub: pub, log: log, metrics: m.m, now: now, newID: randomID}
 	in.limits = newLimits(cfg.RatePerSecond, cfg.Burst)
 	in.hub = newHub(nc, log, m.m)
+	if nc != nil {
+		// Frames published while the connection was down are lost to
+		// core NATS: every socket catches up from the store.
+		prev := nc.Opts.ReconnectedCB
+		nc.SetReconnectHandler(func(c *nats.Conn) {
+			if prev != nil {
+				prev(c)
+			}
+			in.hub.refillAll()
+		})
+	}
 	return in
 }
 

@@ -16,6 +16,7 @@ type metrics struct {
 	turns            prometheus.Counter
 	deliveryLag      prometheus.Histogram
 	replayed         prometheus.Counter
+	gapFills         prometheus.Counter
 	notifierRequests *prometheus.CounterVec
 	httpRequests     *prometheus.CounterVec
 	httpSeconds      *prometheus.HistogramVec
@@ -38,6 +39,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help:    "Time from an event's creation (Purser-Created-At) to its frame's write to a client.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 4, 9)}),
 		replayed: prometheus.NewCounter(prometheus.CounterOpts{Name: "purser_ingress_replayed_frames_total", Help: "Stored frames sent to clients that resumed."}),
+		gapFills: prometheus.NewCounter(prometheus.CounterOpts{Name: "purser_ingress_gap_fills_total", Help: "Catch-ups from the store because live frames went missing (a gap in seq, or a NATS reconnect)."}),
 		notifierRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "purser_ingress_notifier_requests_total",
 			Help: "Requests to the notifier (catch-up, inbox), by op and outcome."}, []string{"op", "outcome"}),
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "purser_ingress_http_requests_total",
@@ -47,7 +49,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Buckets: prometheus.ExponentialBuckets(0.001, 3, 12)}, []string{"route"}),
 	}
 	reg.MustRegister(m.connections, m.framesIn, m.framesOut, m.authFailures, m.rateLimited, m.queueDrops, m.turns,
-		m.deliveryLag, m.replayed, m.notifierRequests, m.httpRequests, m.httpSeconds)
+		m.deliveryLag, m.replayed, m.gapFills, m.notifierRequests, m.httpRequests, m.httpSeconds)
 	return &Metrics{m: m}
 }
 

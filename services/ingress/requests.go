@@ -59,6 +59,42 @@ func (in *Ingress) request(ctx context.Context, op, tenant, user string, req con
 // the live frames that arrived meanwhile through, minus those replayed.
 // It runs on the reader, so the client's next frames wait for it.
 func (c *client) resume(ctx context.Context, afterSeq int64) {
+	if err := c.catchUp(ctx, afterSeq); err != nil {
+		// The client resumes again from the last seq it got.
+		c.sendError("", contracts.ErrCodeUnavailable, "catch-up is unavailable right now; send resume again")
+	}
+}
+
+// fill catches the socket up after a gap in the live frames: the missing
+// ones come from the store, in order, before the held ones. Without the
+// notifier the held frames go on as they are; the next gap tries again.
+func (c *client) fill(after int64) {
+	defer func() {
+		c.mu.Lock()
+		c.filling = false
+		c.mu.Unlock()
+	}()
+	c.in.metrics.gapFills.Inc()
+	_ = c.catchUp(c.ctx, after)
+}
+
+// refill catches the socket up from the last frame it was sent, when live
+// frames may have been lost (the NATS connection came back).
+func (c *client) refill() {
+	c.mu.Lock()
+	after, busy := c.delivered, c.filling || c.initial
+	if after == 0 || busy {
+		c.mu.Unlock()
+		return
+	}
+	c.filling = true
+	c.mu.Unlock()
+	go c.fill(after)
+}
+
+// catchUp replays the stored frames after afterSeq, then releases the held
+// live frames, minus those replayed.
+func (c *client) catchUp(ctx context.Context, afterSeq int64) error {
 	c.flushMu.Lock()
 	defer c.flushMu.Unlock()
 	c.mu.Lock()
@@ -82,7 +118,7 @@ func (c *client) resume(ctx context.Context, afterSeq int64) {
 				continue
 			}
 			if !c.enqueueWait(f) {
-				return
+				return nil
 			}
 			last, progressed = f.seq, true
 			replayed++
@@ -93,6 +129,7 @@ func (c *client) resume(ctx context.Context, afterSeq int64) {
 	}
 	c.mu.Lock()
 	c.replayed = max(c.replayed, last)
+	c.delivered = max(c.delivered, last)
 	c.mu.Unlock()
 	c.in.metrics.replayed.Add(float64(replayed))
 	if err != nil {
@@ -100,8 +137,7 @@ func (c *client) resume(ctx context.Context, afterSeq int64) {
 		if !errors.As(err, &nerr) && !errors.Is(err, errNotifierUnavailable) {
 			c.in.log.Error("resume", "tenant", c.tenant, "err", err)
 		}
-		// The client resumes again from the last seq it got.
-		c.sendError("", contracts.ErrCodeUnavailable, "catch-up is unavailable right now; send resume again")
 	}
 	c.release()
+	return err
 }

@@ -1,8 +1,11 @@
 package ingress_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/purser-ai/purser/pkg/contracts"
 )
@@ -101,5 +104,69 @@ func TestResumeFromZeroAndFromTheEnd(t *testing.T) {
 	}
 	if f := c.read(); f.Type != contracts.FrameNotification || f.Seq != note.Seq || f.Notification.ID != "n1" {
 		t.Fatalf("replayed second %+v", f)
+	}
+}
+
+// storeUnpublished stores an answer frame for the user the way the
+// notifier does, without publishing it: a notifier that crashed between
+// its commit and its publish, or a publish lost while the ingress's NATS
+// connection was down.
+func (h *harness) storeUnpublished(tenant, user, conv, text string) int64 {
+	h.t.Helper()
+	h.seq++
+	f := contracts.ServerFrame{Type: contracts.FrameAnswer, ConversationID: conv, TurnID: fmt.Sprintf("t%d", h.seq), At: time.Now().UTC(),
+		Answer: &contracts.Answer{TurnID: fmt.Sprintf("t%d", h.seq), Content: text}}
+	b, _ := json.Marshal(f)
+	seq, _, err := h.store.AppendConversationFrame(context.Background(), tenant, user, conv, fmt.Sprintf("ev-t%d", h.seq), b, f.At)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return seq
+}
+
+// A frame stored but not yet published (its notifier died in between)
+// must still reach the socket, and before the frames after it: a live
+// frame past a gap makes the ingress fetch the missing ones first. A
+// client that resumes from the highest seq it saw would otherwise never
+// get it.
+func TestAGapInLiveFramesIsFilledFromTheStore(t *testing.T) {
+	h := newHarness(t)
+	c := h.dial(h.token("acme", "ann"))
+	h.answer("acme", "ann", "c1")
+	if f := c.next(contracts.FrameAnswer); f.Seq != 1 {
+		t.Fatalf("first frame seq %d", f.Seq)
+	}
+	lost := h.storeUnpublished("acme", "ann", "c1", "the answer whose publish was lost")
+	after := h.answer("acme", "ann", "c1")
+	for i, want := range []string{"the answer whose publish was lost", after} {
+		f := c.next(contracts.FrameAnswer)
+		if f.Seq != lost+int64(i) || f.Answer.Content != want {
+			t.Fatalf("frame %d: seq %d %q, want seq %d %q", i, f.Seq, f.Answer.Content, lost+int64(i), want)
+		}
+	}
+	if got := h.metric("purser_ingress_gap_fills_total"); got != 1 {
+		t.Errorf("gap fills = %v, want 1", got)
+	}
+}
+
+// Frames published while the ingress's NATS connection was down are lost
+// to core NATS; once it is back, every socket catches up from the store
+// without waiting for a later frame to show the gap.
+func TestReconnectedIngressCatchesSocketsUp(t *testing.T) {
+	h := newHarness(t)
+	c := h.dial(h.token("acme", "ann"))
+	h.answer("acme", "ann", "c1")
+	c.next(contracts.FrameAnswer)
+	lost := h.storeUnpublished("acme", "ann", "c1", "published while the ingress was away")
+	id, err := h.inc.GetClientID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.ns.DisconnectClientByID(id); err != nil {
+		t.Fatal(err)
+	}
+	f := c.next(contracts.FrameAnswer)
+	if f.Seq != lost || f.Answer.Content != "published while the ingress was away" {
+		t.Fatalf("after the reconnect got seq %d %q, want seq %d", f.Seq, f.Answer.Content, lost)
 	}
 }

@@ -45,6 +45,7 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
 	c := &client{
+		ctx:     ctx,
 		in:      in,
 		conn:    conn,
 		tenant:  principal.TenantID,
@@ -154,6 +155,14 @@ type client struct {
 	// replayed is the highest seq a resume covered: live frames at or
 	// below it reached the client already (or it said it had them).
 	replayed int64
+	// delivered is the highest seq queued to this socket (or covered by a
+	// resume); 0 until the first. A live frame past delivered+1 means one
+	// went missing on its way here (published out of order by a notifier
+	// that crashed between storing and publishing, or lost in a NATS
+	// reconnect): the socket catches up from the store before it goes on.
+	delivered int64
+	filling   bool
+	ctx       context.Context // the socket's; gap fills run under it
 
 	closeOnce   sync.Once
 	done        chan struct{}
@@ -325,6 +334,18 @@ func (c *client) deliver(f *outFrame) {
 		c.mu.Unlock()
 		return
 	}
+	if !c.holding && f.seq > 0 && c.delivered > 0 && f.seq > c.delivered+1 && !c.filling {
+		// A gap: hold this frame and fetch the missing ones first.
+		c.holding, c.filling = true, true
+		c.held = append(c.held, f)
+		after := c.delivered
+		c.mu.Unlock()
+		go c.fill(after)
+		return
+	}
+	if !c.holding && f.seq > c.delivered {
+		c.delivered = f.seq
+	}
 	if c.holding {
 		if len(c.held) >= cap(c.send) {
 			c.mu.Unlock()
@@ -401,6 +422,9 @@ func (c *client) release() {
 			if !c.enqueueWait(f) {
 				return
 			}
+			c.mu.Lock()
+			c.delivered = max(c.delivered, f.seq)
+			c.mu.Unlock()
 		}
 	}
 }
