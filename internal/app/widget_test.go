@@ -419,7 +419,7 @@ func TestWidgetTwoBrowsersOneUser(t *testing.T) {
 	// frames, the other browser shows them; the browser that sent one
 	// does not show it twice. (Injected here: the frame the page expects.)
 	mine := one.eval(`return document.querySelector("#transcript li.user").dataset.id`)
-	inject := `handle({type: "user_message", seq: state.lastSeq + 1, conversation_id: "c", turn_id: "t-um", user_message: {id: arguments[0], text: arguments[1]}}); return true`
+	inject := `handle({type: "user_message", seq: state.lastSeq + 1, conversation_id: state.conversation, turn_id: "t-um", user_message: {id: arguments[0], text: arguments[1]}}); return true`
 	one.script(inject, nil, mine, "add £7.20 lunch today")
 	two.script(inject, nil, mine, "add £7.20 lunch today")
 	for _, b := range []*browser{one, two} {

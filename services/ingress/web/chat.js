@@ -24,15 +24,22 @@ const hostOrigin = (() => {
 const state = {
   token: "",
   tokenFromHost: false,
+  // The conversation on show: its transcript is the server's history of
+  // it (the latest page, older pages as the person scrolls back) and the
+  // live frames that name it. New turns go to it.
   conversation: store.getItem("purser.conversation") || "",
-  // baseSeq: the seq just before the first frame this tab showed (-1 until
-  // then); a reload replays from it. lastSeq: the last frame shown.
-  baseSeq: Number(store.getItem("purser.baseSeq") ?? -1),
+  // history: paging state of the conversation on show: {id, oldest (the
+  // seq of the oldest frame shown), more, loading, initial, failed,
+  // buffer (live frames that came while the first page loaded), pinned
+  // (the view follows the newest frame)}.
+  history: null,
+  titles: new Map(), // conversation id -> title, from the list
+  // lastSeq: the last frame seen on the socket, of any conversation; a
+  // reconnect resumes after it.
   lastSeq: -1,
-  // The person's own messages, kept with the seq they followed, to put
-  // them back in place on reload when the server does not replay them.
-  sent: JSON.parse(store.getItem("purser.sent") || "[]"),
-  pendingSent: [],
+  // sink: where frames are rendered; an element off the page while a
+  // page of history is built, the transcript otherwise.
+  sink: null,
   // Frames written but not acked yet, by id: sent again, with the same id,
   // after a reconnect (the server treats a repeated id as the same turn).
   outbox: JSON.parse(store.getItem("purser.outbox") || "[]"),
@@ -100,7 +107,7 @@ function setLayout(next) {
   const wasOpen = state.layout.open;
   state.layout = Object.assign({}, state.layout, next);
   applyLayout();
-  if (state.layout.open && !wasOpen) focusInside();
+  if (state.layout.open && !wasOpen) { revealChat(); focusInside(); }
   if (!state.layout.open && wasOpen && document.hasFocus()) $("launcher").focus();
 }
 
@@ -108,6 +115,7 @@ function setLayout(next) {
 function focusInside() {
   if (!$("signin").hidden) $("token").focus();
   else if (state.view === "inbox") $("inbox-close").focus();
+  else if (state.view === "conversations") focusActiveOption();
   else $("message").focus();
 }
 
@@ -154,14 +162,35 @@ function bubble(kind, text) {
 }
 
 function append(li) {
+  if (state.sink) { state.sink.appendChild(li); return; }
   const t = $("transcript");
-  const atEnd = t.scrollHeight - t.scrollTop - t.clientHeight < 40;
+  const atEnd = nearEnd();
   // The "Thinking…" bubbles stay last.
   const firstThinking = t.querySelector(":scope > li.thinking");
   if (firstThinking && !li.classList.contains("thinking")) t.insertBefore(li, firstThinking);
   else t.appendChild(li);
-  if (atEnd || li.classList.contains("user")) t.scrollTop = t.scrollHeight;
+  if (atEnd || li.classList.contains("user")) toEnd();
 }
+
+// The transcript scrolls inside #scroller, below the history status line.
+function nearEnd() {
+  const s = $("scroller");
+  return s.scrollHeight - s.scrollTop - s.clientHeight < 40;
+}
+
+function toEnd() {
+  const s = $("scroller");
+  s.scrollTop = s.scrollHeight;
+  if (state.history) state.history.pinned = true;
+}
+
+// shown finds an element of the conversation by selector, in the page of
+// history being built as well as in the transcript.
+function shown(selector) {
+  return (state.sink && state.sink.querySelector(selector)) || $("transcript").querySelector(selector);
+}
+
+function mine(id) { return shown(`li.user[data-id="${CSS.escape(id)}"]`); }
 
 // Minimal markdown, built as DOM nodes: paragraphs, line breaks, lists,
 // headings, code, bold, italic and http(s)/mailto links. Anything else,
@@ -300,8 +329,10 @@ function signIn(message) {
   clearTimeout(state.retry);
   $("chat").hidden = true;
   $("inbox").hidden = true;
+  $("conversations").hidden = true;
   $("signin").hidden = false;
   $("inbox-button").hidden = true;
+  $("conversations-button").hidden = true;
   setStatus(message || "signed out");
 }
 
@@ -331,6 +362,7 @@ function connect() {
   $("signin").hidden = true;
   showView(state.view);
   $("inbox-button").hidden = false;
+  $("conversations-button").hidden = false;
   if (state.layout.open && document.hasFocus() && document.activeElement === document.body) focusInside();
   setStatus("connecting…");
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
@@ -345,18 +377,21 @@ function connect() {
     state.failures = 0;
     state.askedHost = false;
     setStatus("connected");
-    if (state.baseSeq >= 0) {
-      // Catch up: after a reload, everything this tab showed; after a
-      // drop, what was missed.
-      const after = state.lastSeq >= 0 ? state.lastSeq : state.baseSeq;
-      if (state.lastSeq < 0) state.lastSeq = state.baseSeq;
+    if (state.lastSeq >= 0) {
+      // Catch up after a drop: what was missed. (A reload shows the
+      // conversation from its history instead.)
       state.catchingUp = true;
-      ws.send(JSON.stringify({ type: "resume", after_seq: after }));
+      ws.send(JSON.stringify({ type: "resume", after_seq: state.lastSeq }));
     }
     // What was written but never acked goes again, with the same ids.
     for (const o of state.outbox) ws.send(JSON.stringify(o.frame));
     ws.send(JSON.stringify({ type: "ping" }));
     loadInbox();
+    // The first time (or after the history could not be read): the
+    // conversation of this tab, from the server's history. The socket is
+    // open first, so nothing falls between the page and the live frames.
+    const h = state.history;
+    if (!h || (h.initial && h.failed)) openConversation(state.conversation, !state.conversation);
   };
   ws.onmessage = (ev) => {
     let f;
@@ -401,49 +436,69 @@ function settled(id) {
 
 // ---- frames ----
 
+// handle takes one frame from the socket. Frames of every conversation of
+// the person come on it; the transcript shows those of the one on show.
 function handle(f) {
   if (f.seq) {
     if (f.seq <= state.lastSeq) return; // shown already
-    if (state.baseSeq < 0) {
-      state.baseSeq = f.seq - 1;
-      store.setItem("purser.baseSeq", String(state.baseSeq));
-    }
-    if (f.type !== "user_message") flushSent(f.seq);
     state.lastSeq = f.seq;
   }
-  if (f.turn_id && f.type !== "ack") turnStarted(f.turn_id);
   switch (f.type) {
     case "ack": {
       const id = f.ack && f.ack.id;
-      if (!id) break;
+      if (!id) return;
       settled(id);
       if (f.turn_id) {
         state.turnOf.set(id, f.turn_id);
         const card = state.cards.get(id);
         if (card) { state.cards.delete(id); state.cards.set(f.turn_id, card); }
       }
-      const mine = document.querySelector(`#transcript li.user[data-id="${CSS.escape(id)}"]`);
-      if (mine) mine.classList.remove("pending"), mine.classList.add("acked");
-      break;
+      const li = mine(id);
+      if (li) li.classList.remove("pending"), li.classList.add("acked");
+      return;
     }
     case "pong":
       state.catchingUp = false;
-      flushSent(Infinity);
-      break;
+      return;
+  }
+  const conv = f.conversation_id;
+  if (conv && conv !== state.conversation) {
+    if (!state.conversation) {
+      // A tab with no conversation of its own follows the one the person
+      // is having elsewhere.
+      openConversation(conv, false);
+      state.history.buffer.push(f);
+      return;
+    }
+    // Another conversation's frame: refused frames of this tab's are
+    // settled; the list, when open, shows the conversation moved up.
+    if (f.type === "error" && f.error && f.error.id) settled(f.error.id);
+    if (f.type === "user_message" && state.view === "conversations") loadConversations(false);
+    return;
+  }
+  const h = state.history;
+  if (h && h.initial) { h.buffer.push(f); return; } // shown after the first page
+  render(f, true);
+}
+
+// render shows one frame of the conversation on show: live (from the
+// socket) or from its history (while state.sink is set).
+function render(f, live) {
+  if (live && f.turn_id) turnStarted(f.turn_id);
+  switch (f.type) {
     case "user_message": {
       const m = f.user_message || {};
       const id = m.id || f.id || "";
-      state.pendingSent = state.pendingSent.filter((s) => s.id !== id);
-      if (!id || !document.querySelector(`#transcript li.user[data-id="${CSS.escape(id)}"]`)) userBubble(id, m.text ?? f.text ?? "");
+      if (!id || !mine(id)) userBubble(id, m.text ?? f.text ?? "");
+      showTitle();
       break;
     }
     case "token": {
       let b = state.streaming.get(f.turn_id);
       if (!b) { b = bubble("assistant streaming", ""); state.streaming.set(f.turn_id, b); }
-      const t = $("transcript");
-      const atEnd = t.scrollHeight - t.scrollTop - t.clientHeight < 40;
+      const atEnd = nearEnd();
       b.textContent += f.token.text;
-      if (atEnd) t.scrollTop = t.scrollHeight;
+      if (atEnd) toEnd();
       break;
     }
     case "clarify":
@@ -458,7 +513,7 @@ function handle(f) {
       proposal(f);
       break;
     case "error":
-      onError(f);
+      onError(f, live);
       break;
     case "tool_start":
     case "tool_result":
@@ -466,7 +521,7 @@ function handle(f) {
       break;
     case "notification":
       bubble("notification", f.notification.title);
-      addNotification(f.notification, true, !state.catchingUp);
+      if (live) addNotification(f.notification, true, !state.catchingUp);
       break;
   }
 }
@@ -480,16 +535,20 @@ function turnStarted(turnID) {
   }
 }
 
-function onError(f) {
+function onError(f, live) {
+  if (!live) {
+    finish(f.turn_id, "error", f.error.message);
+    return;
+  }
   const id = f.error.id;
   if (id) {
     // An error about one of this tab's frames: it was received and
     // refused, so it is not sent again.
     settled(id);
-    const li = state.thinking.get(id);
-    if (li) { li.remove(); state.thinking.delete(id); }
-    const mine = document.querySelector(`#transcript li.user[data-id="${CSS.escape(id)}"]`);
-    if (mine) mine.classList.replace("pending", "failed");
+    const thinking = state.thinking.get(id);
+    if (thinking) { thinking.remove(); state.thinking.delete(id); }
+    const li = mine(id);
+    if (li) li.classList.replace("pending", "failed");
   }
   // A refused edit leaves the proposal waiting: its card opens again. A
   // proposal decided elsewhere (another tab) or expired stays closed.
@@ -502,8 +561,8 @@ function onError(f) {
 
 // finish ends a turn's bubble: the streamed one becomes the final text.
 function finish(turnID, kind, text) {
-  $("tool-status").textContent = "";
-  let b = turnID && state.streaming.get(turnID);
+  if (!state.sink) $("tool-status").textContent = "";
+  let b = !state.sink && turnID && state.streaming.get(turnID);
   if (b) {
     // The streamed bubble takes the final frame's place: frames arrive in
     // seq order, so what came meanwhile (a notification) stays above it,
@@ -524,19 +583,21 @@ function finish(turnID, kind, text) {
 function toolLine(f) {
   const t = f.tool;
   const id = "call-" + t.call_id;
-  let li = document.getElementById(id);
+  let li = shown("#" + CSS.escape(id));
+  if (state.sink && !state.sink.contains(li) && li) return; // a later page has its outcome
   if (!li) {
     li = bubble("tool", "");
     li.id = id;
     li.tabIndex = -1;
   }
   const name = humanTool(t.tool);
+  const status = state.sink ? document.createElement("div") : $("tool-status");
   if (f.type === "tool_start") {
     li.textContent = "Running " + name + "…";
-    $("tool-status").textContent = "Running " + name + "…";
+    status.textContent = "Running " + name + "…";
   } else {
     li.textContent = name + (t.status === "failed" ? " failed" : " done");
-    $("tool-status").textContent = "";
+    status.textContent = "";
   }
 }
 
@@ -685,13 +746,13 @@ function say(text) {
   if (!state.conversation) {
     state.conversation = randomId("web");
     store.setItem("purser.conversation", state.conversation);
+    if (state.history) state.history.id = state.conversation;
   }
   const id = randomId("m");
   const frame = { type: "message", id, conversation_id: state.conversation, text };
   try { frame.timezone = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch { /* the server's default */ }
   userBubble(id, text).classList.add("pending");
-  state.sent.push({ id, text, after: state.lastSeq });
-  save("sent", state.sent.slice(-200));
+  showTitle();
   const thinking = bubble("assistant thinking", "Thinking…");
   thinking.setAttribute("aria-label", "The assistant is thinking");
   state.thinking.set(id, thinking);
@@ -704,14 +765,6 @@ function userBubble(id, text) {
   return li;
 }
 
-// flushSent shows the remembered messages that came before seq, on a
-// replay after reload.
-function flushSent(seq) {
-  while (state.pendingSent.length && state.pendingSent[0].after < seq) {
-    const m = state.pendingSent.shift();
-    if (!document.querySelector(`#transcript li.user[data-id="${CSS.escape(m.id)}"]`)) userBubble(m.id, m.text);
-  }
-}
 
 // ---- inbox and toasts ----
 
@@ -823,17 +876,293 @@ function showToastsArea() {
   toHost({ type: "purser:toasts", showing: showing && !state.layout.open });
 }
 
+// showView shows the chat, the inbox or the list of conversations.
 function showView(view) {
   state.view = view;
-  const inbox = view === "inbox";
-  $("inbox").hidden = !inbox;
-  $("chat").hidden = inbox;
-  $("inbox-button").setAttribute("aria-expanded", String(inbox));
-  if (inbox) {
+  $("inbox").hidden = view !== "inbox";
+  $("conversations").hidden = view !== "conversations";
+  $("chat").hidden = view !== "chat";
+  $("inbox-button").setAttribute("aria-expanded", String(view === "inbox"));
+  $("conversations-button").setAttribute("aria-expanded", String(view === "conversations"));
+  if (view === "inbox") {
     // The inbox shows what the toasts said.
     for (const t of [...$("toasts").children]) dismiss(t);
     $("inbox-close").focus();
   }
+  if (view === "chat") revealChat();
+}
+
+function backToChat() {
+  showView("chat");
+  $("message").focus();
+}
+
+// ---- conversations: the list, switching, history ----
+
+// Frames shown when a conversation opens, and per page of scroll-back.
+const historyPage = 30;
+
+// openConversation shows conversation id (fresh: just started, nothing
+// to load; id "": none yet, the first message starts one): its latest
+// page of history, then its live frames. New turns go to it.
+function openConversation(id, fresh) {
+  state.conversation = id;
+  if (id) store.setItem("purser.conversation", id);
+  else store.removeItem("purser.conversation");
+  $("transcript").textContent = "";
+  $("tool-status").textContent = "";
+  state.streaming.clear();
+  state.thinking.clear();
+  const h = { id, oldest: 0, more: false, loading: false, initial: !fresh && !!id, failed: false, buffer: [], pinned: true };
+  state.history = h;
+  showTitle();
+  showHistoryStatus();
+  if (h.initial) loadPage(h);
+  else restorePending();
+}
+
+// loadPage reads the page of h's history before the oldest frame shown
+// (the latest page at first) and puts it above what is shown, keeping
+// what the person was looking at where it was.
+async function loadPage(h) {
+  if (h.loading) return;
+  h.loading = true;
+  h.failed = false;
+  showHistoryStatus();
+  const t = $("transcript");
+  t.setAttribute("aria-busy", "true");
+  let page;
+  try {
+    const q = "?limit=" + historyPage + (h.oldest ? "&before_seq=" + h.oldest : "");
+    page = await api("GET", "/v1/conversations/" + encodeURIComponent(h.id) + "/frames" + q);
+  } catch {
+    if (state.history !== h) return;
+    h.loading = false;
+    h.failed = true;
+    t.removeAttribute("aria-busy");
+    showHistoryStatus();
+    return;
+  }
+  if (state.history !== h) return; // the person moved on meanwhile
+  const frames = [];
+  for (const raw of page.frames || []) {
+    const f = typeof raw === "string" ? JSON.parse(raw) : raw;
+    if (f && f.type && f.type !== "token") frames.push(f);
+  }
+  h.loading = false;
+  h.more = !!page.more;
+  if (frames.length) h.oldest = frames[0].seq;
+  const built = document.createElement("ol");
+  state.sink = built;
+  try {
+    for (const f of frames) render(f, false);
+  } finally {
+    state.sink = null;
+  }
+  const s = $("scroller");
+  if (h.initial) {
+    h.initial = false;
+    t.prepend(...built.children);
+    const newest = frames.length ? frames[frames.length - 1].seq : 0;
+    if (newest > state.lastSeq) state.lastSeq = newest;
+    const waiting = h.buffer;
+    h.buffer = [];
+    for (const f of waiting) if (!f.seq || f.seq > newest) render(f, true);
+    restorePending();
+    toEnd();
+  } else {
+    // Content added above moves what is shown down by its height: scroll
+    // by as much, so the same message stays under the person's eyes.
+    const fromBottom = s.scrollHeight - s.scrollTop;
+    t.prepend(...built.children);
+    s.scrollTop = s.scrollHeight - fromBottom;
+  }
+  t.removeAttribute("aria-busy");
+  showTitle();
+  showHistoryStatus();
+  fillUp();
+}
+
+// fillUp loads older pages while the transcript does not fill its box
+// (nothing to scroll, so no way to ask for more).
+function fillUp() {
+  const h = state.history;
+  const s = $("scroller");
+  if (!h || h.loading || h.initial || !h.more || s.clientHeight === 0) return;
+  if (s.scrollHeight <= s.clientHeight + 80) loadPage(h);
+}
+
+// loadOlder is the scroll-back: near the top, the page before.
+function loadOlder() {
+  const h = state.history;
+  const s = $("scroller");
+  if (!h) return;
+  h.pinned = nearEnd();
+  if (s.scrollTop < 120 && !h.loading && (h.failed || (!h.initial && h.more))) loadPage(h);
+}
+
+// revealChat, when the chat becomes visible, shows the newest frame if
+// the view was following it (a hidden box cannot scroll), and fills it.
+function revealChat() {
+  const h = state.history;
+  if (h && h.pinned && !$("chat").hidden) toEnd();
+  fillUp();
+}
+
+function showHistoryStatus() {
+  const h = state.history;
+  const el = $("history-status");
+  let text = "";
+  if (h && h.loading) text = h.initial ? "Loading the conversation…" : "Loading earlier messages…";
+  else if (h && h.failed) text = h.initial ? "Could not load the conversation. Scroll up to try again." : "Could not load earlier messages. Scroll up to try again.";
+  else if (h && !h.more) text = "Beginning of the conversation";
+  el.textContent = text;
+  el.classList.toggle("end", !!h && !h.loading && !h.failed && !h.more);
+}
+
+// restorePending shows this conversation's messages that wait for their
+// ack (written before a reload, say): they are not in the history yet.
+function restorePending() {
+  for (const o of state.outbox) {
+    const f = o.frame;
+    if (f.type !== "message" || f.conversation_id !== state.conversation || mine(f.id)) continue;
+    userBubble(f.id, f.text).classList.add("pending");
+  }
+  showTitle();
+}
+
+// showTitle names the conversation on show above its transcript: its
+// title from the list, else its first message when that is shown.
+function showTitle() {
+  const id = state.conversation;
+  const h = state.history;
+  const first = $("transcript").querySelector("li.user");
+  let title = id && state.titles.get(id);
+  if (!title && first && h && !h.more && !h.initial) title = first.textContent;
+  if (!title) title = id && h && (h.more || h.initial) ? "Conversation" : "New conversation";
+  $("conversation-title").textContent = title;
+  if (id && !state.titles.has(id) && (h && (h.more || h.initial)) && !state.askedTitles) {
+    // Opened without the list (after a reload): ask it once for titles.
+    state.askedTitles = true;
+    api("GET", "/v1/conversations").then(({ conversations }) => {
+      for (const c of conversations || []) if (c.title) state.titles.set(c.id, c.title);
+      showTitle();
+    }).catch(() => {});
+  }
+}
+
+async function showConversations() {
+  showView("conversations");
+  $("conversation-list").textContent = "";
+  await loadConversations(true);
+}
+
+// loadConversations reads the person's conversations, the latest used
+// first, and lists them; focus goes to the one on show when asked.
+async function loadConversations(focus) {
+  const status = $("conversations-status");
+  status.textContent = "Loading conversations…";
+  let list;
+  try {
+    ({ conversations: list } = await api("GET", "/v1/conversations"));
+  } catch {
+    status.textContent = "Could not load your conversations. Try again in a moment.";
+    if (focus) $("new-conversation").focus();
+    return;
+  }
+  if (state.view !== "conversations") return;
+  const items = (list || []).slice();
+  // A conversation just started is not listed until its first message.
+  if (state.conversation && !items.some((c) => c.id === state.conversation)) {
+    items.unshift({ id: state.conversation, title: "" });
+  }
+  const ul = $("conversation-list");
+  const focused = ul.contains(document.activeElement) ? document.activeElement.dataset.id : null;
+  ul.textContent = "";
+  for (const c of items) {
+    if (c.title) state.titles.set(c.id, c.title);
+    const li = document.createElement("li");
+    li.setAttribute("role", "option");
+    li.dataset.id = c.id;
+    li.tabIndex = -1;
+    li.setAttribute("aria-selected", String(c.id === state.conversation));
+    const title = document.createElement("span");
+    title.className = "title";
+    title.textContent = c.title || (c.id === state.conversation ? $("conversation-title").textContent : "") || "New conversation";
+    li.appendChild(title);
+    if (c.updated_at) {
+      const when = document.createElement("time");
+      when.dateTime = c.updated_at;
+      when.textContent = whenText(new Date(c.updated_at));
+      li.appendChild(when);
+    }
+    li.onclick = () => chooseConversation(c.id);
+    ul.appendChild(li);
+  }
+  status.textContent = items.length ? "" : "No conversations yet.";
+  // The option that had the keyboard keeps it when the list is read again.
+  const active = [...ul.children].find((li) => li.dataset.id === focused) ||
+    ul.querySelector('[aria-selected="true"]') || ul.firstElementChild;
+  if (active) active.tabIndex = 0;
+  showTitle();
+  if (focus || focused !== null) focusActiveOption();
+}
+
+function whenText(d) {
+  if (Number.isNaN(d.getTime())) return "";
+  const today = new Date().toDateString() === d.toDateString();
+  return today ? d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+    : d.toLocaleDateString([], { day: "numeric", month: "short", year: "numeric" });
+}
+
+function focusActiveOption() {
+  const o = $("conversation-list").querySelector('li[tabindex="0"]');
+  (o || $("new-conversation")).focus();
+}
+
+// The list is a listbox: one option takes Tab (the one on show), arrows,
+// Home and End move, Enter or Space opens.
+function listKeys(ev) {
+  const options = [...$("conversation-list").children];
+  const at = options.indexOf(document.activeElement);
+  if (at < 0) return;
+  let next = -1;
+  if (ev.key === "ArrowDown") next = Math.min(at + 1, options.length - 1);
+  else if (ev.key === "ArrowUp") next = Math.max(at - 1, 0);
+  else if (ev.key === "Home") next = 0;
+  else if (ev.key === "End") next = options.length - 1;
+  else if (ev.key === "Enter" || ev.key === " ") {
+    ev.preventDefault();
+    chooseConversation(options[at].dataset.id);
+    return;
+  } else return;
+  ev.preventDefault();
+  for (const o of options) o.tabIndex = -1;
+  options[next].tabIndex = 0;
+  options[next].focus();
+}
+
+function chooseConversation(id) {
+  if (id !== state.conversation) openConversation(id, false);
+  backToChat();
+}
+
+// newConversation asks the server for a new conversation's id and
+// switches to it, empty.
+async function newConversation() {
+  const b = $("new-conversation");
+  b.disabled = true;
+  try {
+    const { id } = await api("POST", "/v1/conversations");
+    openConversation(id, true);
+    backToChat();
+  } catch {
+    $("conversations-status").textContent = "Could not start a new conversation. Try again.";
+    b.disabled = false;
+    b.focus();
+    return;
+  }
+  b.disabled = false;
 }
 
 // ---- keyboard ----
@@ -854,21 +1183,23 @@ function start() {
   applyTheme();
   darkQuery.addEventListener("change", applyTheme);
   applyLayout();
-  state.pendingSent = state.baseSeq >= 0 ? state.sent.slice() : [];
   state.outbox = state.outbox.filter((o) => o && o.frame && o.id);
   document.addEventListener("keydown", (ev) => {
     if (shortcut(ev)) return;
-    if (ev.key === "Escape" && embedded && state.layout.open) {
-      if (state.view === "inbox") { showView("chat"); $("message").focus(); return; }
-      if (!state.layout.docked) toggleOpen(false);
-    }
+    if (ev.key === "Escape" && state.view !== "chat" && $("signin").hidden) { backToChat(); return; }
+    if (ev.key === "Escape" && embedded && state.layout.open && !state.layout.docked) toggleOpen(false);
   });
   $("launcher").onclick = () => toggleOpen(true);
   $("close-button").onclick = () => toggleOpen(false);
   $("dock-button").onclick = () => toHost({ type: "purser:dock" });
   $("theme-button").onclick = toggleTheme;
   $("inbox-button").onclick = () => showView(state.view === "inbox" ? "chat" : "inbox");
-  $("inbox-close").onclick = () => { showView("chat"); $("message").focus(); };
+  $("inbox-close").onclick = backToChat;
+  $("conversations-button").onclick = () => (state.view === "conversations" ? backToChat() : showConversations());
+  $("conversations-close").onclick = backToChat;
+  $("new-conversation").onclick = newConversation;
+  $("conversation-list").addEventListener("keydown", listKeys);
+  $("scroller").addEventListener("scroll", loadOlder, { passive: true });
   $("signin-form").onsubmit = (ev) => {
     ev.preventDefault();
     const t = $("token").value.trim();
