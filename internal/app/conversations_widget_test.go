@@ -36,8 +36,11 @@ func TestWidgetConversationsListSwitchAndScrollBack(t *testing.T) {
 	b.waitExact("#status", "connected")
 	b.click("#launcher")
 	b.waitFor("the composer focused", func() bool { return b.eval(`return document.activeElement.id`) == "message" })
-	// A new tab starts a new conversation.
-	b.waitExact("#conversation-title", "New conversation")
+	// A new tab (a new device) opens the conversation used last, with
+	// both sides of it.
+	b.waitExact("#conversation-title", "how much did I spend this month?")
+	b.waitText("#transcript > li.user", "how much did I spend this month?")
+	b.waitText("#transcript > li.answer", "You spent")
 
 	// The list: titles, the latest used first; the keyboard is in it.
 	const options = "#conversation-list > li[role=option]"

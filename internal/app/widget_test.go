@@ -429,6 +429,20 @@ func TestWidgetTwoBrowsersOneUser(t *testing.T) {
 	}
 	one.shot("01-first-browser")
 	two.shot("02-second-browser")
+
+	// A third browser, which never saw the proposal live, rebuilds the
+	// conversation from the server: the decided proposal shows its
+	// outcome, with no buttons the server would refuse.
+	three := startBrowser(t)
+	three.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
+	three.intoFrame("#purser-widget")
+	three.waitExact("#status", "connected")
+	three.click("#launcher")
+	three.waitText("#transcript > li.proposal .decided", "Approved")
+	if n := three.eval(`return document.querySelectorAll("#transcript li.proposal button:not(:disabled)").length`); n != "0" {
+		t.Errorf("%s live buttons on a proposal decided on another device", n)
+	}
+	three.shot("03-third-browser-history")
 }
 
 // replyTo waits for the assistant's answer, question or error that

@@ -130,6 +130,10 @@ type Proposal struct {
 	Args       json.RawMessage `json:"args" validate:"required"`
 	Summary    string          `json:"summary" validate:"required,max=2000"`
 	ExpiresAt  time.Time       `json:"expires_at" validate:"required"`
+	// Status is the proposal's outcome when a frame is replayed (resume,
+	// history) after it was decided: approved, rejected, executed or
+	// expired. A live proposal has none: it waits for the decision.
+	Status string `json:"status,omitempty" validate:"omitempty,oneof=pending approved rejected executed expired"`
 }
 
 // ToolProgress reports a tool call starting or finishing.

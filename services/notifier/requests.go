@@ -160,6 +160,7 @@ func (n *Notifier) resume(ctx context.Context, tenant, user string, req contract
 			continue
 		}
 		frame.Seq = f.Seq
+		n.withOutcome(ctx, tenant, &frame)
 		b, err := json.Marshal(frame)
 		if err != nil {
 			continue
@@ -191,7 +192,7 @@ func (n *Notifier) turnFrames(ctx context.Context, tenant, user string, req cont
 		return unavailable()
 	}
 	var out contracts.InboxReply
-	out.Frames = withSeqs(stored)
+	out.Frames = n.withSeqs(ctx, tenant, stored)
 	return out
 }
 
@@ -325,7 +326,7 @@ func (n *Notifier) history(ctx context.Context, tenant, user string, req contrac
 	if out.More {
 		stored = stored[1:]
 	}
-	out.Frames = withSeqs(stored)
+	out.Frames = n.withSeqs(ctx, tenant, stored)
 	return out
 }
 
@@ -373,7 +374,7 @@ func unavailable() contracts.InboxReply {
 
 // withSeqs encodes stored frames with their seqs, leaving out any that
 // cannot be read.
-func withSeqs(stored []store.Frame) []json.RawMessage {
+func (n *Notifier) withSeqs(ctx context.Context, tenant string, stored []store.Frame) []json.RawMessage {
 	var out []json.RawMessage
 	for _, f := range stored {
 		var frame contracts.ServerFrame
@@ -381,9 +382,31 @@ func withSeqs(stored []store.Frame) []json.RawMessage {
 			continue
 		}
 		frame.Seq = f.Seq
+		n.withOutcome(ctx, tenant, &frame)
 		if b, err := json.Marshal(frame); err == nil {
 			out = append(out, b)
 		}
 	}
 	return out
+}
+
+// withOutcome sets a replayed proposal's status once it is no longer
+// pending, so that a client rebuilding its transcript (another device, a
+// reload) shows the decision instead of buttons that would be refused.
+// The store unreadable leaves the frame as it was stored.
+func (n *Notifier) withOutcome(ctx context.Context, tenant string, f *contracts.ServerFrame) {
+	if f.Type != contracts.FrameProposal || f.Proposal == nil {
+		return
+	}
+	p, err := n.store.GetProposal(ctx, tenant, f.Proposal.ProposalID)
+	if err != nil {
+		return
+	}
+	status := p.Status
+	if status == store.ProposalPending && !p.ExpiresAt.After(n.now()) {
+		status = store.ProposalExpired
+	}
+	if status != store.ProposalPending {
+		f.Proposal.Status = status
+	}
 }

@@ -391,7 +391,8 @@ function connect() {
     // conversation of this tab, from the server's history. The socket is
     // open first, so nothing falls between the page and the live frames.
     const h = state.history;
-    if (!h || (h.initial && h.failed)) openConversation(state.conversation, !state.conversation);
+    if (!h && !state.conversation) openLatest();
+    else if (!h || (h.initial && h.failed)) openConversation(state.conversation, !state.conversation);
   };
   ws.onmessage = (ev) => {
     let f;
@@ -680,7 +681,13 @@ function proposal(f) {
   li.append(actions, form, decided);
   const earlier = state.decided[p.proposal_id];
   if (earlier) card.close(label(earlier));
+  else if (p.status && p.status !== "pending") card.close(outcome(p.status)); // decided elsewhere (a replay says so)
   else if (new Date(p.expires_at) < new Date()) card.close("Expired");
+}
+
+// outcome is what a replayed proposal's status reads as.
+function outcome(status) {
+  return { approved: "Approved", executed: "Approved", rejected: "Declined", expired: "Expired" }[status] || "No longer open";
 }
 
 function label(decision) {
@@ -1049,6 +1056,20 @@ function showTitle() {
       showTitle();
     }).catch(() => {});
   }
+}
+
+// openLatest opens, in a tab with no conversation of its own (a new
+// device, a first visit), the person's most recently used conversation,
+// so that both sides of it show wherever they sign in; with none, or
+// when the list cannot be read, the first message starts one.
+async function openLatest() {
+  let latest = "";
+  try {
+    const { conversations: list } = await api("GET", "/v1/conversations?limit=1");
+    if (list && list.length) latest = list[0].id;
+  } catch { /* a new conversation, then */ }
+  if (state.history || state.conversation) return; // a frame chose one meanwhile
+  openConversation(latest, !latest);
 }
 
 async function showConversations() {
