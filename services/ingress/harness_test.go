@@ -59,15 +59,19 @@ func (b *syncBuffer) String() string {
 }
 
 type harness struct {
-	t     testing.TB
-	ns    *server.Server
-	nc    *nats.Conn // the test's own connection
-	js    jetstream.JetStream
-	srv   *httptest.Server
-	reg   *prometheus.Registry
-	logs  *syncBuffer
-	store *store.Store // the notifier's
-	inc   *nats.Conn   // the ingress's connection
+	t        testing.TB
+	ns       *server.Server
+	nc       *nats.Conn // the test's own connection
+	js       jetstream.JetStream
+	srv      *httptest.Server
+	reg      *prometheus.Registry
+	logs     *syncBuffer
+	store    *store.Store // the notifier's
+	notifier *notifier.Notifier
+	nnc      *nats.Conn // the notifier's connection
+	respMu   sync.Mutex
+	resp     *notifier.Responder
+	inc      *nats.Conn // the ingress's connection
 	// turns are the UserTurns the scripted orchestrator saw.
 	turns chan contracts.UserTurn
 	seq   int
@@ -113,7 +117,14 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(resp.Close)
+	h.notifier, h.nnc, h.resp = n, nnc, resp
+	t.Cleanup(func() {
+		h.respMu.Lock()
+		defer h.respMu.Unlock()
+		if h.resp != nil {
+			h.resp.Close()
+		}
+	})
 	sub := bus.NewSubscriber(njs, "notifier", bus.NotifierConsumers(), log)
 	router, err := bus.NewRouter("notifier", npub, log, bus.NewRouterMetrics(h.reg))
 	if err != nil {

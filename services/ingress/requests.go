@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -59,15 +60,45 @@ func (in *Ingress) request(ctx context.Context, op, tenant, user string, req con
 // the live frames that arrived meanwhile through, minus those replayed.
 // It runs on the reader, so the client's next frames wait for it.
 func (c *client) resume(ctx context.Context, afterSeq int64) {
-	if err := c.catchUp(ctx, afterSeq); err != nil {
-		// The client resumes again from the last seq it got.
-		c.sendError("", contracts.ErrCodeUnavailable, "catch-up is unavailable right now; send resume again")
+	if last, err := c.catchUp(ctx, afterSeq); err != nil {
+		c.mu.Lock()
+		c.filling = true
+		c.mu.Unlock()
+		go c.retryCatchUp(last)
+	}
+}
+
+// retryCatchUp tries a catch-up that failed (the notifier was away) again
+// until it succeeds or the socket closes. Live frames stay held meanwhile,
+// so nothing overtakes the frames still missing; a hold that outgrows the
+// socket's queue closes it, and the client resumes.
+func (c *client) retryCatchUp(after int64) {
+	defer func() {
+		c.mu.Lock()
+		c.filling = false
+		c.mu.Unlock()
+	}()
+	wait := 250 * time.Millisecond
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-time.After(wait):
+		}
+		c.mu.Lock()
+		after = max(after, c.replayed) // a resume meanwhile covered these
+		c.mu.Unlock()
+		last, err := c.catchUp(c.ctx, after)
+		if err == nil {
+			return
+		}
+		after, wait = last, min(2*wait, 4*time.Second)
 	}
 }
 
 // fill catches the socket up after a gap in the live frames: the missing
-// ones come from the store, in order, before the held ones. Without the
-// notifier the held frames go on as they are; the next gap tries again.
+// ones come from the store, in order, before the held ones; without the
+// notifier, again until it answers.
 func (c *client) fill(after int64) {
 	defer func() {
 		c.mu.Lock()
@@ -75,7 +106,9 @@ func (c *client) fill(after int64) {
 		c.mu.Unlock()
 	}()
 	c.in.metrics.gapFills.Inc()
-	_ = c.catchUp(c.ctx, after)
+	if last, err := c.catchUp(c.ctx, after); err != nil {
+		c.retryCatchUp(last)
+	}
 }
 
 // refill catches the socket up from the last frame it was sent, when live
@@ -93,8 +126,9 @@ func (c *client) refill() {
 }
 
 // catchUp replays the stored frames after afterSeq, then releases the held
-// live frames, minus those replayed.
-func (c *client) catchUp(ctx context.Context, afterSeq int64) error {
+// live frames, minus those replayed. When the store cannot be read it
+// returns how far it got, and the live frames stay held.
+func (c *client) catchUp(ctx context.Context, afterSeq int64) (int64, error) {
 	c.flushMu.Lock()
 	defer c.flushMu.Unlock()
 	c.mu.Lock()
@@ -118,7 +152,7 @@ func (c *client) catchUp(ctx context.Context, afterSeq int64) error {
 				continue
 			}
 			if !c.enqueueWait(f) {
-				return nil
+				return last, nil
 			}
 			last, progressed = f.seq, true
 			replayed++
@@ -137,7 +171,8 @@ func (c *client) catchUp(ctx context.Context, afterSeq int64) error {
 		if !errors.As(err, &nerr) && !errors.Is(err, errNotifierUnavailable) {
 			c.in.log.Error("resume", "tenant", c.tenant, "err", err)
 		}
+		return last, err
 	}
 	c.release()
-	return err
+	return last, nil
 }

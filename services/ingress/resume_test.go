@@ -170,3 +170,51 @@ func TestReconnectedIngressCatchesSocketsUp(t *testing.T) {
 		t.Fatalf("after the reconnect got seq %d %q, want seq %d", f.Seq, f.Answer.Content, lost)
 	}
 }
+
+// stopResponder stops the notifier answering requests; startResponder
+// brings it back.
+func (h *harness) stopResponder() {
+	h.respMu.Lock()
+	defer h.respMu.Unlock()
+	h.resp.Close()
+	h.resp = nil
+}
+
+func (h *harness) startResponder() {
+	h.respMu.Lock()
+	defer h.respMu.Unlock()
+	resp, err := h.notifier.Respond(h.nnc)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.resp = resp
+}
+
+// A resume the notifier cannot answer (it is restarting) is tried again by
+// the ingress until it can: the client sent its resume once and gets what
+// it missed, in order, without having to notice the failure.
+func TestResumeWithoutTheNotifierCompletesWhenItReturns(t *testing.T) {
+	h := newHarness(t)
+	tok := h.token("acme", "ann")
+	c := h.dial(tok)
+	h.answer("acme", "ann", "c1")
+	c.next(contracts.FrameAnswer)
+	c.conn.CloseNow()
+	missed := []string{h.answer("acme", "ann", "c1"), h.answer("acme", "ann", "c1")}
+	eventually(t, "missed frames stored", func() bool {
+		return h.metric("purser_notifier_frames_total", "type", "answer") >= 3
+	})
+	h.stopResponder()
+	c = h.dialRaw(tok)
+	c.send(`{"type":"resume","after_seq":1}`)
+	eventually(t, "the resume refused for want of a notifier", func() bool {
+		return h.metric("purser_ingress_notifier_requests_total", "op", "resume", "outcome", "unavailable") >= 1
+	})
+	h.startResponder()
+	for i, want := range missed {
+		f := c.next(contracts.FrameAnswer)
+		if f.Seq != int64(i+2) || f.Answer.Content != want {
+			t.Fatalf("after the notifier came back: seq %d %q, want seq %d %q", f.Seq, f.Answer.Content, i+2, want)
+		}
+	}
+}
