@@ -58,6 +58,13 @@ func TestConversationsFollowTheUser(t *testing.T) {
 	if c := list.Conversations[1]; c.ID != "trip" || c.Title != "hello there" {
 		t.Errorf("older conversation = %+v", c)
 	}
+	// The same list over the socket, answered under the request's id.
+	phone.send(`{"type":"conversations","id":"l1"}`)
+	ws := phone.next(contracts.FrameConversations)
+	if ws.Conversations == nil || ws.Conversations.ID != "l1" || len(ws.Conversations.Items) != 2 ||
+		ws.Conversations.Items[0].ID != "groceries" || ws.Conversations.Items[1].Title != "hello there" {
+		t.Errorf("conversations over the socket = %+v", ws.Conversations)
+	}
 
 	// The trip's history, paged back from the newest three frames at a
 	// time: every frame once, in seq order, the user's messages among them.

@@ -13,6 +13,11 @@ const (
 	FrameConfirm = "confirm"
 	FrameResume  = "resume"
 	FramePing    = "ping"
+	// FrameConversations asks for the person's conversations; the server
+	// answers with a conversations frame (the same list as GET
+	// /v1/conversations). A new conversation needs no frame: a message
+	// with a conversation id not used before starts one.
+	FrameConversations = "conversations"
 )
 
 // Server frame types (server → client).
@@ -65,12 +70,21 @@ type PingFrame struct {
 	Type string `json:"type" validate:"required,eq=ping"`
 }
 
+// ConversationsFrame asks for the person's conversations, the latest used
+// first. ID, when given, comes back in the answer.
+type ConversationsFrame struct {
+	Type  string `json:"type" validate:"required,eq=conversations"`
+	ID    string `json:"id,omitempty" validate:"omitempty,purserid"`
+	Limit int    `json:"limit,omitempty" validate:"gte=0,lte=200"`
+}
+
 // ClientFrame is one decoded client frame: exactly one field is set.
 type ClientFrame struct {
-	Message *MessageFrame
-	Confirm *ConfirmFrame
-	Resume  *ResumeFrame
-	Ping    *PingFrame
+	Message       *MessageFrame
+	Confirm       *ConfirmFrame
+	Resume        *ResumeFrame
+	Ping          *PingFrame
+	Conversations *ConversationsFrame
 }
 
 // DecodeClientFrame decodes and validates one client frame, choosing the
@@ -113,30 +127,40 @@ func DecodeClientFrame(data []byte) (ClientFrame, error) {
 	case FramePing:
 		f.Ping = new(PingFrame)
 		return f, Decode(data, f.Ping)
+	case FrameConversations:
+		f.Conversations = new(ConversationsFrame)
+		return f, Decode(data, f.Conversations)
 	case "":
 		return ClientFrame{}, &ValidationError{Field: "type", Problem: "is required"}
 	}
-	return ClientFrame{}, &ValidationError{Field: "type", Problem: "must be one of: message, confirm, resume, ping"}
+	return ClientFrame{}, &ValidationError{Field: "type", Problem: "must be one of: message, confirm, resume, ping, conversations"}
 }
 
 // ServerFrame is one frame sent to a client. Seq increases per user across
 // all of the user's connections; token, ack and pong frames carry no seq
 // and are not replayed on resume. Exactly one body field matches Type.
 type ServerFrame struct {
-	Type           string        `json:"type" validate:"required,oneof=ack user_message clarify proposal token tool_start tool_result answer error notification pong"`
-	Seq            int64         `json:"seq,omitempty" validate:"gte=0"`
-	ConversationID string        `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
-	TurnID         string        `json:"turn_id,omitempty" validate:"omitempty,purserid"`
-	At             time.Time     `json:"at"`
-	Ack            *AckBody      `json:"ack,omitempty"`
-	Clarify        *Clarify      `json:"clarify,omitempty"`
-	Proposal       *Proposal     `json:"proposal,omitempty"`
-	Token          *TokenBody    `json:"token,omitempty"`
-	Tool           *ToolProgress `json:"tool,omitempty"`
-	Answer         *Answer       `json:"answer,omitempty"`
-	Error          *ErrorBody    `json:"error,omitempty"`
-	Notification   *Notification `json:"notification,omitempty"`
-	UserMessage    *UserMessage  `json:"user_message,omitempty"`
+	Type           string            `json:"type" validate:"required,oneof=ack user_message clarify proposal token tool_start tool_result answer error notification pong conversations"`
+	Seq            int64             `json:"seq,omitempty" validate:"gte=0"`
+	ConversationID string            `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
+	TurnID         string            `json:"turn_id,omitempty" validate:"omitempty,purserid"`
+	At             time.Time         `json:"at"`
+	Ack            *AckBody          `json:"ack,omitempty"`
+	Clarify        *Clarify          `json:"clarify,omitempty"`
+	Proposal       *Proposal         `json:"proposal,omitempty"`
+	Token          *TokenBody        `json:"token,omitempty"`
+	Tool           *ToolProgress     `json:"tool,omitempty"`
+	Answer         *Answer           `json:"answer,omitempty"`
+	Error          *ErrorBody        `json:"error,omitempty"`
+	Notification   *Notification     `json:"notification,omitempty"`
+	UserMessage    *UserMessage      `json:"user_message,omitempty"`
+	Conversations  *ConversationList `json:"conversations,omitempty"`
+}
+
+// ConversationList answers a conversations frame: ID is the request's.
+type ConversationList struct {
+	ID    string                `json:"id,omitempty" validate:"omitempty,purserid"`
+	Items []ConversationSummary `json:"items"`
 }
 
 // AckBody confirms that a client frame was accepted and queued.

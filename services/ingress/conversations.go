@@ -28,6 +28,25 @@ func (in *Ingress) recordUserMessage(ctx context.Context, t contracts.UserTurn, 
 	}
 }
 
+// conversations answers a conversations frame with the person's
+// conversations, as GET /v1/conversations does.
+func (c *client) conversations(ctx context.Context, f *contracts.ConversationsFrame) {
+	limit := f.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	reply, err := c.in.request(ctx, bus.NotifierConversations, c.tenant, c.user, contracts.InboxRequest{Limit: limit})
+	if err != nil {
+		c.sendError(f.ID, contracts.ErrCodeUnavailable, "your conversations cannot be listed right now; try again")
+		return
+	}
+	list := &contracts.ConversationList{ID: f.ID, Items: reply.Conversations}
+	if list.Items == nil {
+		list.Items = []contracts.ConversationSummary{}
+	}
+	c.sendFrame(contracts.ServerFrame{Type: contracts.FrameConversations, At: c.in.now(), Conversations: list})
+}
+
 type conversationList struct {
 	Conversations []contracts.ConversationSummary `json:"conversations"`
 }

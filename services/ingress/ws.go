@@ -213,6 +213,9 @@ func (c *client) handle(ctx context.Context, data []byte) {
 	case f.Resume != nil:
 		c.in.metrics.framesIn.WithLabelValues(contracts.FrameResume).Inc()
 		c.resume(ctx, f.Resume.AfterSeq)
+	case f.Conversations != nil:
+		c.in.metrics.framesIn.WithLabelValues(contracts.FrameConversations).Inc()
+		c.conversations(ctx, f.Conversations)
 	case f.Message != nil:
 		c.in.metrics.framesIn.WithLabelValues(contracts.FrameMessage).Inc()
 		m := f.Message
