@@ -118,32 +118,29 @@ func (h *hub) fanOut(k userKey, f *outFrame) {
 
 // refillAll has every socket catch up from the last frame it was sent.
 func (h *hub) refillAll() {
-	h.mu.Lock()
-	var all []*client
-	for _, uc := range h.users {
-		for c := range uc.conns {
-			all = append(all, c)
-		}
-	}
-	h.mu.Unlock()
-	for _, c := range all {
+	for _, c := range h.all() {
 		c.refill()
 	}
 }
 
 // closeAll closes every socket; their handlers remove them.
 func (h *hub) closeAll() {
+	for _, c := range h.all() {
+		c.shutdown()
+	}
+}
+
+// all is every open socket, at the moment of asking.
+func (h *hub) all() []*client {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	var all []*client
 	for _, uc := range h.users {
 		for c := range uc.conns {
 			all = append(all, c)
 		}
 	}
-	h.mu.Unlock()
-	for _, c := range all {
-		c.shutdown()
-	}
+	return all
 }
 
 // outFrame is one encoded server frame on its way to sockets, read once
