@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -46,15 +48,7 @@ func chatCmd(cfg *config.Config, stdout io.Writer) *cobra.Command {
 			if url == "" {
 				url = localWebsocketURL(cfg.HTTPAddr)
 			}
-			conn, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{
-				HTTPHeader:   http.Header{"Authorization": []string{"Bearer " + token}},
-				Subprotocols: []string{auth.Subprotocol},
-			})
-			if err != nil {
-				return fmt.Errorf("connect to %s: %w", url, err)
-			}
-			defer conn.CloseNow()
-			return chat(ctx, conn, os.Stdin, stdout, conversation, tz)
+			return chat(ctx, dialer(url, token), os.Stdin, stdout, conversation, tz)
 		},
 	}
 	cmd.Flags().StringVar(&url, "url", "", "websocket URL (default: the local server at PURSER_HTTP_ADDR, ws://127.0.0.1:8080/v1/ws)")
@@ -64,63 +58,263 @@ func chatCmd(cfg *config.Config, stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-func chat(ctx context.Context, conn *websocket.Conn, in io.Reader, out io.Writer, conversation, tz string) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pending := make(chan string, 8) // proposal ids, newest last
+// errRefused is a connection attempt the server answered with a status
+// that another attempt would not change (a refused token, say).
+var errRefused = errors.New("refused")
+
+// dialer opens sockets to url with token. A refusal by status (401, 403)
+// wraps errRefused: reconnecting would be refused again.
+func dialer(url, token string) func(ctx context.Context) (*websocket.Conn, error) {
+	return func(ctx context.Context) (*websocket.Conn, error) {
+		conn, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
+			HTTPHeader:   http.Header{"Authorization": []string{"Bearer " + token}},
+			Subprotocols: []string{auth.Subprotocol},
+		})
+		if err != nil {
+			if resp != nil && resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests {
+				return nil, fmt.Errorf("connect to %s: %w (%s)", url, errRefused, resp.Status)
+			}
+			return nil, fmt.Errorf("connect to %s: %w", url, err)
+		}
+		conn.SetReadLimit(-1) // the server bounds its own frames
+		return conn, nil
+	}
+}
+
+// chatSession is the client's side of the protocol across reconnects:
+// the frames written but not yet acked (resent, with the same id, on the
+// next socket) and the highest seq seen (the next socket resumes after it).
+type chatSession struct {
+	out          io.Writer
+	conversation string
+	tz           string
+
+	mu      sync.Mutex
+	unacked []sentFrame // in the order they were written
+	lastSeq int64
+	// acked is signalled when an ack (or an error naming an id) arrives.
+	acked chan struct{}
+	// proposals holds the ids of proposals offered, newest last.
+	proposals chan string
+}
+
+type sentFrame struct {
+	id   string
+	data []byte
+}
+
+// errDisconnected ends one socket's life: the session reconnects.
+var errDisconnected = errors.New("disconnected")
+
+// chat runs the terminal client until in ends and every frame written was
+// acked, or ctx ends. A dropped socket is dialled again, with back-off;
+// the new socket resumes after the last seq seen and resends every frame
+// that was not acked, with its id, so that the server counts it once.
+func chat(ctx context.Context, dial func(context.Context) (*websocket.Conn, error), in io.Reader, out io.Writer, conversation, tz string) error {
+	out = &lockedWriter{w: out} // the socket's reader prints too
+	s := &chatSession{out: out, conversation: conversation, tz: tz, acked: make(chan struct{}, 1), proposals: make(chan string, 8)}
+	lines := make(chan string)
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
 	go func() {
-		defer cancel()
-		for {
-			_, data, err := conn.Read(ctx)
-			if err != nil {
+		// Owned by nobody: a blocked read of stdin cannot be interrupted.
+		// It ends with the input or when the session stops taking lines.
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-readCtx.Done():
 				return
-			}
-			var f contracts.ServerFrame
-			if json.Unmarshal(data, &f) != nil {
-				continue
-			}
-			switch f.Type {
-			case contracts.FrameAnswer:
-				fmt.Fprintf(out, "\npurser: %s\n> ", f.Answer.Content)
-			case contracts.FrameClarify:
-				fmt.Fprintf(out, "\npurser asks: %s\n> ", f.Clarify.Question)
-			case contracts.FrameProposal:
-				fmt.Fprintf(out, "\npurser proposes: %s (yes/no)\n> ", f.Proposal.Summary)
-				select {
-				case pending <- f.Proposal.ProposalID:
-				default:
-				}
-			case contracts.FrameToolStart:
-				fmt.Fprintf(out, "  … %s\n", f.Tool.Tool)
-			case contracts.FrameNotification:
-				fmt.Fprintf(out, "\n[notification] %s\n> ", f.Notification.Body)
-			case contracts.FrameError:
-				fmt.Fprintf(out, "\nerror: %s\n> ", f.Error.Message)
 			}
 		}
 	}()
 	fmt.Fprint(out, "> ")
-	sc := bufio.NewScanner(in)
-	for n := 1; sc.Scan(); n++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			fmt.Fprint(out, "> ")
+	backoff, connected := 100*time.Millisecond, false
+	for {
+		conn, err := dial(ctx)
+		if err != nil {
+			if !connected || errors.Is(err, errRefused) || ctx.Err() != nil {
+				return err
+			}
+			fmt.Fprintf(out, "\n(%v; retrying in %s)\n", err, backoff)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 5*time.Second)
 			continue
 		}
-		var frame any = contracts.MessageFrame{Type: contracts.FrameMessage, ID: fmt.Sprintf("m%d-%d", time.Now().UnixNano(), n), ConversationID: conversation, Text: text, Timezone: tz}
-		if d := decision(text); d != "" {
-			select {
-			case id := <-pending:
-				frame = contracts.ConfirmFrame{Type: contracts.FrameConfirm, ConversationID: conversation, ProposalID: id, Decision: d}
-			default:
-			}
-		}
-		b, _ := json.Marshal(frame)
-		if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
+		backoff = 100 * time.Millisecond
+		err = s.serve(ctx, conn, lines, connected)
+		if !errors.Is(err, errDisconnected) {
 			return err
 		}
+		connected = true
+		fmt.Fprint(out, "\n(connection lost; reconnecting)\n")
 	}
-	return nil
+}
+
+// serve runs one socket: after a reconnect it resumes and resends what was
+// not acked, then writes each line as a frame. It returns nil once the
+// input ended and every frame was acked, errDisconnected when the socket
+// dropped.
+func (s *chatSession) serve(ctx context.Context, conn *websocket.Conn, lines <-chan string, again bool) error {
+	dead := make(chan struct{})
+	go func() { defer close(dead); s.read(ctx, conn) }()
+	defer func() { conn.CloseNow(); <-dead }()
+	write := func(b []byte) error {
+		if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return errDisconnected
+		}
+		return nil
+	}
+	if again {
+		s.mu.Lock()
+		after, resend := s.lastSeq, append([]sentFrame(nil), s.unacked...)
+		s.mu.Unlock()
+		if after > 0 {
+			b, _ := json.Marshal(contracts.ResumeFrame{Type: contracts.FrameResume, AfterSeq: after})
+			if err := write(b); err != nil {
+				return err
+			}
+		}
+		for _, f := range resend {
+			if err := write(f.data); err != nil {
+				return err
+			}
+		}
+	}
+	for n := 1; ; n++ {
+		if lines == nil && s.allAcked() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-dead:
+			return errDisconnected
+		case <-s.acked:
+		case text, ok := <-lines:
+			if !ok {
+				lines = nil
+				continue
+			}
+			text = strings.TrimSpace(text)
+			if text == "" {
+				fmt.Fprint(s.out, "> ")
+				continue
+			}
+			f := s.frame(text, n)
+			s.mu.Lock()
+			s.unacked = append(s.unacked, f)
+			s.mu.Unlock()
+			if err := write(f.data); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// frame builds the frame for a typed line: a decision on the newest
+// proposal for yes or no while one waits, a message otherwise. Each has
+// an id of its own, which a resend keeps.
+func (s *chatSession) frame(text string, n int) sentFrame {
+	id := fmt.Sprintf("m%d-%d", time.Now().UnixNano(), n)
+	var frame any = contracts.MessageFrame{Type: contracts.FrameMessage, ID: id, ConversationID: s.conversation, Text: text, Timezone: s.tz}
+	if d := decision(text); d != "" {
+		select {
+		case p := <-s.proposals:
+			frame = contracts.ConfirmFrame{Type: contracts.FrameConfirm, ID: id, ConversationID: s.conversation, ProposalID: p, Decision: d}
+		default:
+		}
+	}
+	b, _ := json.Marshal(frame)
+	return sentFrame{id: id, data: b}
+}
+
+func (s *chatSession) allAcked() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.unacked) == 0
+}
+
+// answered drops the frame id from the unacked ones.
+func (s *chatSession) answered(id string) {
+	s.mu.Lock()
+	for i, f := range s.unacked {
+		if f.id == id {
+			s.unacked = append(s.unacked[:i:i], s.unacked[i+1:]...)
+			break
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case s.acked <- struct{}{}:
+	default:
+	}
+}
+
+// read prints the socket's frames until it fails.
+func (s *chatSession) read(ctx context.Context, conn *websocket.Conn) {
+	out := s.out
+	for {
+		_, data, err := conn.Read(ctx)
+		if err != nil {
+			return
+		}
+		var f contracts.ServerFrame
+		if json.Unmarshal(data, &f) != nil {
+			continue
+		}
+		if f.Seq > 0 {
+			s.mu.Lock()
+			s.lastSeq = max(s.lastSeq, f.Seq)
+			s.mu.Unlock()
+		}
+		switch {
+		case f.Type == contracts.FrameAck && f.Ack != nil:
+			s.answered(f.Ack.ID)
+		case f.Type == contracts.FrameAnswer && f.Answer != nil:
+			fmt.Fprintf(out, "\npurser: %s\n> ", f.Answer.Content)
+		case f.Type == contracts.FrameClarify && f.Clarify != nil:
+			fmt.Fprintf(out, "\npurser asks: %s\n> ", f.Clarify.Question)
+		case f.Type == contracts.FrameProposal && f.Proposal != nil:
+			fmt.Fprintf(out, "\npurser proposes: %s (yes/no)\n> ", f.Proposal.Summary)
+			select {
+			case s.proposals <- f.Proposal.ProposalID:
+			default:
+			}
+		case f.Type == contracts.FrameToolStart && f.Tool != nil:
+			fmt.Fprintf(out, "  … %s\n", f.Tool.Tool)
+		case f.Type == contracts.FrameNotification && f.Notification != nil:
+			fmt.Fprintf(out, "\n[notification] %s\n> ", f.Notification.Body)
+		case f.Type == contracts.FrameError && f.Error != nil:
+			// An error naming a frame answers it: the server refused it
+			// (invalid, rate limited), and resending would not help.
+			if f.Error.ID != "" {
+				s.answered(f.Error.ID)
+			}
+			fmt.Fprintf(out, "\nerror: %s\n> ", f.Error.Message)
+		}
+	}
+}
+
+// lockedWriter lets the reader of the socket and the writer of frames
+// print to one terminal.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func decision(text string) string {
