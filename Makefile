@@ -2,7 +2,7 @@
 GO ?= go
 export GOTOOLCHAIN := local
 
-.PHONY: run test test-env test-deploy build vet bench fuzz tidy-check chaos chaos-nats
+.PHONY: run test test-env test-deploy build vet bench fuzz tidy-check chaos chaos-nats mutate
 
 ## run: all four services in one process on an embedded NATS and SQLite (./data)
 run:
@@ -68,3 +68,9 @@ chaos: build
 ## chaos-nats: the same while the NATS server restarts in a loop
 chaos-nats: build
 	$(GO) run ./cmd/chaos -bin bin/purser -mode nats
+
+## mutate: the mutation pass of docs/mutation.md: each rule broken in the smallest way, one
+## mutant at a time, the tests named for it run, the file restored; fails when a mutant
+## survives (MUTATE_RUN=. runs each package's whole suite instead). Needs PostgreSQL as make test does.
+mutate:
+	scripts/mutate.sh
