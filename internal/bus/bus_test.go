@@ -167,7 +167,7 @@ func TestProvisionIsIdempotentAndConcurrent(t *testing.T) {
 			t.Fatalf("consumer %s missing: %v", d.Name, err)
 		}
 		cfg := c.CachedInfo().Config
-		if cfg.Durable != d.Name || cfg.AckPolicy != jetstream.AckExplicitPolicy || cfg.MaxDeliver <= 0 || cfg.MaxDeliver > 10 {
+		if cfg.Durable != d.Name || cfg.AckPolicy != jetstream.AckExplicitPolicy || cfg.MaxDeliver < bus.ServerMaxDeliver {
 			t.Errorf("consumer %s: durable %q ack %v max deliver %d", d.Name, cfg.Durable, cfg.AckPolicy, cfg.MaxDeliver)
 		}
 	}
@@ -327,6 +327,42 @@ func TestFailingMessageIsRetriedThenDeadLetteredWithTheReason(t *testing.T) {
 	waitFor(t, "all attempts", func() bool { return calls.Load() >= 6 })
 	if n := calls.Load(); n != 6 {
 		t.Errorf("handler ran %d times, want 6: retries are bounded", n)
+	}
+}
+
+// A message whose handler failed because NATS was unavailable (its
+// publish found no server) is not at fault: it is retried past MaxDeliver
+// and handled once the bus is back, never dead-lettered. A message stranded
+// by the server's own delivery bound would leave its turn waiting forever.
+func TestBusOutageDoesNotDeadLetterTheMessage(t *testing.T) {
+	def := testConsumer("outage")
+	e := newEnv(t, def)
+	var calls atomic.Int32
+	handled := make(chan string, 1)
+	e.serve("svc", def, func(m *message.Message) error {
+		// 2 deliveries × 3 attempts fail, as many as dead-letter an
+		// ordinary failure; then the bus is back.
+		if calls.Add(1) <= 6 {
+			return fmt.Errorf("publish result: %w", nats.ErrNoResponders)
+		}
+		handled <- m.Metadata.Get(bus.MetaNumDelivered)
+		return nil
+	})
+	e.publish("purser.notify.t1.u1", "survivor", `{}`)
+	select {
+	case n := <-handled:
+		if n != "3" {
+			t.Errorf("handled on delivery %s, want 3", n)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the message never came back after %d failed attempts", calls.Load())
+	}
+	c, err := e.js.Stream(context.Background(), bus.StreamDLQ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := c.Info(context.Background()); err != nil || info.State.Msgs != 0 {
+		t.Errorf("dead letters after a bus outage: %+v %v", info.State, err)
 	}
 }
 

@@ -30,6 +30,7 @@ const (
 	MetaStreamSeq    = "nats_stream_seq"
 	metaPrefix       = "nats_"
 	metaLastError    = "purser_last_error"
+	metaBusDown      = "purser_bus_down" // set when the handler failed for want of NATS
 )
 
 // Headers are the purser headers of one message.

@@ -1,6 +1,8 @@
 package bus
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -8,6 +10,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -124,9 +128,26 @@ func noteLastError(h message.HandlerFunc) message.HandlerFunc {
 		out, err := h(msg)
 		if err != nil {
 			msg.Metadata.Set(metaLastError, truncate(err.Error(), 500))
+			if BusUnavailable(err) {
+				msg.Metadata.Set(metaBusDown, "1")
+			}
 		}
 		return out, err
 	}
+}
+
+// BusUnavailable reports whether err says NATS could not be reached (a
+// publish that timed out or found no server, a closed or reconnecting
+// connection): the message is fine, the infrastructure is not, so the
+// failure does not count towards dead-lettering it.
+func BusUnavailable(err error) bool {
+	for _, target := range []error{nats.ErrConnectionClosed, nats.ErrConnectionDraining, nats.ErrConnectionReconnecting,
+		nats.ErrNoResponders, nats.ErrTimeout, nats.ErrDisconnected, jetstream.ErrNoStreamResponse, context.DeadlineExceeded} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
 }
 
 func truncate(s string, n int) string {

@@ -265,10 +265,16 @@ func (s *Subscriber) stopping(ctx context.Context) bool {
 	}
 }
 
-// nak redelivers with back-off, or dead-letters on the last delivery.
+// nak redelivers with back-off, or dead-letters on the last delivery. A
+// failure because the bus was unavailable is retried until the server's
+// own bound: the message was not at fault.
 func (s *Subscriber) nak(def ConsumerDef, jm jetstream.Msg, wm *message.Message) {
 	md, err := jm.Metadata()
-	if err != nil || int(md.NumDelivered) < def.MaxDeliver {
+	limit := def.MaxDeliver
+	if wm.Metadata.Get(metaBusDown) != "" {
+		limit = max(def.MaxDeliver, ServerMaxDeliver) - 1
+	}
+	if err != nil || int(md.NumDelivered) < limit {
 		delivered := 1
 		if err == nil {
 			delivered = int(md.NumDelivered)

@@ -41,6 +41,14 @@ const TurnPartitions = 8
 const (
 	DefaultAckWait    = 5 * time.Second
 	DefaultMaxDeliver = 5
+	// ServerMaxDeliver is the server's own bound on deliveries of one
+	// message. It is far above MaxDeliver because deliveries that never
+	// reached a verdict (the process died, the ack was lost while NATS
+	// restarted, the bus was down for the handler) count too, and a
+	// message the server stops delivering is neither handled nor
+	// dead-lettered: it strands its turn. MaxDeliver, counted by the
+	// subscriber, is what dead-letters a message its handler refuses.
+	ServerMaxDeliver = 100
 	// DefaultMaxAckPending bounds the messages of one consumer out at
 	// once across replicas.
 	DefaultMaxAckPending = 1024
@@ -116,7 +124,7 @@ func (d ConsumerDef) config() jetstream.ConsumerConfig {
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckWait:       d.AckWait,
-		MaxDeliver:    d.MaxDeliver,
+		MaxDeliver:    max(d.MaxDeliver, ServerMaxDeliver),
 		MaxAckPending: d.MaxAckPending,
 	}
 	if d.Pinned {
