@@ -207,17 +207,25 @@ func onlyCurrency(e expectation) string {
 
 func checkAgainst(t *testing.T, e expectation, r Result) {
 	t.Helper()
+	for _, p := range corpusDiff(e, r) {
+		t.Error(p)
+	}
+}
+
+// corpusDiff is how a result differs from its manifest row, in words.
+func corpusDiff(e expectation, r Result) []string {
+	var out []string
 	sums := map[string]int64{}
 	from, to := "9999", ""
 	for _, tx := range r.Transactions {
 		sums[tx.Currency] += tx.AmountMinor
 		from, to = min(from, tx.Date), max(to, tx.Date)
 		if len(tx.Date) != 10 || tx.Description == "" || tx.Category == "" {
-			t.Errorf("incomplete transaction %+v", tx)
+			out = append(out, fmt.Sprintf("incomplete transaction %+v", tx))
 		}
 	}
 	if len(r.Transactions) != e.count {
-		t.Errorf("%d transactions, want %d (layout %q, warnings %q)", len(r.Transactions), e.count, r.Layout, r.Warnings)
+		out = append(out, fmt.Sprintf("%d transactions, want %d (layout %q, warnings %q)", len(r.Transactions), e.count, r.Layout, r.Warnings))
 	}
 	want := map[string]int64{}
 	for c, s := range e.sums {
@@ -226,7 +234,7 @@ func checkAgainst(t *testing.T, e expectation, r Result) {
 		}
 		minor := new(big.Rat).Mul(s, big.NewRat(pow10(minorUnits(c)), 1))
 		if !minor.IsInt() {
-			t.Fatalf("manifest sum %s is not whole in %s", s.FloatString(4), c)
+			return append(out, fmt.Sprintf("manifest sum %s is not whole in %s", s.FloatString(4), c))
 		}
 		v := minor.Num().Int64()
 		if e.flipped {
@@ -235,11 +243,12 @@ func checkAgainst(t *testing.T, e expectation, r Result) {
 		want[c] = v
 	}
 	if fmt.Sprint(sums) != fmt.Sprint(want) {
-		t.Errorf("sums %v, want %v (layout %q)", sums, want, r.Layout)
+		out = append(out, fmt.Sprintf("sums %v, want %v (layout %q)", sums, want, r.Layout))
 	}
 	if from != e.from || to != e.to {
-		t.Errorf("dates %s..%s, want %s..%s", from, to, e.from, e.to)
+		out = append(out, fmt.Sprintf("dates %s..%s, want %s..%s", from, to, e.from, e.to))
 	}
+	return out
 }
 
 func pow10(n int) int64 {

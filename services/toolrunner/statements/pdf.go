@@ -193,8 +193,9 @@ func hasSquashed(s string, names []string) bool {
 }
 
 // headerColumns reads a line as a table header: at least a date column
-// and a money column.
-func headerColumns(l pdfLine) ([]pdfColumn, bool) {
+// and a money column. fuzzy (for OCR) takes a heading that is a letter or
+// two off a known one.
+func headerColumns(l pdfLine, fuzzy bool) ([]pdfColumn, bool) {
 	var cols []pdfColumn
 	dates, money := 0, 0
 	for _, c := range l.cells {
@@ -223,6 +224,14 @@ func headerColumns(l pdfLine) ([]pdfColumn, bool) {
 			money++
 		case hasSquashed(s, pdfDescNames):
 			col.kind = colDesc
+		case fuzzy:
+			switch col.kind = fuzzyHeading(s); col.kind {
+			case colDate:
+				col.dateRank = dateRank(strings.ToLower(c.s))
+				dates++
+			case colBalance, colOut, colIn, colAmount:
+				money++
+			}
 		}
 		if _, ok := splitDate(c.s); ok {
 			return nil, false
@@ -271,13 +280,32 @@ func parsePDF(data []byte, opts Options) (Result, error) {
 func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error) {
 	// The statement's latest full date gives the year of dates written
 	// without one ("14 Dec").
+	ocr := format == "ocr"
 	var end dateCell
 	for _, l := range lines {
-		for _, m := range reFullDate.FindAllString(l.text(), -1) {
-			if c, ok := splitDate(m); ok && c.fixed == ymd && !c.noYear {
-				if c.y > end.y || (c.y == end.y && (c.a > end.a || (c.a == end.a && c.b > end.b))) {
-					end = c
-				}
+		for _, c := range fullDates(l.text(), ocr) {
+			if c.y > end.y || (c.y == end.y && (c.a > end.a || (c.a == end.a && c.b > end.b))) {
+				end = c
+			}
+		}
+	}
+	// The header of each line that is one, and the pages that have one:
+	// on those, what comes above the header is not the table.
+	headers := make([][]pdfColumn, len(lines))
+	headerOn := map[int]int{} // page -> index of its first header line
+	for i, l := range lines {
+		hc, ok := headerColumns(l, ocr)
+		if !ok && i > 0 && lines[i-1].page == l.page && lines[i-1].y-l.y < 2*max(l.size, lines[i-1].size) {
+			// A header over two lines ("Amount" above "Received by us").
+			two := l
+			two.cells = append(append([]pdfCell{}, lines[i-1].cells...), l.cells...)
+			sort.SliceStable(two.cells, func(a, b int) bool { return two.cells[a].x0 < two.cells[b].x0 })
+			hc, ok = headerColumns(two, ocr)
+		}
+		if ok {
+			headers[i] = hc
+			if _, seen := headerOn[l.page]; !seen {
+				headerOn[l.page] = i
 			}
 		}
 	}
@@ -297,16 +325,12 @@ func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error
 		desc string
 	}
 	var found []pending
+	var anchors []balanceAnchor
 	balances := 0
+	pageFound := 0 // transactions found on the current page
+	fixed := 0     // OCR'd amounts and dates put right
 	for i, l := range lines {
-		hc, ok := headerColumns(l)
-		if !ok && i > 0 && lines[i-1].page == l.page && lines[i-1].y-l.y < 2*max(l.size, lines[i-1].size) {
-			// A header over two lines ("Amount" above "Received by us").
-			two := l
-			two.cells = append(append([]pdfCell{}, lines[i-1].cells...), l.cells...)
-			sort.SliceStable(two.cells, func(a, b int) bool { return two.cells[a].x0 < two.cells[b].x0 })
-			hc, ok = headerColumns(two)
-		}
+		hc, ok := headers[i], headers[i] != nil
 		if ok {
 			cols, headerPage, desc = hc, l.page, nil
 			if header == "" {
@@ -321,14 +345,25 @@ func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error
 		if cols == nil || l.page != headerPage && l.page < headerPage {
 			continue
 		}
+		if h, ok := headerOn[l.page]; ok && i < h {
+			continue // above this page's own header
+		}
 		if l.page != headerPage {
 			// A page without its own header keeps the last one's columns.
 			headerPage = l.page
 			desc = nil
+			pageFound = 0
 		}
 		if pdfBalanceLine(l.text()) {
 			balances++
 			desc = nil
+			for _, c := range l.cells {
+				if col := nearestColumn(cols, c); col.kind == colBalance {
+					if a, err := readAmount(c.s, sepAuto); err == nil && a.decimals > 0 {
+						anchors = append(anchors, balanceAnchor{after: len(found), v: a.signedValue()})
+					}
+				}
+			}
 			continue
 		}
 		var lineDesc []string
@@ -338,8 +373,21 @@ func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error
 		}
 		var lineDate *dateCell
 		bestRank := -1
-		for _, c := range l.cells {
+		var lineBal *big.Rat
+		for _, c := range mergeDateCells(cols, l.cells) {
 			col := nearestColumn(cols, c)
+			if ocr {
+				var ok bool
+				switch col.kind {
+				case colOut, colIn, colAmount, colBalance:
+					c.s, ok = ocrAmountText(c.s)
+				case colDate:
+					c.s, ok = ocrDateText(c.s)
+				}
+				if ok {
+					fixed++
+				}
+			}
 			if a, err := readAmount(c.s, sepAuto); err == nil && a.decimals > 0 && (col.kind == colOut || col.kind == colIn || col.kind == colAmount || col.kind == colBalance) {
 				amts = append(amts, struct {
 					a    amount
@@ -375,6 +423,11 @@ func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error
 				break
 			}
 		}
+		for i := range amts {
+			if amts[i].kind == colBalance {
+				lineBal = amts[i].a.signedValue()
+			}
+		}
 		if txAmt == nil {
 			if len(amts) > 0 {
 				desc = nil // a balance alone ends what came before
@@ -385,7 +438,16 @@ func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error
 			desc = nil
 			continue
 		}
+		if _, own := headerOn[l.page]; !own && lineDate != nil && pageFound == 0 {
+			// On a page without its own header, text above its first
+			// dated row is the page's heading, not a description.
+			desc = lineDesc
+		}
 		found = append(found, pending{date: date, amt: *txAmt, kind: kind, desc: strings.Join(desc, " ")})
+		pageFound++
+		if lineBal != nil {
+			anchors = append(anchors, balanceAnchor{after: len(found), v: lineBal})
+		}
 		desc = nil
 		if kind == colAmount && txAmt.mark > 0 {
 			crOnly = true
@@ -409,7 +471,8 @@ func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error
 	if crOnly {
 		b.res.Layout += ", credits marked CR"
 	}
-	for _, p := range found {
+	vals := make([]*big.Rat, len(found))
+	for i, p := range found {
 		v := p.amt.value()
 		switch p.kind {
 		case colOut:
@@ -422,21 +485,66 @@ func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error
 				v.Neg(v)
 			}
 		}
+		vals[i] = v
+	}
+	open, closing := summaryBalances(lines, ocr)
+	rc := reconcile(vals, anchors, open, closing, ocr)
+	b.res.Warnings = append(b.res.Warnings, rc.warnings...)
+	b.res.Uncertain = append(b.res.Uncertain, rc.notes...)
+	if ocr {
+		if fixed > 0 {
+			b.warn("%s read by OCR had letters for digits or a misread month, put right", countOf(fixed, "date or amount"))
+		}
+		if !rc.checked {
+			b.res.Uncertain = append(b.res.Uncertain, "read by OCR from a scan, and the statement prints no balances to check the figures against: check them")
+		}
+	}
+	noYear := false
+	for i, p := range found {
 		d := p.date
 		if d.noYear {
 			d.y = end.y
 			if end.y == 0 {
-				b.res.Uncertain = append(b.res.Uncertain, "the statement's year could not be found")
+				noYear = true
 				d.y = 2000
 			} else if d.a > end.a || (d.a == end.a && d.b > end.b+7) {
 				d.y--
 			}
 		}
-		if err := b.add(rawTxn{date: d, amt: new(big.Rat).Set(v), ccy: p.amt.ccy, desc: p.desc}); err != nil {
+		review := rc.review[i]
+		if review == "" && ocr && !rc.checked {
+			review = "read by OCR and not checked against a balance"
+		}
+		if err := b.add(rawTxn{date: d, amt: vals[i], ccy: p.amt.ccy, desc: p.desc, review: review}); err != nil {
 			return Result{}, err
 		}
 	}
+	if noYear {
+		b.res.Uncertain = append(b.res.Uncertain, "the statement's year could not be found")
+	}
 	return b.finish()
+}
+
+// mergeDateCells joins neighbouring cells under one date column that
+// make a date together ("03 Mar" "24"), as OCR may leave them.
+func mergeDateCells(cols []pdfColumn, cells []pdfCell) []pdfCell {
+	var out []pdfCell
+	for _, c := range cells {
+		if n := len(out); n > 0 {
+			p := out[n-1]
+			pc, cc := nearestColumn(cols, p), nearestColumn(cols, c)
+			if pc.kind == colDate && cc.kind == colDate && pc.x0 == cc.x0 {
+				joined := p.s + " " + c.s
+				d1, ok1 := splitDate(p.s)
+				if d2, ok2 := splitDate(joined); ok2 && (!ok1 || d1.noYear && !d2.noYear) {
+					out[n-1] = pdfCell{p.x0, c.x1, joined}
+					continue
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // nearestColumn is the column a cell sits under: the one its extent

@@ -21,7 +21,7 @@ func TestPDFDump(t *testing.T) {
 		for _, c := range l.cells {
 			fmt.Printf(" [%.0f-%.0f %q]", c.x0, c.x1, c.s)
 		}
-		_, hdr := headerColumns(l)
+		_, hdr := headerColumns(l, false)
 		fmt.Println(map[bool]string{true: " HEADER"}[hdr])
 	}
 }

@@ -31,6 +31,10 @@ type Sandbox struct {
 	CPU      time.Duration // CPU seconds; default 10 s
 	Memory   int64         // address space in bytes; default 1 GiB
 	Wall     time.Duration // default 30 s
+	// ScanWall is the wall-clock limit for PDFs and images, which may be
+	// scans read by OCR at seconds a page (tesseract runs as the worker's
+	// child, under the same CPU limit each); default 3 minutes.
+	ScanWall time.Duration
 	Options  Options
 }
 
@@ -56,6 +60,10 @@ func (s *Sandbox) defaults() Sandbox {
 	if c.Wall <= 0 {
 		c.Wall = 30 * time.Second
 	}
+	if c.ScanWall <= 0 {
+		c.ScanWall = 3 * time.Minute
+	}
+	c.ScanWall = max(c.ScanWall, c.Wall)
 	return c
 }
 
@@ -89,7 +97,11 @@ func (s *Sandbox) Parse(ctx context.Context, name string, data []byte) (Result, 
 	if err != nil {
 		return Result{}, err
 	}
-	wctx, cancel := context.WithTimeout(ctx, c.Wall)
+	wall := c.Wall
+	if isImage(data) || isPDF(data) {
+		wall = c.ScanWall
+	}
+	wctx, cancel := context.WithTimeout(ctx, wall)
 	defer cancel()
 	cmd := exec.CommandContext(wctx, c.Command[0], c.Command[1:]...)
 	cmd.Env = append(os.Environ(), c.Env...)
@@ -116,7 +128,7 @@ func (s *Sandbox) Parse(ctx context.Context, name string, data []byte) (Result, 
 	case ctx.Err() != nil:
 		return Result{}, ctx.Err()
 	case wctx.Err() != nil:
-		return Result{}, &Failure{Reason: fmt.Sprintf("the file took too long to read (over %s)", c.Wall)}
+		return Result{}, &Failure{Reason: fmt.Sprintf("the file took too long to read (over %s)", wall)}
 	case out.over:
 		return Result{}, &Failure{Reason: "the file produced more output than any statement could"}
 	}

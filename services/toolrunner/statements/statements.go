@@ -85,7 +85,7 @@ func Parse(name string, data []byte, opts Options) (Result, error) {
 	var r Result
 	var err error
 	switch {
-	case bytes.HasPrefix(bytes.TrimLeft(data[:min(len(data), 1024)], " \t\r\n\x00"), []byte("%PDF")):
+	case isPDF(data):
 		r, err = parsePDF(data, opts)
 	case isImage(data):
 		r, err = parseImage(name, data, opts)
@@ -169,6 +169,11 @@ func decodeUTF16(b []byte, bigEndian bool) string {
 		}
 	}
 	return string(utf16.Decode(u))
+}
+
+// isPDF: the file starts with a PDF header (after any blank bytes).
+func isPDF(data []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(data[:min(len(data), 1024)], " \t\r\n\x00"), []byte("%PDF"))
 }
 
 func looksLikeOFX(text string) bool {
