@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test-env.sh: what `make test` needs on this machine, set up or named.
 # It starts the local PostgreSQL cluster if it is down, and installs
-# Debian's chromium, chromium-driver and prometheus (promtool) when they are
-# missing and it may (root, or sudo without a password). Anything it cannot
+# Debian's chromium, chromium-driver, prometheus (promtool), tesseract-ocr
+# with its English data and poppler-utils (pdftoppm) when they are missing
+# and it may (root, or sudo without a password). Anything it cannot
 # provide stops the tests at once with one line naming it and the command
 # that adds it.
 set -uo pipefail
@@ -39,6 +40,15 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   apt_install chromium chromium-driver
   command -v chromium >/dev/null && command -v chromedriver >/dev/null ||
     need "chromium or chromedriver" "install them with: sudo apt-get install chromium chromium-driver"
+fi
+
+# tesseract and pdftoppm: scanned statements are imported by OCR, and
+# their tests read scans of the sample PDFs.
+if ! command -v tesseract >/dev/null || ! command -v pdftoppm >/dev/null || ! tesseract --list-langs 2>/dev/null | grep -qx eng; then
+  echo "make test: installing tesseract-ocr, tesseract-ocr-eng and poppler-utils" >&2
+  apt_install tesseract-ocr tesseract-ocr-eng poppler-utils
+  command -v tesseract >/dev/null && command -v pdftoppm >/dev/null && tesseract --list-langs 2>/dev/null | grep -qx eng ||
+    need "tesseract (with English) or pdftoppm" "install them with: sudo apt-get install --no-install-recommends tesseract-ocr tesseract-ocr-eng poppler-utils"
 fi
 
 # promtool: the alert rules are checked and unit-tested.

@@ -76,7 +76,7 @@ func fuzzyHeading(s string) int {
 var ocrDigits = strings.NewReplacer("O", "0", "o", "0", "D", "0", "Q", "0", "l", "1", "I", "1", "|", "1", "!", "1", "i", "1",
 	"S", "5", "s", "5", "B", "8", "Z", "2", "z", "2")
 
-var reOCRAmount = regexp.MustCompile(`^[£€$(+\-]?[0-9OoDQlI|!iSsBZz][0-9OoDQlI|!iSsBZz,. ]*[.,][0-9OoDQlI|!iSsBZz]{2}\)?(?:\s?(?:CR|DR|C R|D R|-))?$`)
+var reOCRAmount = regexp.MustCompile(`^[£€$(+\-]?[0-9OoDQlI|!iSsBZz][0-9OoDQlI|!iSsBZz,. ]*[.,:;][0-9OoDQlI|!iSsBZz]{2}\)?(?:\s?(?:CR|DR|C R|D R|-))?$`)
 
 // ocrAmountText is an OCR'd money cell with its digits put right, and
 // whether it changed. A cell that is mostly letters is left as it is.
@@ -108,6 +108,9 @@ func ocrAmountText(s string) (string, bool) {
 	}
 	s = strings.ReplaceAll(s, " ", "")
 	body := ocrDigits.Replace(s)
+	if i := strings.LastIndexAny(body, ":;"); i > 0 {
+		body = body[:i] + "." + body[i+1:] // "3:22": a point read as a colon
+	}
 	// "2.215.09": a thousands comma read as a point, the last one
 	// being the decimal point.
 	if i := strings.LastIndexAny(body, ".,"); i > 0 && strings.Count(body, ".")+strings.Count(body, ",") > 1 {

@@ -58,6 +58,7 @@ func TestOCRAmountText(t *testing.T) {
 		{"1,968.5lCR", "1,968.51CR"},
 		{"S0.00", "50.00"},
 		{"26.35", "26.35"},
+		{"3:22", "3.22"},
 		{"GPPAW", "GPPAW"},     // a word, not an amount
 		{"BBXAW 1", "BBXAW 1"}, // nor this
 	}
@@ -131,6 +132,7 @@ func TestReconcile(t *testing.T) {
 		{"a sign from the wrong column", []string{"-10.00", "-5.00"}, anchorsAt(0, "100.00", 1, "90.00", 2, "95.00"), false, "-10.00 5.00", 0, 1},
 		{"one misread amount between two good balances", []string{"-10.00", "-100.60", "-2.00"}, anchorsAt(0, "100.00", 1, "90.00", 2, "-10.00", 3, "-12.00"), true, "-10.00 -100.00 -2.00", 0, 1},
 		{"not from a text layer", []string{"-10.00", "-100.60", "-2.00"}, anchorsAt(0, "100.00", 1, "90.00", 2, "-10.00", 3, "-12.00"), false, "-10.00 -100.60 -2.00", 1, 0},
+		{"a row lost, not an amount misread", []string{"-10.00", "3.59", "-2.00"}, anchorsAt(0, "100.00", 1, "90.00", 2, "90.37", 3, "88.37"), true, "-10.00 3.59 -2.00", 1, 0},
 		{"two rows, either misread", []string{"-100.60", "-13.66"}, anchorsAt(0, "200.00", 2, "86.34"), true, "-100.60 -13.66", 2, 0},
 		{"a balance's sign misread", []string{"-1.37", "1.00"}, anchorsAt(0, "-1000.00", 2, "999.63"), true, "-1.37 1.00", 0, 0},
 		{"a card's balance owed", []string{"-20.00", "50.00"}, anchorsAt(0, "100.00", 1, "120.00", 2, "70.00"), true, "-20.00 50.00", 0, 0},
@@ -138,7 +140,7 @@ func TestReconcile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vals := rats(tt.vals...)
-			rc := reconcile(vals, tt.anchors, nil, nil, tt.repair)
+			rc := reconcile(vals, tt.anchors, summary{}, tt.repair)
 			review := 0
 			for _, r := range rc.review {
 				if r != "" {
@@ -156,18 +158,20 @@ func TestReconcile(t *testing.T) {
 }
 
 func TestReconcileSummary(t *testing.T) {
-	open, closing := rats("1968.51")[0], rats("1679.59")[0]
-	// A card: what is owed falls by what the holder paid net.
-	rc := reconcile(rats("-1682.27", "1971.19"), nil, open, closing, true)
-	if !rc.checked || len(rc.notes) != 0 {
-		t.Fatalf("%+v", rc)
+	card := summary{open: rats("1968.51")[0], closing: rats("1679.59")[0]}
+	totals := summary{in: rats("1971.19")[0], out: rats("1682.27")[0]}
+	for _, sm := range []summary{card, totals} {
+		// A card: what is owed falls by what the holder paid net.
+		rc := reconcile(rats("-1682.27", "1971.19"), nil, sm, true)
+		if !rc.checked || len(rc.notes) != 0 {
+			t.Fatalf("%+v", rc)
+		}
+		rc = reconcile(rats("-1682.27", "1948.19"), nil, sm, true)
+		if len(rc.notes) != 1 || rc.review[0] == "" || rc.review[1] == "" {
+			t.Fatalf("a total 23.00 short: %+v", rc)
+		}
 	}
-	rc = reconcile(rats("-1682.27", "1948.19"), nil, open, closing, true)
-	if len(rc.notes) != 1 || rc.review[0] == "" || rc.review[1] == "" {
-		t.Fatalf("a total 23.00 short: %+v", rc)
-	}
-	rc = reconcile(rats("-1.00"), nil, nil, nil, true)
-	if rc.checked {
+	if rc := reconcile(rats("-1.00"), nil, summary{}, true); rc.checked {
 		t.Fatalf("checked without balances: %+v", rc)
 	}
 }

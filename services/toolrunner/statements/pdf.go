@@ -487,8 +487,7 @@ func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error
 		}
 		vals[i] = v
 	}
-	open, closing := summaryBalances(lines, ocr)
-	rc := reconcile(vals, anchors, open, closing, ocr)
+	rc := reconcile(vals, anchors, readSummary(lines, ocr), ocr)
 	b.res.Warnings = append(b.res.Warnings, rc.warnings...)
 	b.res.Uncertain = append(b.res.Uncertain, rc.notes...)
 	if ocr {

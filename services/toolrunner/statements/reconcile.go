@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"strings"
 )
 
 // A statement prints balances: a running balance beside some rows,
@@ -32,36 +33,46 @@ func (a amount) signedValue() *big.Rat {
 }
 
 var (
-	reOpening = regexp.MustCompile(`(?i)\b(?:opening|previous|starting|beginning)\s*balance\b`)
-	reClosing = regexp.MustCompile(`(?i)\b(?:closing|new|ending)\s*balance\b`)
+	reOpening  = regexp.MustCompile(`(?i)\b(?:opening|previous|starting|beginning)\s*balance\b`)
+	reClosing  = regexp.MustCompile(`(?i)\b(?:closing|new|ending)\s*balance\b`)
+	reTotalIn  = regexp.MustCompile(`(?i)^\s*(?:total\s*)?(?:credits|payments\s*in|paid\s*in|money\s*in|deposits)\b`)
+	reTotalOut = regexp.MustCompile(`(?i)^\s*(?:total\s*)?(?:debits|payments\s*out|paid\s*out|money\s*out|withdrawals)\b`)
 )
 
-// summaryBalances are the opening and closing balances a statement's
-// summary names, nil where it names none.
-func summaryBalances(lines []pdfLine, ocr bool) (open, closing *big.Rat) {
+// summary is what a statement's summary box prints, nil where it does not.
+type summary struct {
+	open, closing *big.Rat // balances
+	in, out       *big.Rat // totals of money in and out
+}
+
+// readSummary finds the summary's figures: the first line that names
+// each and ends in an amount.
+func readSummary(lines []pdfLine, ocr bool) summary {
+	var sm summary
 	for _, l := range lines {
 		t := l.text()
 		var target **big.Rat
 		switch {
-		case open == nil && reOpening.MatchString(t):
-			target = &open
-		case closing == nil && reClosing.MatchString(t):
-			target = &closing
+		case sm.open == nil && reOpening.MatchString(t):
+			target = &sm.open
+		case sm.closing == nil && reClosing.MatchString(t):
+			target = &sm.closing
+		case sm.in == nil && reTotalIn.MatchString(t):
+			target = &sm.in
+		case sm.out == nil && reTotalOut.MatchString(t):
+			target = &sm.out
 		default:
 			continue
 		}
-		for i := len(l.cells) - 1; i >= 0; i-- {
-			s := l.cells[i].s
-			if ocr {
-				s, _ = ocrAmountText(s)
-			}
-			if a, err := readAmount(s, sepAuto); err == nil && a.decimals > 0 {
-				*target = a.signedValue()
-				break
-			}
+		s := l.cells[len(l.cells)-1].s
+		if ocr {
+			s, _ = ocrAmountText(s)
+		}
+		if a, err := readAmount(s, sepAuto); err == nil && a.decimals > 0 {
+			*target = a.signedValue()
 		}
 	}
-	return open, closing
+	return sm
 }
 
 // reconciliation is what the balances said of the transactions.
@@ -75,7 +86,7 @@ type reconciliation struct {
 // reconcile checks vals (the signed amounts, which it may correct) against
 // the running balances and the summary's opening and closing ones.
 // repair allows amounts, not only signs, to be corrected.
-func reconcile(vals []*big.Rat, anchors []balanceAnchor, open, closing *big.Rat, repair bool) reconciliation {
+func reconcile(vals []*big.Rat, anchors []balanceAnchor, sm summary, repair bool) reconciliation {
 	rc := reconciliation{review: make([]string, len(vals))}
 	sum := func(from, to int) *big.Rat {
 		s := new(big.Rat)
@@ -171,7 +182,7 @@ func reconcile(vals []*big.Rat, anchors []balanceAnchor, open, closing *big.Rat,
 				if sign < 0 {
 					want.Neg(want)
 				}
-				if want.Sign() != 0 {
+				if want.Sign() != 0 && oneDigitOff(v, want) {
 					v.Set(want)
 					ok[i] = true
 					corrected++
@@ -199,23 +210,66 @@ func reconcile(vals []*big.Rat, anchors []balanceAnchor, open, closing *big.Rat,
 		rc.notes = append(rc.notes, fmt.Sprintf("%s do not add up to the balances printed beside them: check them against the statement",
 			countOf(unchecked, "transaction")))
 	}
-	if open != nil && closing != nil && len(vals) > 0 {
+	var bad []string
+	if sm.open != nil && sm.closing != nil && len(vals) > 0 {
 		total := sum(0, len(vals))
-		up := new(big.Rat).Add(open, total)
-		down := new(big.Rat).Sub(open, total)
-		if up.Cmp(closing) == 0 || down.Cmp(closing) == 0 {
-			rc.checked = true
+		up := new(big.Rat).Add(sm.open, total)
+		down := new(big.Rat).Sub(sm.open, total)
+		rc.checked = true
+		if up.Cmp(sm.closing) != 0 && down.Cmp(sm.closing) != 0 {
+			bad = append(bad, fmt.Sprintf("the transactions add up to %s, which does not take the opening balance %s to the closing balance %s",
+				total.FloatString(2), sm.open.FloatString(2), sm.closing.FloatString(2)))
+		}
+	}
+	in, out := new(big.Rat), new(big.Rat)
+	for _, v := range vals {
+		if v.Sign() > 0 {
+			in.Add(in, v)
 		} else {
-			rc.checked = true
-			rc.notes = append(rc.notes, fmt.Sprintf("the transactions add up to %s, which does not take the opening balance %s to the closing balance %s: some may be missing or misread",
-				total.FloatString(2), open.FloatString(2), closing.FloatString(2)))
-			if unchecked == 0 {
-				// The running balances did not show which rows are wrong.
-				for j := range rc.review {
-					rc.review[j] = "the statement's transactions do not add up to its closing balance"
-				}
+			out.Sub(out, v)
+		}
+	}
+	for _, c := range []struct {
+		printed, got *big.Rat
+		what         string
+	}{{sm.in, in, "money in"}, {sm.out, out, "money out"}} {
+		if c.printed == nil || len(vals) == 0 {
+			continue
+		}
+		rc.checked = true
+		if p := new(big.Rat).Abs(c.printed); p.Cmp(c.got) != 0 {
+			bad = append(bad, fmt.Sprintf("the statement's total %s is %s, and its transactions' %s", c.what, p.FloatString(2), c.got.FloatString(2)))
+		}
+	}
+	if len(bad) > 0 {
+		rc.notes = append(rc.notes, strings.Join(bad, "; ")+": some may be missing or misread")
+		if unchecked == 0 {
+			// The running balances did not show which rows are wrong.
+			for j := range rc.review {
+				rc.review[j] = "the statement's transactions do not add up to the totals it prints"
 			}
 		}
 	}
 	return rc
+}
+
+// oneDigitOff: a and b are written with the same digits but one, as a
+// misread digit leaves them ("100.60" for "100.00"); a row lost beside
+// them would leave the balances to tell another difference altogether.
+func oneDigitOff(a, b *big.Rat) bool {
+	if a.Sign() != b.Sign() {
+		return false
+	}
+	x := strings.TrimPrefix(a.FloatString(2), "-")
+	y := strings.TrimPrefix(b.FloatString(2), "-")
+	if len(x) != len(y) {
+		return false
+	}
+	diff := 0
+	for i := range x {
+		if x[i] != y[i] {
+			diff++
+		}
+	}
+	return diff == 1
 }

@@ -50,9 +50,32 @@ func decodeScan(data []byte) (*grayPage, bool, error) {
 	}
 	b := img.Bounds()
 	g := &grayPage{w: b.Dx(), h: b.Dy(), pix: make([]uint8, b.Dx()*b.Dy())}
-	if gi, ok := img.(*image.Gray); ok {
+	switch im := img.(type) {
+	case *image.Gray:
 		for y := 0; y < g.h; y++ {
-			copy(g.pix[y*g.w:(y+1)*g.w], gi.Pix[y*gi.Stride:])
+			copy(g.pix[y*g.w:(y+1)*g.w], im.Pix[y*im.Stride:])
+		}
+		return g, true, nil
+	case *image.YCbCr: // JPEG: its luma is the grey
+		for y := 0; y < g.h; y++ {
+			copy(g.pix[y*g.w:(y+1)*g.w], im.Y[y*im.YStride:])
+		}
+		return g, true, nil
+	case *image.RGBA, *image.NRGBA: // PNG in colour (alpha is ignored)
+		var pix []uint8
+		var stride int
+		if c, ok := im.(*image.RGBA); ok {
+			pix, stride = c.Pix, c.Stride
+		} else {
+			c := im.(*image.NRGBA)
+			pix, stride = c.Pix, c.Stride
+		}
+		for y := 0; y < g.h; y++ {
+			row := pix[y*stride:]
+			for x := 0; x < g.w; x++ {
+				p := row[4*x:]
+				g.pix[y*g.w+x] = uint8((299*int(p[0]) + 587*int(p[1]) + 114*int(p[2])) / 1000)
+			}
 		}
 		return g, true, nil
 	}
