@@ -78,10 +78,17 @@ var ocrDigits = strings.NewReplacer("O", "0", "o", "0", "D", "0", "Q", "0", "l",
 
 var reOCRAmount = regexp.MustCompile(`^[£€$(+\-]?[0-9OoDQlI|!iSsBZz][0-9OoDQlI|!iSsBZz,. ]*[.,:;][0-9OoDQlI|!iSsBZz]{2}\)?(?:\s?(?:CR|DR|C R|D R|-))?$`)
 
+var reLostPoint = regexp.MustCompile(`^[0-9]{3,9}$`)
+
 // ocrAmountText is an OCR'd money cell with its digits put right, and
 // whether it changed. A cell that is mostly letters is left as it is.
 func ocrAmountText(s string) (string, bool) {
 	orig := strings.TrimSpace(s)
+	if reLostPoint.MatchString(orig) {
+		// "951" under an amount's heading: "9.51" without its point,
+		// which OCR drops at times. The balances check the reading.
+		return orig[:len(orig)-2] + "." + orig[len(orig)-2:], true
+	}
 	// Quote marks and degree signs are grain beside the figures.
 	s = strings.TrimRight(strings.TrimLeft(orig, "“”\"'‘’`^*~_"), "“”\"'‘’`°^*~_:;")
 	if !reOCRAmount.MatchString(s) {

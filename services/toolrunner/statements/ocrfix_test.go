@@ -59,6 +59,8 @@ func TestOCRAmountText(t *testing.T) {
 		{"S0.00", "50.00"},
 		{"26.35", "26.35"},
 		{"3:22", "3.22"},
+		{"951", "9.51"},        // the point lost
+		{"12", "12"},           // too short to say
 		{"GPPAW", "GPPAW"},     // a word, not an amount
 		{"BBXAW 1", "BBXAW 1"}, // nor this
 	}
