@@ -53,6 +53,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseQIF -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
 	$(GO) test -run '^$$' -fuzz FuzzParsePDF -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
 	$(GO) test -run '^$$' -fuzz FuzzSandbox -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzScanImage -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
+	$(GO) test -run '^$$' -fuzz FuzzOCRTable -fuzztime $(FUZZTIME) -fuzzminimizetime 50x ./services/toolrunner/statements
 
 tidy-check:
 	$(GO) mod tidy
