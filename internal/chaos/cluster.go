@@ -96,7 +96,7 @@ func startCluster(ctx context.Context, bin, baseDSN, dir string) (*cluster, erro
 		"PURSER_JWT_SECRET="+c.secret,
 		"PURSER_MODEL=offline",
 		"PURSER_MAILBOX_DIR="+mailbox,
-		"PURSER_LOG_LEVEL=warn",
+		"PURSER_LOG_LEVEL=info", // turn starts and ends: what -keep leaves shows where a stuck turn stopped
 	)
 	if out, err := c.command(ctx, "migrate").CombinedOutput(); err != nil {
 		c.stop()
