@@ -151,6 +151,9 @@ type outFrame struct {
 	seq     int64
 	turnID  string
 	created time.Time // the event's creation, zero when unknown
+	// again marks a frame sent once more on purpose (the outcome of a
+	// repeated turn, for a client that asked again): no seq check drops it.
+	again bool
 }
 
 func newOutFrame(data []byte, createdAt string) *outFrame {

@@ -218,3 +218,30 @@ func TestResumeWithoutTheNotifierCompletesWhenItReturns(t *testing.T) {
 		}
 	}
 }
+
+// A frame sent again with its id is answered with what its turn produced,
+// even on a socket that resumed past those frames (or caught up after a
+// gap): the client asked again because it did not take them, and a seq
+// check must not swallow the answer it waits for.
+func TestRepeatedFrameGetsItsAnswerAfterAResumePastIt(t *testing.T) {
+	h := newHarness(t)
+	tok := h.token("acme", "ann")
+	c := h.dial(tok)
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
+	c.next(contracts.FrameAck)
+	ans := c.next(contracts.FrameAnswer)
+	c.conn.CloseNow()
+
+	c = h.dialRaw(tok)
+	c.send(fmt.Sprintf(`{"type":"resume","after_seq":%d}`, ans.Seq))
+	c.send(`{"type":"ping"}`)
+	c.next(contracts.FramePong)
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
+	if ack := c.next(contracts.FrameAck); ack.TurnID != ans.TurnID {
+		t.Fatalf("the repeated frame is turn %s, want %s", ack.TurnID, ans.TurnID)
+	}
+	again := c.next(contracts.FrameAnswer)
+	if again.Seq != ans.Seq || again.Answer.Content != ans.Answer.Content {
+		t.Fatalf("answered again with %+v, want seq %d", again, ans.Seq)
+	}
+}

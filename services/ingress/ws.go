@@ -310,6 +310,7 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 			return
 		}
 		for _, f := range frames {
+			f.again = true
 			c.deliver(f)
 		}
 	}
@@ -333,7 +334,7 @@ func (c *client) sendFrame(f contracts.ServerFrame) {
 // resume replayed it, held while a hold lasts, queued otherwise.
 func (c *client) deliver(f *outFrame) {
 	c.mu.Lock()
-	if f.seq > 0 && f.seq <= c.replayed {
+	if f.seq > 0 && f.seq <= c.replayed && !f.again {
 		c.mu.Unlock()
 		return
 	}
@@ -419,7 +420,7 @@ func (c *client) release() {
 		c.held = nil
 		c.mu.Unlock()
 		for _, f := range batch {
-			if f.seq > 0 && f.seq <= replayed {
+			if f.seq > 0 && f.seq <= replayed && !f.again {
 				continue
 			}
 			if !c.enqueueWait(f) {
