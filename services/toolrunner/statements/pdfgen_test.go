@@ -85,6 +85,12 @@ func genPDF(pages, rows int) ([]byte, int, int64) {
 		objs = append(objs, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content)+1, content))
 	}
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), pages)
+	return assemblePDF(objs), count, sum
+}
+
+// assemblePDF writes objs (object 1 the catalog) as a PDF file with its
+// cross-reference table.
+func assemblePDF(objs []string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objs))
@@ -98,7 +104,7 @@ func genPDF(pages, rows int) ([]byte, int, int64) {
 		fmt.Fprintf(&b, "%010d 00000 n \n", off)
 	}
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes(), count, sum
+	return b.Bytes()
 }
 
 func makePDF(pages, rows int) []byte {
