@@ -154,6 +154,10 @@ type outFrame struct {
 	// again marks a frame sent once more on purpose (the outcome of a
 	// repeated turn, for a client that asked again): no seq check drops it.
 	again bool
+	// ready, when set, closes once data is final (a socket's own reply
+	// that holds its place in the queue; nil data then means nothing to
+	// write). Such a frame belongs to one socket only.
+	ready chan struct{}
 }
 
 func newOutFrame(data []byte, createdAt string) *outFrame {

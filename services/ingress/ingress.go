@@ -68,6 +68,11 @@ type Config struct {
 	// MaxSocketsPerUser is how many sockets one user may hold open on
 	// this replica; one more is refused with 429. Default 16.
 	MaxSocketsPerUser int
+
+	// afterPublish, set only by tests, runs on a socket's turn between its
+	// publish and its ack; deliver hands a frame to the user's sockets as
+	// if it had come live from the notifier.
+	afterPublish func(t contracts.UserTurn, deliver func(frame []byte))
 }
 
 func (c Config) withDefaults() Config {

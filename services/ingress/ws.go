@@ -283,23 +283,45 @@ func (c *client) allow(id string) bool {
 }
 
 func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTurn) {
+	// The ack takes its place in the socket's queue before the turn is
+	// published: whatever the turn produces (its tokens, its outcome, even
+	// from a notifier quicker than this goroutine) is queued behind it, so
+	// a client always learns the turn id before it sees the turn's frames.
+	slot := &outFrame{typ: contracts.FrameAck, ready: make(chan struct{})}
+	c.enqueue(slot)
+	filled := false
+	fill := func(f contracts.ServerFrame) {
+		if b, err := json.Marshal(f); err == nil {
+			slot.data, slot.typ = b, f.Type
+		}
+		filled = true
+		close(slot.ready)
+	}
+	defer func() {
+		if !filled {
+			close(slot.ready) // nothing to say: the writer skips the slot
+		}
+	}()
 	c.in.recordUserMessage(ctx, t, clientID)
 	repeated, err := c.in.publishTurn(ctx, t)
+	if h := c.in.cfg.afterPublish; h != nil && err == nil {
+		h(t, func(data []byte) { c.in.hub.fanOut(userKey{t.TenantID, t.UserID}, newOutFrame(data, "")) })
+	}
 	if err != nil {
 		var verr *contracts.ValidationError
 		if errors.As(err, &verr) {
-			c.sendError(clientID, contracts.ErrCodeBadFrame, verr.Error())
+			fill(errorFrame(clientID, contracts.ErrCodeBadFrame, verr.Error(), c.in.now()))
 			return
 		}
 		c.in.log.Error("publish turn", "err", err, "tenant", t.TenantID, "turn", t.TurnID)
-		c.sendError(clientID, contracts.ErrCodeUnavailable, "the message could not be queued; please retry")
+		fill(errorFrame(clientID, contracts.ErrCodeUnavailable, "the message could not be queued; please retry", c.in.now()))
 		return
 	}
 	ack := contracts.ServerFrame{Type: contracts.FrameAck, ConversationID: t.ConversationID, TurnID: t.TurnID, At: c.in.now()}
 	if clientID != "" {
 		ack.Ack = &contracts.AckBody{ID: clientID}
 	}
-	c.sendFrame(ack)
+	fill(ack)
 	// A reused id (or a decision made before, which has no id of its own)
 	// is the same turn: answer with what it already produced. A turn still
 	// running answers live, as usual.
@@ -316,8 +338,12 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 	}
 }
 
+func errorFrame(id, code, msg string, at time.Time) contracts.ServerFrame {
+	return contracts.ServerFrame{Type: contracts.FrameError, At: at, Error: &contracts.ErrorBody{Code: code, Message: msg, ID: id}}
+}
+
 func (c *client) sendError(id, code, msg string) {
-	c.sendFrame(contracts.ServerFrame{Type: contracts.FrameError, At: c.in.now(), Error: &contracts.ErrorBody{Code: code, Message: msg, ID: id}})
+	c.sendFrame(errorFrame(id, code, msg, c.in.now()))
 }
 
 // sendFrame queues a reply of this socket's own (ack, pong, error): it is
@@ -442,6 +468,16 @@ func (c *client) writeLoop(ctx context.Context) {
 		case <-c.done:
 			return
 		case f := <-c.send:
+			if f.ready != nil { // a reply whose content is still being decided
+				select {
+				case <-f.ready:
+				case <-c.done:
+					return
+				}
+				if f.data == nil {
+					continue
+				}
+			}
 			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			err := c.conn.Write(wctx, websocket.MessageText, f.data)
 			cancel()

@@ -129,6 +129,34 @@ func TestMessageIsAckedAndAnswered(t *testing.T) {
 	eventually(t, "the answer counted", func() bool { return h.metric("purser_ingress_frames_out_total", "type", "answer") == 1 })
 }
 
+// The chaos run found a user stuck for good: the notifier was quicker than
+// the ingress, the turn's proposal reached the socket before its ack, and
+// the client, which learns the turn id from the ack, never matched it.
+func TestAckComesBeforeEveryFrameOfItsTurn(t *testing.T) {
+	h := newHarness(t, ingress.AfterPublish(func(turn contracts.UserTurn, deliver func([]byte)) {
+		// A frame of the turn arrives while the ack is not queued yet.
+		b, _ := json.Marshal(contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: turn.ConversationID, TurnID: turn.TurnID,
+			At: time.Now().UTC(), Token: &contracts.TokenBody{Text: "early", Index: 0}})
+		deliver(b)
+	}))
+	c := h.dial(h.token("acme", "ann"))
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
+	var order []string
+	for {
+		f := c.read()
+		if f.Type == contracts.FrameUserMessage {
+			continue
+		}
+		order = append(order, f.Type)
+		if f.Type == contracts.FrameAnswer {
+			break
+		}
+	}
+	if len(order) < 3 || order[0] != contracts.FrameAck || order[1] != contracts.FrameToken {
+		t.Fatalf("frames in order %v: the ack must come first, then the early token", order)
+	}
+}
+
 func TestSeveralTabsAllReceive(t *testing.T) {
 	h := newHarness(t)
 	tok := h.token("acme", "ann")
