@@ -35,6 +35,8 @@ type cluster struct {
 	natsMu  sync.Mutex
 	dsn     string
 	dropDB  func()
+	dbName  string
+	keepDB  bool
 	secret  string
 	env     []string
 	ingress string // host:port
@@ -157,7 +159,12 @@ func (c *cluster) createDatabase(ctx context.Context, baseDSN string) error {
 	}
 	u.Path = "/" + name
 	c.dsn = u.String()
+	c.dbName = name
 	c.dropDB = func() {
+		if c.keepDB {
+			admin.Close()
+			return
+		}
 		dctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		_, _ = admin.ExecContext(dctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
@@ -264,4 +271,11 @@ func waitReady(ctx context.Context, u string, limit time.Duration) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// keepDatabase leaves the run's database in place at the end, for a look
+// at what a stuck turn left behind, and returns its name.
+func (c *cluster) keepDatabase() string {
+	c.keepDB = true
+	return c.dbName
 }

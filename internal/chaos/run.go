@@ -66,6 +66,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	if cfg.Keep {
+		fmt.Fprintf(cfg.Out, "chaos: the database %s is kept too\n", c.keepDatabase())
+	}
 	defer c.stop()
 
 	minter := auth.NewMinter([]byte(c.secret), "purser", "purser", time.Now)
