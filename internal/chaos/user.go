@@ -120,14 +120,24 @@ func (u *user) exchange(ctx context.Context, id, frame string, limit time.Durati
 	deadline := time.Now().Add(limit)
 	turnID := ""
 	resend := time.Now()
+	// trail is what this exchange saw, printed when it gets stuck.
+	var trail []string
+	note := func(format string, args ...any) {
+		trail = append(trail, time.Now().Format("15:04:05.000")+" "+fmt.Sprintf(format, args...))
+		if len(trail) > 40 {
+			trail = trail[len(trail)-40:]
+		}
+	}
 	for time.Now().Before(deadline) {
 		if turnID == "" && !time.Now().Before(resend) {
 			if err := u.write(ctx, frame); err != nil {
+				note("write failed: %v; reconnecting", err)
 				if err := u.connect(ctx); err != nil {
 					return contracts.ServerFrame{}, err
 				}
 				continue
 			}
+			note("sent %s", id)
 			resend = time.Now().Add(5 * time.Second)
 		}
 		u.mu.Lock()
@@ -138,6 +148,7 @@ func (u *user) exchange(ctx context.Context, id, frame string, limit time.Durati
 			return contracts.ServerFrame{}, ctx.Err()
 		case f, ok := <-frames:
 			if !ok { // the socket dropped: reconnect, resume, resend if unacked
+				note("socket closed; reconnecting")
 				if err := u.connect(ctx); err != nil {
 					return contracts.ServerFrame{}, err
 				}
@@ -146,9 +157,11 @@ func (u *user) exchange(ctx context.Context, id, frame string, limit time.Durati
 			}
 			switch {
 			case f.Type == contracts.FrameAck && f.Ack != nil && f.Ack.ID == id:
+				note("ack turn %s", f.TurnID)
 				turnID = f.TurnID
 			case f.Type == contracts.FrameError && f.Error != nil && f.Error.ID == id:
 				// Not queued (the bus was down, or a limit): send it again.
+				note("error %s", f.Error.Code)
 				turnID, resend = "", time.Now().Add(500*time.Millisecond)
 			case turnID != "" && f.TurnID == turnID && isTerminal(f.Type):
 				u.mu.Lock()
@@ -164,11 +177,14 @@ func (u *user) exchange(ctx context.Context, id, frame string, limit time.Durati
 				if !seen {
 					return f, nil
 				}
+				note("%s seq %d again", f.Type, f.Seq)
+			case isTerminal(f.Type) || f.Type == contracts.FrameAck:
+				note("%s seq %d of turn %s", f.Type, f.Seq, f.TurnID)
 			}
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	return contracts.ServerFrame{}, errStuck
+	return contracts.ServerFrame{}, fmt.Errorf("%w; the client saw:\n      %s", errStuck, strings.Join(trail, "\n      "))
 }
 
 func isTerminal(typ string) bool {
