@@ -42,7 +42,10 @@ type InboxReply struct {
 	ProposalID string `json:"proposal_id,omitempty"`
 	// Conversations is the conversations op's answer.
 	Conversations []ConversationSummary `json:"conversations,omitempty"`
-	Error         *InboxError           `json:"error,omitempty"`
+	// Seen is the user_message op's answer: the message was stored
+	// before, so its turn was sent before (and may have finished).
+	Seen  bool        `json:"seen,omitempty"`
+	Error *InboxError `json:"error,omitempty"`
 }
 
 // InboxError says why an inbox request failed, without internals.

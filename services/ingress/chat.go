@@ -224,7 +224,7 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 			return
 		}
 	}
-	in.recordUserMessage(ctx, t, "")
+	seen := in.recordUserMessage(ctx, t, "")
 	repeated, err := in.publishTurn(ctx, t)
 	if err != nil {
 		var verr *contracts.ValidationError
@@ -236,7 +236,7 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", "the message could not be queued; please retry")
 		return
 	}
-	if repeated {
+	if repeated || seen {
 		if _, end, err := in.storedOutcome(ctx, t); err == nil && end != nil {
 			if t.Confirm != nil {
 				writeJSONError(w, http.StatusConflict, "already_decided", "that proposal was already decided; nothing was run again")

@@ -17,15 +17,23 @@ import (
 // before the turn is published, so the message's seq comes before its
 // answer's. A notifier that does not answer costs the other devices the
 // echo, never the turn: it is logged and the turn goes on.
-func (in *Ingress) recordUserMessage(ctx context.Context, t contracts.UserTurn, clientID string) {
+//
+// seen says the message was stored before: the same turn was sent before.
+// JetStream's duplicate check says so too, but not after a NATS restart
+// once the turn was consumed (a work-queue stream keeps no message to
+// rebuild its window from), and then the turn would be skipped as done
+// with nothing sent back.
+func (in *Ingress) recordUserMessage(ctx context.Context, t contracts.UserTurn, clientID string) (seen bool) {
 	if t.Text == "" || contracts.Validate(&t) != nil {
-		return // a confirm, or a turn that will be refused anyway
+		return false // a confirm, or a turn that will be refused anyway
 	}
-	_, err := in.request(ctx, bus.NotifierUserMessage, t.TenantID, t.UserID,
+	reply, err := in.request(ctx, bus.NotifierUserMessage, t.TenantID, t.UserID,
 		contracts.InboxRequest{TurnID: t.TurnID, ConversationID: t.ConversationID, ID: clientID, Text: t.Text})
 	if err != nil {
 		in.log.Warn("user message not recorded", "tenant", t.TenantID, "turn", t.TurnID, "err", err)
+		return false
 	}
+	return reply.Seen
 }
 
 // conversations answers a conversations frame with the person's

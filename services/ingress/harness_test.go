@@ -78,6 +78,11 @@ type harness struct {
 
 	mu      sync.Mutex
 	secrets []string // tokens minted here: no log line may hold one
+	// once makes the scripted orchestrator answer each turn id once, as
+	// the real one does (it skips a turn it has applied); done are the
+	// turn ids it answered.
+	once bool
+	done map[string]bool
 }
 
 type harnessOption func(*ingress.Config)
@@ -216,6 +221,16 @@ func (h *harness) orchestrate(pub *bus.Publisher, m *nats.Msg) {
 	select {
 	case h.turns <- t:
 	default:
+	}
+	h.mu.Lock()
+	repeat := h.once && h.done[t.TurnID]
+	if h.done == nil {
+		h.done = map[string]bool{}
+	}
+	h.done[t.TurnID] = true
+	h.mu.Unlock()
+	if repeat {
+		return
 	}
 	expense := &contracts.ExpenseView{ID: 7, Item: "coffee", Amount: contracts.Money{Minor: 350, Currency: "EUR"}, Date: "2026-11-22"}
 	switch {

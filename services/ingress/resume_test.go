@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -244,4 +247,63 @@ func TestRepeatedFrameGetsItsAnswerAfterAResumePastIt(t *testing.T) {
 	if again.Seq != ans.Seq || again.Answer.Content != ans.Answer.Content {
 		t.Fatalf("answered again with %+v, want seq %d", again, ans.Seq)
 	}
+}
+
+// A NATS restart rebuilds JetStream's duplicate window from the messages it
+// still holds, and a work-queue stream holds none of the turns already
+// consumed: a client resending such a turn (its ack was lost in the
+// restart) got an ack as for a new turn, the orchestrator skipped the turn
+// as done, and nothing answered. The chaos run in NATS-restart mode left
+// users stuck this way. The ingress knows the turn by its stored message
+// (or, for a decision, its stored outcome) and sends that outcome.
+func TestTurnSentAgainAfterJetStreamForgotItGetsItsOutcome(t *testing.T) {
+	h := newHarness(t)
+	h.mu.Lock()
+	h.once = true
+	h.mu.Unlock()
+	c := h.dial(h.token("acme", "ann"))
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"propose coffee"}`)
+	prop := c.next(contracts.FrameProposal)
+	confirm := fmt.Sprintf(`{"type":"confirm","id":"k1","conversation_id":"c1","proposal_id":%q,"decision":"approve"}`, prop.Proposal.ProposalID)
+	c.send(confirm)
+	ans := c.next(contracts.FrameAnswer)
+
+	h.forgetDuplicates()
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"propose coffee"}`)
+	if again := c.next(contracts.FrameProposal); again.Seq != prop.Seq || again.Proposal.ProposalID != prop.Proposal.ProposalID {
+		t.Fatalf("message sent again: got seq %d %+v, want its proposal (seq %d) again", again.Seq, again.Proposal, prop.Seq)
+	}
+	c.send(confirm)
+	if again := c.next(contracts.FrameAnswer); again.Seq != ans.Seq || again.Answer.Content != ans.Answer.Content {
+		t.Fatalf("decision sent again: got seq %d %q, want its answer (seq %d) again", again.Seq, again.Answer.Content, ans.Seq)
+	}
+}
+
+// forgetDuplicates shrinks TURNS' duplicate window until JetStream no
+// longer knows the turns published so far, as after a restart.
+func (h *harness) forgetDuplicates() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := h.js.Stream(ctx, bus.StreamTurns)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	cfg := st.CachedInfo().Config
+	cfg.Duplicates = 100 * time.Millisecond
+	if _, err := h.js.UpdateStream(ctx, cfg); err != nil {
+		h.t.Fatal(err)
+	}
+	// A probe published again is new once the window has let it go, and
+	// with it every older id.
+	probe, _ := json.Marshal(contracts.UserTurn{TurnID: "tprobe", TenantID: "acme", UserID: "zed", Roles: []string{"member"}, ConversationID: "probe",
+		Text: "silent", Timezone: "UTC", SentAt: time.Now().UTC()})
+	subject, _ := bus.TurnSubject("acme", "probe")
+	if _, err := h.js.Publish(ctx, subject, probe, jetstream.WithMsgID("probe")); err != nil {
+		h.t.Fatal(err)
+	}
+	eventually(h.t, "the duplicate window let the probe go", func() bool {
+		ack, err := h.js.Publish(ctx, subject, probe, jetstream.WithMsgID("probe"))
+		return err == nil && !ack.Duplicate
+	})
 }

@@ -302,7 +302,16 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 			close(slot.ready) // nothing to say: the writer skips the slot
 		}
 	}()
-	c.in.recordUserMessage(ctx, t, clientID)
+	seen := c.in.recordUserMessage(ctx, t, clientID)
+	// A decision sent again has no message to tell: whether its turn has
+	// an outcome already is asked before it is published (after, a first
+	// decision's own outcome could be sent twice).
+	var earlier []*outFrame
+	if t.Confirm != nil && clientID != "" {
+		if frames, end, err := c.in.storedOutcome(ctx, t); err == nil && end != nil {
+			seen, earlier = true, frames
+		}
+	}
 	repeated, err := c.in.publishTurn(ctx, t)
 	if h := c.in.cfg.afterPublish; h != nil && err == nil {
 		h(t, func(data []byte) { c.in.hub.fanOut(userKey{t.TenantID, t.UserID}, newOutFrame(data, "")) })
@@ -325,11 +334,14 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 	// A reused id (or a decision made before, which has no id of its own)
 	// is the same turn: answer with what it already produced. A turn still
 	// running answers live, as usual.
-	if repeated || (t.Confirm != nil && clientID == "") {
-		frames, _, err := c.in.storedOutcome(ctx, t)
-		if err != nil {
-			c.in.log.Warn("repeated turn: stored outcome", "tenant", t.TenantID, "turn", t.TurnID, "err", err)
-			return
+	if repeated || seen || (t.Confirm != nil && clientID == "") {
+		frames := earlier
+		if frames == nil {
+			var err error
+			if frames, _, err = c.in.storedOutcome(ctx, t); err != nil {
+				c.in.log.Warn("repeated turn: stored outcome", "tenant", t.TenantID, "turn", t.TurnID, "err", err)
+				return
+			}
 		}
 		for _, f := range frames {
 			f.again = true

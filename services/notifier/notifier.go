@@ -161,7 +161,8 @@ func (n *Notifier) HandleAgent(msg *message.Message) error {
 	if err != nil {
 		return err
 	}
-	return n.deliver(msg, tenant, user, frame, "")
+	_, err = n.deliver(msg, tenant, user, frame, "")
+	return err
 }
 
 // HandleNotify stores one notification in the inbox and delivers it.
@@ -185,36 +186,38 @@ func (n *Notifier) HandleNotify(msg *message.Message) error {
 		return fmt.Errorf("store notification: %w", err)
 	}
 	frame := contracts.ServerFrame{Type: contracts.FrameNotification, At: n.now().UTC(), Notification: &note}
-	return n.deliver(msg, tenant, user, frame, "")
+	_, err = n.deliver(msg, tenant, user, frame, "")
+	return err
 }
 
 // deliver stores the frame under the user's next seq (or finds the seq it
 // already has) and publishes it. A user's own message has a title: its
 // conversation is touched (and titled the first time) in the same commit.
-func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame contracts.ServerFrame, title string) error {
+// created is false when the frame was stored before (its event came again).
+func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame contracts.ServerFrame, title string) (created bool, err error) {
 	ctx := msg.Context()
 	stored, err := json.Marshal(frame)
 	if err != nil {
-		return bus.Permanent(fmt.Errorf("encode frame: %w", err))
+		return false, bus.Permanent(fmt.Errorf("encode frame: %w", err))
 	}
 	defer n.userLock(tenant, user)()
 	var seq int64
 	if title != "" {
-		seq, _, err = n.store.AppendUserMessage(ctx, tenant, user, frame.ConversationID, msg.UUID, title, stored, frame.At)
+		seq, created, err = n.store.AppendUserMessage(ctx, tenant, user, frame.ConversationID, msg.UUID, title, stored, frame.At)
 	} else {
-		seq, _, err = n.store.AppendConversationFrame(ctx, tenant, user, frame.ConversationID, msg.UUID, stored, frame.At)
+		seq, created, err = n.store.AppendConversationFrame(ctx, tenant, user, frame.ConversationID, msg.UUID, stored, frame.At)
 	}
 	if err != nil {
-		return fmt.Errorf("append frame: %w", err)
+		return false, fmt.Errorf("append frame: %w", err)
 	}
 	frame.Seq = seq
 	if err := n.publish(msg, tenant, user, frame); err != nil {
-		return err
+		return false, err
 	}
 	if at, err := time.Parse(time.RFC3339Nano, msg.Metadata.Get(bus.HeaderCreatedAt)); err == nil {
 		n.lag.Observe(n.now().Sub(at).Seconds())
 	}
-	return nil
+	return created, nil
 }
 
 // publish sends frame to the user's sockets with purser's headers: the

@@ -270,11 +270,12 @@ func (n *Notifier) userMessage(ctx context.Context, tenant, user string, req con
 	event.SetContext(ctx)
 	event.Metadata.Set(bus.HeaderCorrelation, req.TurnID)
 	event.Metadata.Set(bus.HeaderCreatedAt, frame.At.Format(time.RFC3339Nano))
-	if err := n.deliver(event, tenant, user, frame, title(req.Text)); err != nil {
+	created, err := n.deliver(event, tenant, user, frame, title(req.Text))
+	if err != nil {
 		n.log.Error("user message: deliver", "tenant", tenant, "err", err)
 		return unavailable()
 	}
-	return contracts.InboxReply{}
+	return contracts.InboxReply{Seen: !created}
 }
 
 // title is a conversation's title: its first message's first words.
