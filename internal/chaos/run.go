@@ -272,7 +272,9 @@ func compare(ctx context.Context, dsn string, users []*user) (Report, error) {
 		for id, g := range got {
 			matched := false
 			for i, a := range uncertainAdds {
-				if a != nil && a.item == g.item {
+				// By amount too: the model may read the made-up item's
+				// letters as a word ("of", "to") and leave it out.
+				if a != nil && (a.item == g.item || a.minor == g.minor) {
 					uncertainAdds[i], matched = nil, true
 					break
 				}
