@@ -224,7 +224,11 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 			return
 		}
 	}
-	seen := in.recordUserMessage(ctx, t, "")
+	seen, _, err := in.seenBefore(ctx, t, "")
+	if err != nil {
+		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", "the message could not be queued; please retry")
+		return
+	}
 	repeated, err := in.publishTurn(ctx, t)
 	if err != nil {
 		var verr *contracts.ValidationError

@@ -3,8 +3,10 @@ package ingress
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/bus"
@@ -15,25 +17,56 @@ import (
 // turn t (clientID is their client's message id) as a user_message frame
 // of its conversation and deliver it to all their sockets. It is asked
 // before the turn is published, so the message's seq comes before its
-// answer's. A notifier that does not answer costs the other devices the
-// echo, never the turn: it is logged and the turn goes on.
+// answer's.
 //
 // seen says the message was stored before: the same turn was sent before.
 // JetStream's duplicate check says so too, but not after a NATS restart
 // once the turn was consumed (a work-queue stream keeps no message to
 // rebuild its window from), and then the turn would be skipped as done
 // with nothing sent back.
-func (in *Ingress) recordUserMessage(ctx context.Context, t contracts.UserTurn, clientID string) (seen bool) {
-	if t.Text == "" || contracts.Validate(&t) != nil {
-		return false // a confirm, or a turn that will be refused anyway
-	}
+func (in *Ingress) recordUserMessage(ctx context.Context, t contracts.UserTurn, clientID string) (seen bool, err error) {
 	reply, err := in.request(ctx, bus.NotifierUserMessage, t.TenantID, t.UserID,
 		contracts.InboxRequest{TurnID: t.TurnID, ConversationID: t.ConversationID, ID: clientID, Text: t.Text})
 	if err != nil {
-		in.log.Warn("user message not recorded", "tenant", t.TenantID, "turn", t.TurnID, "err", err)
-		return false
+		return false, err
 	}
-	return reply.Seen
+	return reply.Seen, nil
+}
+
+// seenBefore tells whether turn t was sent before, before it is published:
+// a message by its stored user message (recorded now if new), a decision
+// by its stored outcome (then returned in frames). A decision without a
+// client id is told by JetStream alone: its id is the decision itself. An
+// error means the notifier could not say (it is retried briefly): the
+// turn must not be published then, or a resent turn that JetStream forgot
+// would be acked and never answered.
+func (in *Ingress) seenBefore(ctx context.Context, t contracts.UserTurn, clientID string) (seen bool, frames []*outFrame, err error) {
+	if contracts.Validate(&t) != nil {
+		return false, nil, nil // refused when published
+	}
+	for attempt := 0; ; attempt++ {
+		switch {
+		case t.Text != "":
+			seen, err = in.recordUserMessage(ctx, t, clientID)
+		case clientID != "":
+			var end *outFrame
+			frames, end, err = in.storedOutcome(ctx, t)
+			seen = end != nil
+		default:
+			return false, nil, nil
+		}
+		if err == nil || attempt == 2 || !errors.Is(err, errNotifierUnavailable) {
+			if err != nil {
+				in.log.Warn("turn not published: the notifier cannot say whether it was sent before", "tenant", t.TenantID, "turn", t.TurnID, "err", err)
+			}
+			return seen, frames, err
+		}
+		select { // the notifier may be reconnecting
+		case <-ctx.Done():
+			return false, nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // conversations answers a conversations frame with the person's

@@ -307,3 +307,32 @@ func (h *harness) forgetDuplicates() {
 		return err == nil && !ack.Duplicate
 	})
 }
+
+// A turn is published only once the notifier has said whether it was sent
+// before. While it cannot say (restarting), the client is told to retry
+// and nothing runs; its retry, once the notifier is back, runs the turn.
+func TestTurnWaitsUntilTheNotifierCanSayItIsNew(t *testing.T) {
+	h := newHarness(t)
+	c := h.dial(h.token("acme", "ann"))
+	h.stopResponder()
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
+	f := c.next(contracts.FrameError)
+	if f.Error == nil || f.Error.ID != "m1" || f.Error.Code != contracts.ErrCodeUnavailable {
+		t.Fatalf("without a notifier got %+v, want an unavailable error for m1", f.Error)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := h.js.Stream(ctx, bus.StreamTurns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := st.Info(ctx); err != nil || info.State.Msgs != 0 {
+		t.Fatalf("TURNS holds %d messages (err %v): the turn was published while the notifier could not say whether it was new", info.State.Msgs, err)
+	}
+	h.startResponder()
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
+	c.next(contracts.FrameAck)
+	if ans := c.next(contracts.FrameAnswer); ans.Answer.Content != "All good." {
+		t.Fatalf("after the notifier came back: %+v", ans.Answer)
+	}
+}

@@ -302,15 +302,10 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 			close(slot.ready) // nothing to say: the writer skips the slot
 		}
 	}()
-	seen := c.in.recordUserMessage(ctx, t, clientID)
-	// A decision sent again has no message to tell: whether its turn has
-	// an outcome already is asked before it is published (after, a first
-	// decision's own outcome could be sent twice).
-	var earlier []*outFrame
-	if t.Confirm != nil && clientID != "" {
-		if frames, end, err := c.in.storedOutcome(ctx, t); err == nil && end != nil {
-			seen, earlier = true, frames
-		}
+	seen, earlier, err := c.in.seenBefore(ctx, t, clientID)
+	if err != nil {
+		fill(errorFrame(clientID, contracts.ErrCodeUnavailable, "the message could not be queued; please retry", c.in.now()))
+		return
 	}
 	repeated, err := c.in.publishTurn(ctx, t)
 	if h := c.in.cfg.afterPublish; h != nil && err == nil {
