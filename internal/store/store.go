@@ -21,7 +21,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
-	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite"               // registers the "sqlite" database/sql driver
 )
 
 // ErrNotFound is returned (wrapped) when the row asked for does not exist for
@@ -149,7 +149,7 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		s.wstmts, s.rstmts = newStmtCache(db), newStmtCache(rdb)
 		s.batch = newBatcher(s)
 	}
-	if err := db.PingContext(ctx); err != nil {
+	if err := ping(ctx, db); err != nil {
 		s.closeAll()
 		return nil, redact(fmt.Errorf("connect to %s store: %w", d.name, err), dsn)
 	}
@@ -158,6 +158,29 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	}
 	return s, nil
 }
+
+// ping checks the first connection. A brand-new SQLite file is switched to
+// WAL by the first connection, which needs the file to itself: replicas
+// starting together on one file see SQLITE_BUSY at once (SQLite skips the
+// busy timeout there), so that is waited out, for a bounded time.
+func ping(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := db.PingContext(ctx)
+		var serr *sqlite.Error
+		if err == nil || !errors.As(err, &serr) || serr.Code()&0xff != sqliteBusy || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// sqliteBusy is SQLITE_BUSY, the primary result code of a locked database.
+const sqliteBusy = 5
 
 // sqliteReaders is how many read-only connections SQLite has (the writer
 // is one more).
