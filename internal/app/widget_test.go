@@ -415,6 +415,18 @@ func TestWidgetTwoBrowsersOneUser(t *testing.T) {
 	if n := one.eval(`return document.querySelectorAll("#transcript li.proposal button:not(:disabled)").length`); n != "0" {
 		t.Errorf("%s buttons live on a decided proposal", n)
 	}
+	// A tool_start stored after its call's result (the notifier crashed
+	// and its redelivery came late) leaves the finished call alone.
+	done := one.eval(`return document.querySelector("#transcript > li.tool").textContent`)
+	one.script(`const li = document.querySelector("#transcript > li.tool");
+		handle({type: "tool_start", seq: state.lastSeq + 1, conversation_id: state.conversation, turn_id: "t-late",
+			tool: {call_id: li.id.slice("call-".length), tool: "add_expense", status: "started"}}); return true`, nil)
+	if got := one.eval(`return document.querySelector("#transcript > li.tool").textContent`); got != done || !strings.HasSuffix(got, " done") {
+		t.Errorf("a late tool_start turned %q into %q", done, got)
+	}
+	if got := one.eval(`return document.getElementById("tool-status").textContent`); got != "" {
+		t.Errorf("a late tool_start left the status %q", got)
+	}
 	// When the server delivers the person's own messages as user_message
 	// frames, the other browser shows them; the browser that sent one
 	// does not show it twice. (Injected here: the frame the page expects.)

@@ -594,9 +594,13 @@ function toolLine(f) {
   const name = humanTool(t.tool);
   const status = state.sink ? document.createElement("div") : $("tool-status");
   if (f.type === "tool_start") {
+    // A start that comes after its call's result (redelivered after a
+    // crash) changes nothing: the call is over.
+    if (li.dataset.done) return;
     li.textContent = "Running " + name + "…";
     status.textContent = "Running " + name + "…";
   } else {
+    li.dataset.done = "1";
     li.textContent = name + (t.status === "failed" ? " failed" : " done");
     status.textContent = "";
   }
