@@ -212,7 +212,7 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 	frames, stop, err := in.watchTurn(ctx, t.TenantID, t.UserID, t.TurnID)
 	if err != nil {
 		in.log.Error("chat: watch deliveries", "tenant", t.TenantID, "err", err)
-		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", "the message could not be queued; please retry")
+		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", msgNotQueued)
 		return
 	}
 	defer stop()
@@ -226,7 +226,7 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 	}
 	seen, _, err := in.seenBefore(ctx, t, "")
 	if err != nil {
-		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", "the message could not be queued; please retry")
+		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", msgNotQueued)
 		return
 	}
 	repeated, err := in.publishTurn(ctx, t)
@@ -237,7 +237,7 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 			return
 		}
 		in.log.Error("publish turn", "err", err, "tenant", t.TenantID, "turn", t.TurnID)
-		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", "the message could not be queued; please retry")
+		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", msgNotQueued)
 		return
 	}
 	if repeated || seen {

@@ -33,13 +33,17 @@ func (in *Ingress) recordUserMessage(ctx context.Context, t contracts.UserTurn, 
 	return reply.Seen, nil
 }
 
+// msgNotQueued tells a client its message was not queued and is worth
+// sending again.
+const msgNotQueued = "the message could not be queued; please retry"
+
 // seenBefore tells whether turn t was sent before, before it is published:
 // a message by its stored user message (recorded now if new), a decision
-// by its stored outcome (then returned in frames). A decision without a
-// client id is told by JetStream alone: its id is the decision itself. An
-// error means the notifier could not say (it is retried briefly): the
-// turn must not be published then, or a resent turn that JetStream forgot
-// would be acked and never answered.
+// by its stored outcome (returned in frames, nil unless seen). A decision
+// without a client id is told by JetStream alone: its id is the decision
+// itself. An error means the notifier could not say (it is retried
+// briefly): the turn must not be published then, or a resent turn that
+// JetStream forgot would be acked and never answered.
 func (in *Ingress) seenBefore(ctx context.Context, t contracts.UserTurn, clientID string) (seen bool, frames []*outFrame, err error) {
 	if contracts.Validate(&t) != nil {
 		return false, nil, nil // refused when published
@@ -50,7 +54,9 @@ func (in *Ingress) seenBefore(ctx context.Context, t contracts.UserTurn, clientI
 			seen, err = in.recordUserMessage(ctx, t, clientID)
 		case clientID != "":
 			var end *outFrame
-			frames, end, err = in.storedOutcome(ctx, t)
+			if frames, end, err = in.storedOutcome(ctx, t); end == nil {
+				frames = nil // not decided before: its frames, if any, come live
+			}
 			seen = end != nil
 		default:
 			return false, nil, nil

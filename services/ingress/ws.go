@@ -304,7 +304,7 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 	}()
 	seen, earlier, err := c.in.seenBefore(ctx, t, clientID)
 	if err != nil {
-		fill(errorFrame(clientID, contracts.ErrCodeUnavailable, "the message could not be queued; please retry", c.in.now()))
+		fill(errorFrame(clientID, contracts.ErrCodeUnavailable, msgNotQueued, c.in.now()))
 		return
 	}
 	repeated, err := c.in.publishTurn(ctx, t)
@@ -318,7 +318,7 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 			return
 		}
 		c.in.log.Error("publish turn", "err", err, "tenant", t.TenantID, "turn", t.TurnID)
-		fill(errorFrame(clientID, contracts.ErrCodeUnavailable, "the message could not be queued; please retry", c.in.now()))
+		fill(errorFrame(clientID, contracts.ErrCodeUnavailable, msgNotQueued, c.in.now()))
 		return
 	}
 	ack := contracts.ServerFrame{Type: contracts.FrameAck, ConversationID: t.ConversationID, TurnID: t.TurnID, At: c.in.now()}
