@@ -52,18 +52,35 @@ func TestConsumerLagAndStreamDepth(t *testing.T) {
 	reg.MustRegister(ops.ConsumerLag(js, []ops.ConsumerRef{{Stream: "DLQ", Name: "reader"}, {Stream: "DLQ", Name: "missing"}}),
 		ops.StreamDepth(js, []string{"DLQ", "NOPE"}))
 
-	g := gauges(t, reg)
-	if g["purser_bus_consumer_pending consumer=reader stream=DLQ"] != 3 || g["purser_bus_stream_messages stream=DLQ"] != 3 {
-		t.Fatalf("before any delivery: %v", g)
-	}
+	// The server counts a consumer's pending messages after it stores
+	// them, so the count may trail the publish acks for a moment.
+	g := waitGauges(t, reg, func(g map[string]float64) bool {
+		return g["purser_bus_consumer_pending consumer=reader stream=DLQ"] == 3 && g["purser_bus_stream_messages stream=DLQ"] == 3
+	}, "before any delivery")
 	if _, ok := g["purser_bus_consumer_pending consumer=missing stream=DLQ"]; ok {
 		t.Error("a consumer that does not exist has a lag")
 	}
 	if _, err := cons.Next(); err != nil {
 		t.Fatal(err)
 	}
-	g = gauges(t, reg)
-	if g["purser_bus_consumer_pending consumer=reader stream=DLQ"] != 2 || g["purser_bus_consumer_ack_pending consumer=reader stream=DLQ"] != 1 {
-		t.Fatalf("after one unacknowledged delivery: %v", g)
+	waitGauges(t, reg, func(g map[string]float64) bool {
+		return g["purser_bus_consumer_pending consumer=reader stream=DLQ"] == 2 && g["purser_bus_consumer_ack_pending consumer=reader stream=DLQ"] == 1
+	}, "after one unacknowledged delivery")
+}
+
+// waitGauges gathers until ok holds, failing with the last figures seen
+// when it still does not after a few seconds.
+func waitGauges(t *testing.T, reg *prometheus.Registry, ok func(map[string]float64) bool, when string) map[string]float64 {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		g := gauges(t, reg)
+		if ok(g) {
+			return g
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v", when, g)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
