@@ -96,12 +96,30 @@ type chatSession struct {
 	acked chan struct{}
 	// proposals holds the ids of proposals offered, newest last.
 	proposals chan string
+	// due receives the ids of frames to send again: the server could not
+	// queue them (contracts.ErrCodeUnavailable). backoff is the first
+	// wait before that, doubled for each further try up to 8 s.
+	due     chan string
+	ended   chan struct{}
+	backoff time.Duration
 }
+
+// notQueuedBackoff is the first wait before a frame the server could not
+// queue is sent again.
+var notQueuedBackoff = time.Second
 
 type sentFrame struct {
 	id   string
 	data []byte
+	// tries counts the server's "unavailable" answers to this frame;
+	// waiting is set while a resend of it is due.
+	tries   int
+	waiting bool
 }
+
+// notQueuedTries bounds how often a frame the server could not queue is
+// sent again before the person is told it failed.
+const notQueuedTries = 5
 
 // errDisconnected ends one socket's life: the session reconnects.
 var errDisconnected = errors.New("disconnected")
@@ -112,7 +130,9 @@ var errDisconnected = errors.New("disconnected")
 // that was not acked, with its id, so that the server counts it once.
 func chat(ctx context.Context, dial func(context.Context) (*websocket.Conn, error), in io.Reader, out io.Writer, conversation, tz string) error {
 	out = &lockedWriter{w: out} // the socket's reader prints too
-	s := &chatSession{out: out, conversation: conversation, tz: tz, acked: make(chan struct{}, 1), proposals: make(chan string, 8)}
+	s := &chatSession{out: out, conversation: conversation, tz: tz, acked: make(chan struct{}, 1), proposals: make(chan string, 8),
+		due: make(chan string), ended: make(chan struct{}), backoff: notQueuedBackoff}
+	defer close(s.ended)
 	lines := make(chan string)
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
@@ -176,6 +196,9 @@ func (s *chatSession) serve(ctx context.Context, conn *websocket.Conn, lines <-c
 	if again {
 		s.mu.Lock()
 		after, resend := s.lastSeq, append([]sentFrame(nil), s.unacked...)
+		for i := range s.unacked {
+			s.unacked[i].waiting = false // resent below
+		}
 		s.mu.Unlock()
 		if after > 0 {
 			b, _ := json.Marshal(contracts.ResumeFrame{Type: contracts.FrameResume, AfterSeq: after})
@@ -199,6 +222,12 @@ func (s *chatSession) serve(ctx context.Context, conn *websocket.Conn, lines <-c
 		case <-dead:
 			return errDisconnected
 		case <-s.acked:
+		case id := <-s.due:
+			if data := s.takeDue(id); data != nil {
+				if err := write(data); err != nil {
+					return err
+				}
+			}
 		case text, ok := <-lines:
 			if !ok {
 				lines = nil
@@ -259,6 +288,50 @@ func (s *chatSession) answered(id string) {
 	}
 }
 
+// notQueued handles the server's "unavailable" answer to frame id: it
+// could not queue the frame (the bus or the notifier did not answer), and
+// may even have queued it after all, so the frame is sent again, with the
+// same id, after a back-off; after notQueuedTries answers the person is
+// told. It reports whether the frame will be sent again.
+func (s *chatSession) notQueued(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.unacked {
+		f := &s.unacked[i]
+		if f.id != id {
+			continue
+		}
+		if f.tries++; f.tries >= notQueuedTries {
+			return false
+		}
+		wait := min(s.backoff<<(f.tries-1), 8*time.Second)
+		f.waiting = true
+		fmt.Fprintf(s.out, "\n(not queued yet; sending it again in %s)\n", wait)
+		time.AfterFunc(wait, func() {
+			select {
+			case s.due <- id:
+			case <-s.ended:
+			}
+		})
+		return true
+	}
+	return false
+}
+
+// takeDue returns the frame id to send again, or nil when it needs no
+// resend any more (acked meanwhile, or resent by a reconnect).
+func (s *chatSession) takeDue(id string) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.unacked {
+		if f := &s.unacked[i]; f.id == id && f.waiting {
+			f.waiting = false
+			return f.data
+		}
+	}
+	return nil
+}
+
 // read prints the socket's frames until it fails.
 func (s *chatSession) read(ctx context.Context, conn *websocket.Conn) {
 	out := s.out
@@ -294,8 +367,12 @@ func (s *chatSession) read(ctx context.Context, conn *websocket.Conn) {
 		case f.Type == contracts.FrameNotification && f.Notification != nil:
 			fmt.Fprintf(out, "\n[notification] %s\n> ", f.Notification.Body)
 		case f.Type == contracts.FrameError && f.Error != nil:
-			// An error naming a frame answers it: the server refused it
-			// (invalid, rate limited), and resending would not help.
+			if f.Error.ID != "" && f.Error.Code == contracts.ErrCodeUnavailable && s.notQueued(f.Error.ID) {
+				continue
+			}
+			// Any other error naming a frame answers it: the server
+			// refused it (invalid, rate limited), and resending would
+			// not help.
 			if f.Error.ID != "" {
 				s.answered(f.Error.ID)
 			}

@@ -217,3 +217,70 @@ func TestChatStopsWhenTheTokenIsRefused(t *testing.T) {
 		t.Fatalf("chat with a refused token = %v", err)
 	}
 }
+
+// A frame the server could not queue ("unavailable": the bus or the
+// notifier did not answer, and the turn may have been queued after all)
+// is sent again with the same id after a back-off, so it becomes one turn;
+// only when it keeps failing is the person told, and the frame given up.
+func TestChatSendsAgainWhatCouldNotBeQueued(t *testing.T) {
+	defer func(b time.Duration) { notQueuedBackoff = b }(notQueuedBackoff)
+	notQueuedBackoff = 10 * time.Millisecond
+	s := newSocketScript(t)
+	in, typed := io.Pipe()
+	out := &lockedWriter{w: &strings.Builder{}}
+	printed := func() string {
+		out.mu.Lock()
+		defer out.mu.Unlock()
+		return out.w.(*strings.Builder).String()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- chat(ctx, dialer(s.url, "tok"), in, out, "c1", "UTC") }()
+	at := time.Now().UTC()
+	c := s.next()
+	notQueued := func(id string) {
+		writeFrame(t, c, contracts.ServerFrame{Type: contracts.FrameError, ConversationID: "c1", At: at,
+			Error: &contracts.ErrorBody{ID: id, Code: contracts.ErrCodeUnavailable, Message: "the message could not be queued; please retry"}})
+	}
+
+	fmt.Fprintln(typed, "hello")
+	hello := readFrame(t, c)
+	id, _ := hello["id"].(string)
+	for try := 1; try <= 2; try++ {
+		notQueued(id)
+		if again := readFrame(t, c); fmt.Sprint(again) != fmt.Sprint(hello) {
+			t.Fatalf("after unavailable answer %d the client sent %v, want the same frame again: %v", try, again, hello)
+		}
+	}
+	writeFrame(t, c, contracts.ServerFrame{Type: contracts.FrameAck, ConversationID: "c1", TurnID: "t1", At: at, Ack: &contracts.AckBody{ID: id}})
+	writeFrame(t, c, contracts.ServerFrame{Type: contracts.FrameAnswer, Seq: 1, ConversationID: "c1", TurnID: "t1", At: at, Answer: &contracts.Answer{TurnID: "t1", Content: "Hi."}})
+	waitFor(t, "the answer printed", func() bool { return strings.Contains(printed(), "purser: Hi.") })
+	if p := printed(); !strings.Contains(p, "not queued yet; sending it again") || strings.Contains(p, "error:") {
+		t.Fatalf("while the frame was being sent again the person saw:\n%s", p)
+	}
+
+	// A frame the server never manages to queue is given up after
+	// notQueuedTries answers, and the person sees the error.
+	fmt.Fprintln(typed, "add tea £2")
+	tea := readFrame(t, c)
+	for try := 1; ; try++ {
+		notQueued(tea["id"].(string))
+		if try == notQueuedTries {
+			break
+		}
+		if again := readFrame(t, c); fmt.Sprint(again) != fmt.Sprint(tea) {
+			t.Fatalf("after unavailable answer %d the client sent %v, want %v", try, again, tea)
+		}
+	}
+	waitFor(t, "the error printed", func() bool { return strings.Contains(printed(), "error: the message could not be queued") })
+	typed.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("chat = %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("chat did not end: the frame given up is still waiting for an ack")
+	}
+}
