@@ -1,14 +1,12 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -109,8 +107,9 @@ func (s *Store) AppendConversationFrame(ctx context.Context, tenantID, userID, c
 		if eventID != "" {
 			ev = eventID
 		}
-		n, err := tx.exec(ctx, `INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id) VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT DO NOTHING`, tenantID, userID, seq, ev, blobArg(payload), tx.d.ts(tx.orNow(at)), conversationID)
+		n, err := tx.exec(ctx, `INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id, turn_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			tenantID, userID, seq, ev, blobArg(payload), tx.d.ts(tx.orNow(at)), conversationID, frameTurn(payload))
 		if err != nil {
 			return err
 		}
@@ -197,29 +196,42 @@ func scanFrames(rows *sql.Rows) ([]Frame, error) {
 	return out, rows.Err()
 }
 
-// FramesOfTurn returns, in seq order, the frames of turnID among the
-// user's latest scan frames (a frame's payload is a ServerFrame whose
-// turn_id names its turn).
-func (s *Store) FramesOfTurn(ctx context.Context, tenantID, userID, turnID string, scan int) ([]Frame, error) {
-	latest, err := s.query(ctx, `SELECT seq, payload FROM frames WHERE tenant_id = ? AND user_id = ? ORDER BY seq DESC LIMIT ?`,
-		tenantID, userID, scan)
+// FramesOfTurn returns, in seq order, the user's latest frames (at most
+// limit) of turnID: those whose payload, a JSON object, names it as its
+// "turn_id".
+func (s *Store) FramesOfTurn(ctx context.Context, tenantID, userID, turnID string, limit int) ([]Frame, error) {
+	if turnID == "" {
+		return nil, nil
+	}
+	rows, err := s.query(ctx, `SELECT seq, payload FROM frames
+		WHERE tenant_id = ? AND user_id = ? AND turn_id = ? AND turn_id <> '' ORDER BY seq DESC LIMIT ?`,
+		tenantID, userID, turnID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("frames of turn: %w", err)
 	}
-	defer latest.Close()
-	needle := []byte(`"turn_id":` + strconv.Quote(turnID))
+	defer rows.Close()
 	var out []Frame
-	for latest.Next() {
+	for rows.Next() {
 		var f Frame
-		if err := latest.Scan(&f.Seq, &f.Payload); err != nil {
+		if err := rows.Scan(&f.Seq, &f.Payload); err != nil {
 			return nil, fmt.Errorf("frames of turn: %w", err)
 		}
-		if bytes.Contains(f.Payload, needle) {
-			out = append(out, f)
-		}
+		out = append(out, f)
 	}
 	slices.Reverse(out)
-	return out, latest.Err()
+	return out, rows.Err()
+}
+
+// frameTurn is the turn a stored frame belongs to: its payload's
+// "turn_id", when the payload is a JSON object naming one.
+func frameTurn(payload []byte) string {
+	var f struct {
+		TurnID string `json:"turn_id"`
+	}
+	if json.Unmarshal(payload, &f) != nil {
+		return ""
+	}
+	return f.TurnID
 }
 
 // ConversationFrames returns up to limit of the user's frames in the

@@ -2,9 +2,11 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
@@ -61,5 +63,65 @@ func TestOpenErrorsHidePassword(t *testing.T) {
 	}
 	if _, err := store.Open(context.Background(), "mysql://x"); err == nil || !strings.Contains(err.Error(), "unsupported") {
 		t.Fatalf("unsupported dsn: %v", err)
+	}
+}
+
+// A resent turn is answered with the frames it produced, however many
+// frames the user has had since: frames stored before the upgrade that
+// indexed them by turn are found too.
+func TestFramesOfATurnFoundAfterUpgradeAndBehindNewerOnes(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dsn := e.DSN(t)
+			t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+			err := store.MigrateUpTo(ctx, dsn, 6, func(exec func(string, ...any) error) error {
+				frame := func(seq int, payload string) error {
+					return exec(`INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+						"t1", "u1", seq, fmt.Sprintf("e%d", seq), []byte(payload), t0, "c1")
+				}
+				if err := frame(1, `{"type":"user_message","conversation_id":"c1","turn_id":"tA","at":"2026-11-01T09:00:00Z"}`); err != nil {
+					return err
+				}
+				if err := frame(2, `{"type":"proposal","turn_id":"tA","proposal":{"proposal_id":"p1","turn_id":"tA"}}`); err != nil {
+					return err
+				}
+				if err := frame(3, `not json`); err != nil {
+					return err
+				}
+				for seq := 4; seq < 1300; seq++ {
+					if err := frame(seq, `{"type":"answer","turn_id":"tB"}`); err != nil {
+						return err
+					}
+				}
+				return exec(`INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+					"t1", "u2", 1, "x1", []byte(`{"type":"answer","turn_id":"tA"}`), t0, "c9")
+			})
+			if err != nil {
+				t.Fatalf("database as the previous version left it: %v", err)
+			}
+			st := storetest.Open(t, dsn)
+			frames, err := st.FramesOfTurn(ctx, "t1", "u1", "tA", 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seqs []int64
+			for _, f := range frames {
+				seqs = append(seqs, f.Seq)
+			}
+			if fmt.Sprint(seqs) != "[1 2]" {
+				t.Fatalf("frames of tA behind 1,296 newer ones = %v, want [1 2]", seqs)
+			}
+			// Frames stored from now on are found by their turn too.
+			for i, turn := range []string{"tC", "tD", "tC"} {
+				if _, _, err := st.AppendConversationFrame(ctx, "t1", "u3", "c3", fmt.Sprintf("n%d", i), []byte(`{"type":"answer","turn_id":"`+turn+`"}`), t0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if frames, err := st.FramesOfTurn(ctx, "t1", "u3", "tC", 100); err != nil || len(frames) != 2 || frames[0].Seq != 1 || frames[1].Seq != 3 {
+				t.Fatalf("frames of tC = %+v (err %v), want seqs 1 and 3", frames, err)
+			}
+		})
 	}
 }

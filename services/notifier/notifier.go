@@ -29,7 +29,7 @@ type Store interface {
 	AppendUserMessage(ctx context.Context, tenantID, userID, conversationID, eventID, title string, payload []byte, at time.Time) (seq int64, created bool, err error)
 	ListConversations(ctx context.Context, tenantID, userID string, limit int) ([]store.ConversationTitle, error)
 	FramesAfter(ctx context.Context, tenantID, userID string, afterSeq int64, limit int) ([]store.Frame, error)
-	FramesOfTurn(ctx context.Context, tenantID, userID, turnID string, scan int) ([]store.Frame, error)
+	FramesOfTurn(ctx context.Context, tenantID, userID, turnID string, limit int) ([]store.Frame, error)
 	ListAudit(ctx context.Context, tenantID string, limit int) ([]store.AuditEntry, error)
 	GetProposal(ctx context.Context, tenantID, id string) (store.Proposal, error)
 	PendingProposals(ctx context.Context, tenantID, userID, conversationID string, now time.Time, limit int) ([]store.Proposal, error)

@@ -175,9 +175,9 @@ func (n *Notifier) resume(ctx context.Context, tenant, user string, req contract
 	return out
 }
 
-// turnScan is how many of the user's latest frames the turn op looks
-// through: a repeated message or confirm comes soon after the first.
-const turnScan = 1000
+// turnFramesMax bounds the frames the turn op returns (a turn has a
+// handful: its message, tool steps and its outcome).
+const turnFramesMax = 200
 
 // turnFrames returns the user's stored frames of turn req.TurnID, each
 // with its seq, so that a repeated message or confirm can be answered
@@ -186,7 +186,7 @@ func (n *Notifier) turnFrames(ctx context.Context, tenant, user string, req cont
 	if req.TurnID == "" {
 		return badRequest("turn_id: is required")
 	}
-	stored, err := n.store.FramesOfTurn(ctx, tenant, user, req.TurnID, turnScan)
+	stored, err := n.store.FramesOfTurn(ctx, tenant, user, req.TurnID, turnFramesMax)
 	if err != nil {
 		n.log.Error("turn: read frames", "tenant", tenant, "err", err)
 		return unavailable()
