@@ -43,6 +43,9 @@ const state = {
   // Frames written but not acked yet, by id: sent again, with the same id,
   // after a reconnect (the server treats a repeated id as the same turn).
   outbox: JSON.parse(store.getItem("purser.outbox") || "[]"),
+  // Frames of the outbox the server could not queue, by id: {tries (how
+  // many times it said so), timer (the pending resend, null once fired)}.
+  retries: new Map(),
   // Decisions this tab sent, by proposal id, so a replayed proposal shows
   // its outcome rather than live buttons.
   decided: JSON.parse(store.getItem("purser.decided") || "{}"),
@@ -82,7 +85,8 @@ function setStatus(text) {
 
 function showStatus() {
   const sending = state.outbox.some((o) => o.frame.type === "message");
-  $("status").textContent = sending ? "Sending…" : state.connStatus;
+  const retrying = state.outbox.some((o) => state.retries.has(o.id));
+  $("status").textContent = retrying ? "Not sent yet; retrying…" : sending ? "Sending…" : state.connStatus;
 }
 
 // ---- layout: closed launcher, floating bubble, docked sidebar ----
@@ -383,7 +387,9 @@ function connect() {
       state.catchingUp = true;
       ws.send(JSON.stringify({ type: "resume", after_seq: state.lastSeq }));
     }
-    // What was written but never acked goes again, with the same ids.
+    // What was written but never acked goes again, with the same ids; a
+    // resend still waiting out its back-off would repeat this: dropped.
+    for (const r of state.retries.values()) { clearTimeout(r.timer); r.timer = null; }
     for (const o of state.outbox) ws.send(JSON.stringify(o.frame));
     ws.send(JSON.stringify({ type: "ping" }));
     loadInbox();
@@ -427,12 +433,56 @@ function send(frame) {
 }
 
 function settled(id) {
+  forgetRetry(id);
   const i = state.outbox.findIndex((o) => o.id === id);
   if (i < 0) return null;
   const [o] = state.outbox.splice(i, 1);
   save("outbox", state.outbox);
   showStatus();
   return o;
+}
+
+// Back-offs before each resend of a frame the server could not queue
+// ("unavailable": the bus or the notifier did not answer in time). Such a
+// frame may have been queued all the same (a publish that timed out), so
+// it goes again with its own id, which the server takes as the same turn;
+// after the last one, the error stands.
+const retryWaits = [1000, 2000, 4000, 8000, 8000];
+
+// retryLater keeps a frame of the outbox the server could not queue and
+// writes it again after a back-off. False when the error is final: another
+// code, a frame not (or no longer) waiting, or the tries spent.
+function retryLater(err) {
+  if (!err || !err.id || err.code !== "unavailable") return false;
+  if (!state.outbox.some((o) => o.id === err.id)) return false;
+  const r = state.retries.get(err.id) || { tries: 0, timer: null };
+  if (r.tries >= retryWaits.length) return false;
+  clearTimeout(r.timer);
+  r.timer = setTimeout(() => resend(err.id), retryWaits[r.tries]);
+  r.tries++;
+  state.retries.set(err.id, r);
+  showStatus();
+  return true;
+}
+
+// resend writes a frame again when its back-off is over, unless it was
+// answered meanwhile (settled) or a reconnect wrote it already (which
+// clears the timer). With the socket down, the next connect writes it.
+function resend(id) {
+  const r = state.retries.get(id);
+  if (!r || !r.timer) return;
+  r.timer = null;
+  const o = state.outbox.find((x) => x.id === id);
+  if (!o || !state.ws || state.ws.readyState !== WebSocket.OPEN) return;
+  state.ws.send(JSON.stringify(o.frame));
+}
+
+// forgetRetry ends the retries of a frame that was answered.
+function forgetRetry(id) {
+  const r = state.retries.get(id);
+  if (!r) return;
+  clearTimeout(r.timer);
+  state.retries.delete(id);
 }
 
 // ---- frames ----
@@ -472,8 +522,9 @@ function handle(f) {
       return;
     }
     // Another conversation's frame: refused frames of this tab's are
-    // settled; the list, when open, shows the conversation moved up.
-    if (f.type === "error" && f.error && f.error.id) settled(f.error.id);
+    // settled (but for those to retry); the list, when open, shows the
+    // conversation moved up.
+    if (f.type === "error" && f.error && f.error.id && !retryLater(f.error)) settled(f.error.id);
     if (f.type === "user_message" && state.view === "conversations") loadConversations(false);
     return;
   }
@@ -542,6 +593,8 @@ function onError(f, live) {
     return;
   }
   const id = f.error.id;
+  // Not queued, maybe for a moment: the frame waits, pending, and goes again.
+  if (retryLater(f.error)) return;
   if (id) {
     // An error about one of this tab's frames: it was received and
     // refused, so it is not sent again.
