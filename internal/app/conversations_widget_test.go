@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/config"
+	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -274,6 +277,106 @@ func TestWidgetSendsAgainWhatWasNotAcked(t *testing.T) {
 	}
 	if page.Frames[0].UserMessage == nil || page.Frames[0].UserMessage.ID != id {
 		t.Errorf("the first message on the server is %+v, want the one written offline (id %s)", page.Frames[0].UserMessage, id)
+	}
+}
+
+// The client's duty when the server could not queue a message: while the
+// notifier is down (restarting), the ingress cannot tell whether a turn is
+// new and answers it "unavailable". The page keeps the message, pending,
+// says it is retrying and writes it again, with the same id, until it
+// goes: one message, one answer, never shown as failed.
+func TestWidgetRetriesWhatCouldNotBeQueued(t *testing.T) {
+	svc := startApart(t, storetest.SQLiteDSN(t))
+	token := svc.mint("acme", "ann", auth.RoleMember)
+	b := startBrowser(t)
+	b.open("http://" + svc.ingress + "/chat#token=" + token)
+	b.waitExact("#status", "connected")
+	// What the header says, and the ids of the unavailable errors the
+	// socket brings (heard after the page's own handler).
+	b.script(`window.statusSeen = [];
+		const el = document.getElementById("status");
+		new MutationObserver(() => statusSeen.push(el.textContent)).observe(el, { childList: true, characterData: true, subtree: true });
+		window.unavailable = [];
+		state.ws.addEventListener("message", (ev) => {
+			const f = JSON.parse(ev.data);
+			if (f.type === "error" && f.error.code === "unavailable") unavailable.push(f.error.id);
+		});
+		return true`, nil)
+
+	svc.stop(config.ModeNotifier)
+	const text = "how much did I spend this month?"
+	say(b, text)
+	id := b.eval(`return document.querySelector("#transcript li.user").dataset.id`)
+	b.waitFor("the message refused as unavailable", func() bool { return b.eval(`return unavailable.length`) != "0" })
+	if got := b.eval(`return document.querySelector("#transcript li.user").className`); got != "user pending" {
+		t.Fatalf("the message the server could not queue shows as %q, want it pending, to be sent again", got)
+	}
+	if b.eval(`return state.outbox.some((o) => o.id === arguments[0])`, id) != "true" {
+		t.Fatalf("the message the server could not queue left the outbox: a reload would not send it")
+	}
+	if got := b.texts("#status")[0]; !strings.Contains(got, "retrying") {
+		t.Errorf("the header says %q while the message waits to be sent again, want it to say it is retrying", got)
+	}
+	// The page tries again on its own, with the same id.
+	b.waitFor("the message sent again and refused again", func() bool { return b.eval(`return unavailable.length >= 2`) == "true" })
+	var ids []string
+	b.script(`return unavailable`, &ids)
+	for _, got := range ids {
+		if got != id {
+			t.Errorf("the unavailable errors name %q, want each the message's id %s", ids, id)
+			break
+		}
+	}
+	b.shot("01-retrying")
+
+	// The notifier is back: the next try goes through.
+	svc.start(config.ModeNotifier)
+	replyTo(b, text)
+	b.waitFor("the message acked", func() bool {
+		return b.eval(`return document.querySelector("#transcript li.user").className`) == "user acked" &&
+			b.texts("#status")[0] == "connected"
+	})
+	if got := b.texts("#transcript > li.user"); len(got) != 1 {
+		t.Errorf("after the retries the person's messages show as %q, want one", got)
+	}
+	if n := len(b.texts(replies)); n != 1 {
+		t.Errorf("after the retries %d replies show, want 1", n)
+	}
+	if got := b.texts("#transcript > li.error"); len(got) != 0 {
+		t.Errorf("after the retries errors show: %q", got)
+	}
+	if n := b.eval(`return state.outbox.length`); n != "0" {
+		t.Errorf("%s frames wait in the outbox after the ack", n)
+	}
+	var seen []string
+	b.script(`return statusSeen`, &seen)
+	if index(seen, "Not sent yet; retrying…") < 0 {
+		t.Errorf("the header never said it was retrying; it said %q", seen)
+	}
+	b.shot("02-sent")
+
+	// The server's history agrees: the message once, by its id, answered once.
+	var page struct {
+		Frames []contracts.ServerFrame `json:"frames"`
+	}
+	conv := b.eval(`return state.conversation`)
+	if status := getJSON(t, Info{HTTPAddr: svc.ingress}, token, "/v1/conversations/"+conv+"/frames", &page); status != http.StatusOK {
+		t.Fatalf("history = %d", status)
+	}
+	var kinds []string
+	for _, f := range page.Frames {
+		switch f.Type {
+		case contracts.FrameUserMessage:
+			if f.UserMessage == nil || f.UserMessage.ID != id {
+				t.Errorf("the message on the server is %+v, want id %s", f.UserMessage, id)
+			}
+			fallthrough
+		case contracts.FrameAnswer, contracts.FrameClarify, contracts.FrameError:
+			kinds = append(kinds, f.Type)
+		}
+	}
+	if got := strings.Join(kinds, " "); got != "user_message answer" {
+		t.Errorf("the conversation on the server is %q, want the message once with one answer", got)
 	}
 }
 

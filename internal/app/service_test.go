@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,67 +21,9 @@ import (
 // connection to an external server and on Postgres, as in deploy/k8s,
 // each logged in as its own NATS user with only its own permissions.
 func TestServicesRunApart(t *testing.T) {
-	creds, err := busauth.LoadOrCreate(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	users, err := busauth.ServerUsers(creds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := natstest.StartWithUsers(t, users)
-	secret := strings.Repeat("k", 32)
-	cfg := config.FromEnv(func(string) string { return "" })
-	cfg.NATSURL = srv.ClientURL()
-	cfg.DatabaseURL = storetest.PostgresDSN(t)
-	cfg.JWTSecret = secret
-	cfg.HTTPAddr = "127.0.0.1:0"
-	logs := watchLogs(t)
-	logs.forbid(secret)
-	log := logs.logger()
-
-	ctx, cancel := context.WithCancel(context.Background())
-	var ingressAddr string
-	done := make(chan error, 4)
-	for _, mode := range []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress} {
-		ready := make(chan string, 1)
-		cfg := cfg
-		cfg.NATSUser, cfg.NATSPassword = string(mode), creds[string(mode)]
-		logs.forbid(cfg.NATSPassword)
-		go func() { done <- runService(ctx, cfg, mode, log, func(addr string) { ready <- addr }) }()
-		select {
-		case addr := <-ready:
-			if mode == config.ModeIngress {
-				ingressAddr = addr
-			}
-		case err := <-done:
-			cancel()
-			t.Fatalf("%s failed to start: %v", mode, err)
-		case <-time.After(60 * time.Second):
-			cancel()
-			t.Fatalf("%s not ready", mode)
-		}
-	}
-	t.Cleanup(func() {
-		cancel()
-		for range 4 {
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("service returned %v at shutdown", err)
-				}
-			case <-time.After(30 * time.Second):
-				t.Error("a service did not stop within 30 s")
-			}
-		}
-		logs.check(t)
-	})
-
-	token, err := auth.NewMinter([]byte(secret), cfg.JWTIssuer, cfg.JWTAudience, time.Now).Mint("acme", "ann", []auth.Role{auth.RoleMember}, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs.forbid(token)
+	svc := startApart(t, storetest.PostgresDSN(t))
+	ingressAddr := svc.ingress
+	token := svc.mint("acme", "ann", auth.RoleMember)
 	c := dial(t, Info{HTTPAddr: ingressAddr}, token)
 	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"add coffee £3"}`)
 	p := c.next(contracts.FrameProposal)
@@ -91,11 +34,7 @@ func TestServicesRunApart(t *testing.T) {
 	// Someone else confirms ann's proposal, by its id, in ann's
 	// conversation and in one of their own: refused, nothing is added.
 	for _, who := range []struct{ tenant, user string }{{"acme", "bob"}, {"evil", "ann"}} {
-		forged, err := auth.NewMinter([]byte(secret), cfg.JWTIssuer, cfg.JWTAudience, time.Now).Mint(who.tenant, who.user, []auth.Role{auth.RoleOwner}, time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		logs.forbid(forged)
+		forged := svc.mint(who.tenant, who.user, auth.RoleOwner)
 		f := dial(t, Info{HTTPAddr: ingressAddr}, forged)
 		for i, conv := range []string{"c1", "mine"} {
 			f.send(`{"type":"confirm","id":"f` + strconv.Itoa(i) + `","conversation_id":"` + conv + `","proposal_id":"` + p.Proposal.ProposalID + `","decision":"approve"}`)
@@ -125,4 +64,109 @@ func TestServicesRunApart(t *testing.T) {
 	if a.Seq <= p.Seq {
 		t.Errorf("answer seq %d not after proposal seq %d", a.Seq, p.Seq)
 	}
+}
+
+// apart runs the four services as separate processes would, each on its
+// own NATS connection to one external server, logged in as its own NATS
+// user, and all on one store. A service can be stopped and started again,
+// as a deployment restarts it.
+type apart struct {
+	t       *testing.T
+	cfg     config.Config
+	creds   map[string]string
+	logs    *logWatch
+	ingress string                 // the ingress's HTTP address
+	stops   map[config.Mode]func() // the services running
+}
+
+// startApart starts the services on the store dsn; the test's cleanup
+// stops them and checks their logs.
+func startApart(t *testing.T, dsn string) *apart {
+	t.Helper()
+	creds, err := busauth.LoadOrCreate(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, err := busauth.ServerUsers(creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := natstest.StartWithUsers(t, users)
+	cfg := config.FromEnv(func(string) string { return "" })
+	cfg.NATSURL = srv.ClientURL()
+	cfg.DatabaseURL = dsn
+	cfg.JWTSecret = strings.Repeat("k", 32)
+	cfg.HTTPAddr = "127.0.0.1:0"
+	a := &apart{t: t, cfg: cfg, creds: creds, logs: watchLogs(t), stops: map[config.Mode]func(){}}
+	a.logs.forbid(cfg.JWTSecret)
+	modes := []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress}
+	t.Cleanup(func() {
+		for _, mode := range slices.Backward(modes) {
+			if stop := a.stops[mode]; stop != nil {
+				stop()
+			}
+		}
+		a.logs.check(t)
+	})
+	for _, mode := range modes {
+		a.start(mode)
+	}
+	return a
+}
+
+// start runs one service, its own NATS user, until the test ends or stop.
+func (a *apart) start(mode config.Mode) {
+	a.t.Helper()
+	cfg := a.cfg
+	cfg.NATSUser, cfg.NATSPassword = string(mode), a.creds[string(mode)]
+	a.logs.forbid(cfg.NATSPassword)
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() { done <- runService(ctx, cfg, mode, a.logs.logger(), func(addr string) { ready <- addr }) }()
+	select {
+	case addr := <-ready:
+		if mode == config.ModeIngress {
+			a.ingress = addr
+		}
+	case err := <-done:
+		cancel()
+		a.t.Fatalf("%s failed to start: %v", mode, err)
+	case <-time.After(60 * time.Second):
+		cancel()
+		a.t.Fatalf("%s not ready", mode)
+	}
+	a.stops[mode] = func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				a.t.Errorf("%s returned %v at shutdown", mode, err)
+			}
+		case <-time.After(30 * time.Second):
+			a.t.Errorf("%s did not stop within 30 s", mode)
+		}
+	}
+}
+
+// stop stops one service and waits until it has.
+func (a *apart) stop(mode config.Mode) {
+	a.t.Helper()
+	stop := a.stops[mode]
+	if stop == nil {
+		a.t.Fatalf("%s is not running", mode)
+	}
+	delete(a.stops, mode)
+	stop()
+}
+
+// mint makes a token the ingress takes, kept out of the logs.
+func (a *apart) mint(tenant, user string, role auth.Role) string {
+	a.t.Helper()
+	tok, err := auth.NewMinter([]byte(a.cfg.JWTSecret), a.cfg.JWTIssuer, a.cfg.JWTAudience, time.Now).Mint(tenant, user, []auth.Role{role}, time.Hour)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	a.logs.forbid(tok)
+	return tok
 }
