@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +35,15 @@ func TestRunAgainstTheBaseline(t *testing.T) {
 	}
 	if res.Errors != 0 || res.Turns < 4 || len(res.E2E) != res.Turns || len(res.FirstByte) != res.Turns {
 		t.Fatalf("result %+v (errors %v), want every kind of turn served without error", res, res.ErrorText)
+	}
+	// The CPU the run took is reported: the baseline ran in this process.
+	if res.CPU <= 0 {
+		t.Fatalf("CPU = %v for %d turns", res.CPU, res.Turns)
+	}
+	var out strings.Builder
+	bench.Report(&out, "baseline", res)
+	if !strings.Contains(out.String(), "ms a turn in this process") {
+		t.Fatalf("report:\n%s", out.String())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -62,6 +63,9 @@ type Result struct {
 	E2E       []time.Duration
 	FirstByte []time.Duration // to the first token, or the frame that ends the turn when nothing streams
 	Connected int
+	// CPU is the CPU time this process used meanwhile: the bench's own
+	// clients, and purser or the baseline too when they run in it.
+	CPU time.Duration
 }
 
 // TurnsPerSecond is the served rate.
@@ -121,7 +125,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		opts.Mix = []Kind{KindRead, KindAdd, KindClarify}
 	}
 	rec := &recorder{}
-	start := time.Now()
+	start, cpu := time.Now(), processCPU()
 	stopAt := start.Add(opts.Duration)
 	var wg sync.WaitGroup
 	progressDone := make(chan struct{})
@@ -176,7 +180,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	slices.Sort(rec.e2e)
 	slices.Sort(rec.ttfb)
 	return Result{Elapsed: elapsed, Turns: len(rec.e2e), Errors: int(rec.errors.Load()), ErrorText: rec.errs,
-		E2E: rec.e2e, FirstByte: rec.ttfb, Connected: int(rec.connected.Load())}, ctx.Err()
+		E2E: rec.e2e, FirstByte: rec.ttfb, Connected: int(rec.connected.Load()), CPU: processCPU() - cpu}, ctx.Err()
 }
 
 // user is one person: connect, then turns with pauses until stopAt.
@@ -323,6 +327,10 @@ func Report(w io.Writer, name string, r Result) {
 		name, r.Turns, r.Elapsed.Seconds(), r.TurnsPerSecond(),
 		ms(Quantile(r.E2E, .5)), ms(Quantile(r.E2E, .9)), ms(Quantile(r.E2E, .99)),
 		ms(Quantile(r.FirstByte, .5)), ms(Quantile(r.FirstByte, .99)), r.Errors)
+	if r.CPU > 0 && r.Turns > 0 && r.Elapsed > 0 {
+		fmt.Fprintf(w, "%-9s CPU %.2f ms a turn in this process (%.0f%% of one CPU, %d CPUs)\n", "", float64(r.CPU)/float64(r.Turns)/1e6,
+			100*r.CPU.Seconds()/r.Elapsed.Seconds(), runtime.NumCPU())
+	}
 	for _, e := range r.ErrorText {
 		fmt.Fprintf(w, "          error: %s\n", e)
 	}
