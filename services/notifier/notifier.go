@@ -201,6 +201,19 @@ func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame cont
 		return false, bus.Permanent(fmt.Errorf("encode frame: %w", err))
 	}
 	defer n.userLock(tenant, user)()
+	if frame.Type == contracts.FrameToolStart && frame.Tool != nil && frame.TurnID != "" {
+		// A start redelivered after its call's result (the notifier died
+		// between the two) would show the call running again, after the
+		// turn's answer: it is dropped.
+		ended, err := n.callEnded(ctx, tenant, user, frame.TurnID, frame.Tool.CallID)
+		if err != nil {
+			return false, fmt.Errorf("frames of the turn: %w", err)
+		}
+		if ended {
+			n.log.Info("tool start after its result dropped", "tenant", tenant, "turn", frame.TurnID, "call", frame.Tool.CallID)
+			return false, nil
+		}
+	}
 	var seq int64
 	if title != "" {
 		seq, created, err = n.store.AppendUserMessage(ctx, tenant, user, frame.ConversationID, msg.UUID, title, stored, frame.At)
@@ -218,6 +231,27 @@ func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame cont
 		n.lag.Observe(n.now().Sub(at).Seconds())
 	}
 	return created, nil
+}
+
+// callEnded tells whether the user's frames of turn hold the result of
+// tool call callID.
+func (n *Notifier) callEnded(ctx context.Context, tenant, user, turn, callID string) (bool, error) {
+	stored, err := n.store.FramesOfTurn(ctx, tenant, user, turn, turnFramesMax)
+	if err != nil {
+		return false, err
+	}
+	for _, f := range stored {
+		var sf struct {
+			Type string `json:"type"`
+			Tool *struct {
+				CallID string `json:"call_id"`
+			} `json:"tool"`
+		}
+		if json.Unmarshal(f.Payload, &sf) == nil && sf.Type == contracts.FrameToolResult && sf.Tool != nil && sf.Tool.CallID == callID {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // publish sends frame to the user's sockets with purser's headers: the

@@ -252,3 +252,38 @@ func TestUserLocksKeepUsersApart(t *testing.T) {
 		t.Errorf("%d locks kept after use", len(l.locks))
 	}
 }
+
+// A tool call's start that comes after its result (redelivered after the
+// notifier died between the two) is neither stored nor sent: it would show
+// the call running again after the turn's answer. In order, both go.
+func TestAToolStartAfterItsResultIsDropped(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			n, rec := newNotifier(t, e.DSN(t))
+			progress := func(id, call, status string) {
+				t.Helper()
+				m := agentMsg(id, "ann", contracts.TypeToolProgress, contracts.ToolProgress{CallID: call, Tool: contracts.ToolListExpenses, Status: status})
+				m.Metadata.Set(bus.HeaderCorrelation, "t1")
+				if err := n.HandleAgent(m); err != nil {
+					t.Fatalf("handle %s: %v", id, err)
+				}
+			}
+			progress("s1", "call1", "started")
+			progress("r1", "call1", "succeeded")
+			progress("r2", "call2", "succeeded")
+			progress("s2", "call2", "started") // late: its result is stored
+			var sent []string
+			for _, p := range rec.out {
+				sent = append(sent, fmt.Sprintf("%s:%s:%d", p.frame.Type, p.frame.Tool.CallID, p.frame.Seq))
+			}
+			want := "tool_start:call1:1 tool_result:call1:2 tool_result:call2:3"
+			if got := strings.Join(sent, " "); got != want {
+				t.Fatalf("sent %s, want %s", got, want)
+			}
+			stored, err := n.store.FramesOfTurn(t.Context(), "acme", "ann", "t1", 10)
+			if err != nil || len(stored) != 3 {
+				t.Fatalf("stored %d frames of the turn (err %v), want 3: the late start is not kept", len(stored), err)
+			}
+		})
+	}
+}
