@@ -112,23 +112,31 @@ func waitFor(t *testing.T, what string, f func() bool) {
 	}
 }
 
-// The client's duty (README, "Client protocol"): a frame that was not
-// acked when the socket dropped is sent again on the next socket with the
-// same id, after a resume from the last seq seen; a frame that was acked
-// is not sent again.
-func TestChatResendsAnUnackedFrameWithTheSameID(t *testing.T) {
-	s := newSocketScript(t)
+// startChat runs the terminal client in conversation c1 against a
+// scripted server: what is typed goes to typed, printed is what the person
+// saw, and done gets chat's result once it ends.
+func startChat(t *testing.T) (s *socketScript, typed *io.PipeWriter, printed func() string, done chan error) {
+	s = newSocketScript(t)
 	in, typed := io.Pipe()
 	out := &lockedWriter{w: &strings.Builder{}}
-	printed := func() string {
+	printed = func() string {
 		out.mu.Lock()
 		defer out.mu.Unlock()
 		return out.w.(*strings.Builder).String()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
+	t.Cleanup(cancel)
+	done = make(chan error, 1)
 	go func() { done <- chat(ctx, dialer(s.url, "tok"), in, out, "c1", "UTC") }()
+	return s, typed, printed, done
+}
+
+// The client's duty (README, "Client protocol"): a frame that was not
+// acked when the socket dropped is sent again on the next socket with the
+// same id, after a resume from the last seq seen; a frame that was acked
+// is not sent again.
+func TestChatResendsAnUnackedFrameWithTheSameID(t *testing.T) {
+	s, typed, printed, done := startChat(t)
 	at := time.Now().UTC()
 
 	first := s.next()
@@ -225,18 +233,7 @@ func TestChatStopsWhenTheTokenIsRefused(t *testing.T) {
 func TestChatSendsAgainWhatCouldNotBeQueued(t *testing.T) {
 	defer func(b time.Duration) { notQueuedBackoff = b }(notQueuedBackoff)
 	notQueuedBackoff = 10 * time.Millisecond
-	s := newSocketScript(t)
-	in, typed := io.Pipe()
-	out := &lockedWriter{w: &strings.Builder{}}
-	printed := func() string {
-		out.mu.Lock()
-		defer out.mu.Unlock()
-		return out.w.(*strings.Builder).String()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- chat(ctx, dialer(s.url, "tok"), in, out, "c1", "UTC") }()
+	s, typed, printed, done := startChat(t)
 	at := time.Now().UTC()
 	c := s.next()
 	notQueued := func(id string) {

@@ -16,7 +16,6 @@ import (
 	"github.com/purser-ai/purser/internal/busauth"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/natsembed"
-	"github.com/purser-ai/purser/internal/natstest"
 )
 
 // adminLogin is what the banner tells a person to give the NATS CLI.
@@ -74,15 +73,7 @@ func TestUpsNATSNeedsCredentials(t *testing.T) {
 
 // A service's user may not change streams: streams apply says so at once.
 func TestStreamsApplyAsAServiceIsRefused(t *testing.T) {
-	creds, err := busauth.LoadOrCreate(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	users, err := busauth.ServerUsers(creds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := natstest.StartWithUsers(t, users)
+	creds, srv := natsWithServiceUsers(t)
 	cfg := config.FromEnv(func(string) string { return "" })
 	cfg.NATSURL = srv.ClientURL()
 	var out bytes.Buffer
@@ -94,7 +85,7 @@ func TestStreamsApplyAsAServiceIsRefused(t *testing.T) {
 	cfg.StreamMaxBytes = "64MiB"
 	cfg.NATSUser, cfg.NATSPassword = busauth.Toolrunner, creds[busauth.Toolrunner]
 	out.Reset()
-	err = StreamsApply(context.Background(), cfg, &out, false)
+	err := StreamsApply(context.Background(), cfg, &out, false)
 	if err == nil || !strings.Contains(err.Error(), "run as the admin user") || !strings.Contains(err.Error(), "STREAM.UPDATE") {
 		t.Fatalf("got %v, want the update refused, naming the admin user", err)
 	}
