@@ -131,6 +131,21 @@ func startChat(t *testing.T) (s *socketScript, typed *io.PipeWriter, printed fun
 	return s, typed, printed, done
 }
 
+// endInput ends what the person types and waits for chat to end without
+// an error, which it does once nothing waits for an ack (why).
+func endInput(t *testing.T, typed *io.PipeWriter, done chan error, why string) {
+	t.Helper()
+	typed.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("chat = %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("chat did not end, though %s", why)
+	}
+}
+
 // The client's duty (README, "Client protocol"): a frame that was not
 // acked when the socket dropped is sent again on the next socket with the
 // same id, after a resume from the last seq seen; a frame that was acked
@@ -168,15 +183,7 @@ func TestChatResendsAnUnackedFrameWithTheSameID(t *testing.T) {
 	writeFrame(t, second, contracts.ServerFrame{Type: contracts.FrameAck, ConversationID: "c1", TurnID: "t2", At: at, Ack: &contracts.AckBody{ID: tea["id"].(string)}})
 	// The input ends and every frame is acked: the client closes without
 	// writing anything more (the acked "hello" is not resent).
-	typed.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("chat = %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("chat did not end once its input ended and all was acked")
-	}
+	endInput(t, typed, done, "its input ended and all was acked")
 	rctx, rcancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer rcancel()
 	if _, data, err := second.Read(rctx); err == nil {
@@ -271,13 +278,5 @@ func TestChatSendsAgainWhatCouldNotBeQueued(t *testing.T) {
 		}
 	}
 	waitFor(t, "the error printed", func() bool { return strings.Contains(printed(), "error: the message could not be queued") })
-	typed.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("chat = %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("chat did not end: the frame given up is still waiting for an ack")
-	}
+	endInput(t, typed, done, "the frame given up no longer waits for an ack")
 }
