@@ -156,6 +156,21 @@ mutant chat-resend cmd/purser/chat.go \
 	's/for _, f := range resend {/for _, f := range resend[:0] {/' \
 	./cmd/purser 'TestChat'
 
+# --- A frame refused as unavailable is sent again with its id.
+mutant chat-unavailable cmd/purser/chat.go \
+	's/f.Error.Code == contracts.ErrCodeUnavailable \&\& s.notQueued/false \&\& s.notQueued/' \
+	./cmd/purser 'TestChat'
+
+# --- A tool call's start that comes after its result is dropped.
+mutant late-tool-start services/notifier/notifier.go \
+	's/		if ended {/		if false \&\& ended {/' \
+	./services/notifier 'TestAToolStart'
+
+# --- A turn's frames are found however many came after them.
+mutant frames-turn-backfill internal/store/migrations/sqlite/00007_frame_turn.sql \
+	's/^    WHERE json_valid(/    WHERE 0 AND json_valid(/' \
+	./internal/store 'TestFramesOfATurn'
+
 echo
 printf 'mutant\tresult\twhere\tkilled by\n'
 for r in "${results[@]}"; do printf '%s\n' "$r"; done
