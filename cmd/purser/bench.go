@@ -141,7 +141,7 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 					url = i.WebsocketURL()
 					secret = func() ([]byte, error) { return i.Secret, nil }
 					store := "SQLite"
-					if c.DatabaseURL != "" {
+					if strings.HasPrefix(c.DatabaseURL, "postgres") {
 						store = "Postgres"
 					}
 					fmt.Fprintf(stdout, "purser up in this process at %s (model %s, %s)\n", url, c.Model, store)
