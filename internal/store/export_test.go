@@ -3,10 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
-	"io/fs"
 	"time"
-
-	"github.com/pressly/goose/v3"
 )
 
 // MigrateUpTo brings the database of dsn to schema version and runs
@@ -23,15 +20,7 @@ func MigrateUpTo(ctx context.Context, dsn string, version int64, fill func(exec 
 		return err
 	}
 	defer db.Close()
-	fsys, err := fs.Sub(migrations, "migrations/"+d.name)
-	if err != nil {
-		return err
-	}
-	gd := goose.DialectSQLite3
-	if d.name == dialectPostgres {
-		gd = goose.DialectPostgres
-	}
-	p, err := goose.NewProvider(gd, db, fsys, goose.WithDisableGlobalRegistry(true))
+	p, err := migrationProvider(db, d)
 	if err != nil {
 		return err
 	}

@@ -33,28 +33,39 @@ func migrate(ctx context.Context, db *sql.DB, d dialect, sqlitePath string) erro
 		}
 		defer unlock()
 	}
-	fsys, err := fs.Sub(migrations, "migrations/"+d.name)
-	if err != nil {
-		return fmt.Errorf("migrations for %s: %w", d.name, err)
-	}
-	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
-	gd := goose.DialectSQLite3
+	var opts []goose.ProviderOption
 	if d.name == dialectPostgres {
-		gd = goose.DialectPostgres
 		locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
 		if err != nil {
 			return fmt.Errorf("migration lock: %w", err)
 		}
 		opts = append(opts, goose.WithSessionLocker(locker))
 	}
-	p, err := goose.NewProvider(gd, db, fsys, opts...)
+	p, err := migrationProvider(db, d, opts...)
 	if err != nil {
-		return fmt.Errorf("migrations for %s: %w", d.name, err)
+		return err
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return fmt.Errorf("migrate %s store: %w", d.name, err)
 	}
 	return nil
+}
+
+// migrationProvider applies d's migrations to db.
+func migrationProvider(db *sql.DB, d dialect, opts ...goose.ProviderOption) (*goose.Provider, error) {
+	fsys, err := fs.Sub(migrations, "migrations/"+d.name)
+	if err != nil {
+		return nil, fmt.Errorf("migrations for %s: %w", d.name, err)
+	}
+	gd := goose.DialectSQLite3
+	if d.name == dialectPostgres {
+		gd = goose.DialectPostgres
+	}
+	p, err := goose.NewProvider(gd, db, fsys, append(opts, goose.WithDisableGlobalRegistry(true))...)
+	if err != nil {
+		return nil, fmt.Errorf("migrations for %s: %w", d.name, err)
+	}
+	return p, nil
 }
 
 // lockFile takes an exclusive advisory lock on path, waiting for it.
