@@ -97,15 +97,13 @@ type chatSession struct {
 	// proposals holds the ids of proposals offered, newest last.
 	proposals chan string
 	// due receives the ids of frames to send again: the server could not
-	// queue them (contracts.ErrCodeUnavailable). backoff is the first
-	// wait before that, doubled for each further try up to 8 s.
-	due     chan string
-	ended   chan struct{}
-	backoff time.Duration
+	// queue them (contracts.ErrCodeUnavailable).
+	due   chan string
+	ended chan struct{}
 }
 
 // notQueuedBackoff is the first wait before a frame the server could not
-// queue is sent again.
+// queue is sent again, doubled for each further try up to 8 s.
 var notQueuedBackoff = time.Second
 
 type sentFrame struct {
@@ -131,7 +129,7 @@ var errDisconnected = errors.New("disconnected")
 func chat(ctx context.Context, dial func(context.Context) (*websocket.Conn, error), in io.Reader, out io.Writer, conversation, tz string) error {
 	out = &lockedWriter{w: out} // the socket's reader prints too
 	s := &chatSession{out: out, conversation: conversation, tz: tz, acked: make(chan struct{}, 1), proposals: make(chan string, 8),
-		due: make(chan string), ended: make(chan struct{}), backoff: notQueuedBackoff}
+		due: make(chan string), ended: make(chan struct{})}
 	defer close(s.ended)
 	lines := make(chan string)
 	readCtx, stopReading := context.WithCancel(ctx)
@@ -304,7 +302,7 @@ func (s *chatSession) notQueued(id string) bool {
 		if f.tries++; f.tries >= notQueuedTries {
 			return false
 		}
-		wait := min(s.backoff<<(f.tries-1), 8*time.Second)
+		wait := min(notQueuedBackoff<<(f.tries-1), 8*time.Second)
 		f.waiting = true
 		fmt.Fprintf(s.out, "\n(not queued yet; sending it again in %s)\n", wait)
 		time.AfterFunc(wait, func() {
