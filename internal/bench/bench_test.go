@@ -2,10 +2,15 @@ package bench_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/purser-ai/purser/internal/bench"
 	"github.com/purser-ai/purser/pkg/contracts"
@@ -81,5 +86,52 @@ func TestStubModelDecidesTheBenchTurns(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%q: decided %s (%+v), want %s", tt.give, got, d, tt.want)
 		}
+	}
+}
+
+// A frame refused before it became a turn (the per-user rate limit) is
+// answered with an error naming the frame, not the conversation. The bench
+// counts it as an error at once; it used to wait out the turn's timeout,
+// so every user stood still and the run looked like a stalled server.
+func TestRefusedFrameCountsAsAnErrorAtOnce(t *testing.T) {
+	var refused atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"purser.v1"}})
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		for {
+			_, data, err := c.Read(r.Context())
+			if err != nil {
+				return
+			}
+			var in struct {
+				ID string `json:"id"`
+			}
+			_ = json.Unmarshal(data, &in)
+			out, _ := json.Marshal(contracts.ServerFrame{Type: contracts.FrameError, At: time.Now(),
+				Error: &contracts.ErrorBody{Code: contracts.ErrCodeRateLimited, Message: "too many messages", ID: in.ID}})
+			if c.Write(r.Context(), websocket.MessageText, out) != nil {
+				return
+			}
+			refused.Add(1)
+		}
+	}))
+	defer srv.Close()
+	// The turn timeout outlasts the test's own deadline: waiting it out
+	// shows as Run returning the context's error.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := bench.Run(ctx, bench.Options{URL: "ws" + strings.TrimPrefix(srv.URL, "http"), Token: func(int) string { return "" },
+		Users: 2, Duration: 300 * time.Millisecond, Pause: 50 * time.Millisecond, Timeout: time.Hour, Label: "r"})
+	if err != nil {
+		t.Fatalf("run: %v (errors %d: %v)", err, res.Errors, res.ErrorText)
+	}
+	if res.Turns != 0 || res.Errors == 0 || int64(res.Errors) != refused.Load() {
+		t.Fatalf("turns %d, errors %d, frames refused %d: want every refused frame counted as an error", res.Turns, res.Errors, refused.Load())
+	}
+	if !strings.Contains(strings.Join(res.ErrorText, "\n"), contracts.ErrCodeRateLimited) {
+		t.Fatalf("error text %q does not name the refusal", res.ErrorText)
 	}
 }

@@ -282,6 +282,13 @@ func (s *session) turn(ctx context.Context, frame map[string]any, want string) (
 				s.rec.fail(errors.New("connection closed"))
 				return contracts.ServerFrame{}, false
 			}
+			if f.Type == contracts.FrameError && f.Error != nil && f.Error.ID != "" && f.Error.ID == frame["id"] {
+				// Refused before it became a turn (a rate limit, a frame
+				// that could not be queued): such errors name the frame,
+				// not the conversation.
+				s.rec.fail(fmt.Errorf("%s: %s", f.Error.Code, f.Error.Message))
+				return f, false
+			}
 			if f.ConversationID != s.conv {
 				continue
 			}
