@@ -308,7 +308,17 @@ func limitClause(q string, limit int, args []any) (string, []any) {
 	if limit <= 0 {
 		return q, args
 	}
-	return q + " LIMIT ?", append(args, limit)
+	return q + limitLiteral(limit), args
+}
+
+// limitLiteral is " LIMIT n" with n written into the text. SQLite's
+// planner reads a bound LIMIT's value (to bound its sorter), which marks
+// the statement to be compiled again every time it is bound: a prepared
+// statement with LIMIT ? is parsed anew on every run. n is an int, so
+// writing it in cannot inject anything; each distinct n is one more
+// statement in the cache.
+func limitLiteral(n int) string {
+	return " LIMIT " + strconv.Itoa(n)
 }
 
 // likeEscape escapes s for LIKE ... ESCAPE '\'.

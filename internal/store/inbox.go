@@ -206,8 +206,8 @@ func (s *Store) FramesOfTurn(ctx context.Context, tenantID, userID, turnID strin
 	// turn_id <> '' is implied, and stated so that the planner takes
 	// the partial index frames_turn.
 	rows, err := s.query(ctx, `SELECT seq, payload FROM frames
-		WHERE tenant_id = ? AND user_id = ? AND turn_id = ? AND turn_id <> '' ORDER BY seq DESC LIMIT ?`,
-		tenantID, userID, turnID, limit)
+		WHERE tenant_id = ? AND user_id = ? AND turn_id = ? AND turn_id <> '' ORDER BY seq DESC`+limitLiteral(limit),
+		tenantID, userID, turnID)
 	if err != nil {
 		return nil, fmt.Errorf("frames of turn: %w", err)
 	}
@@ -244,8 +244,8 @@ func (s *Store) ConversationFrames(ctx context.Context, tenantID, userID, conver
 		beforeSeq = 1<<63 - 1
 	}
 	rows, err := s.query(ctx, `SELECT seq, event_id, payload, created_at FROM frames
-		WHERE tenant_id = ? AND user_id = ? AND conversation_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-		tenantID, userID, conversationID, beforeSeq, limit)
+		WHERE tenant_id = ? AND user_id = ? AND conversation_id = ? AND seq < ? ORDER BY seq DESC`+limitLiteral(limit),
+		tenantID, userID, conversationID, beforeSeq)
 	if err != nil {
 		return nil, fmt.Errorf("conversation frames: %w", err)
 	}
@@ -283,7 +283,7 @@ func (s *Store) TouchConversation(ctx context.Context, tenantID, userID, convers
 // used first.
 func (s *Store) ListConversations(ctx context.Context, tenantID, userID string, limit int) ([]ConversationTitle, error) {
 	rows, err := s.query(ctx, `SELECT conversation_id, title, created_at, updated_at FROM conversation_titles
-		WHERE tenant_id = ? AND user_id = ? ORDER BY updated_at DESC, conversation_id LIMIT ?`, tenantID, userID, limit)
+		WHERE tenant_id = ? AND user_id = ? ORDER BY updated_at DESC, conversation_id`+limitLiteral(limit), tenantID, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list conversations: %w", err)
 	}
