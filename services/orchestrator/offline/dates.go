@@ -10,6 +10,9 @@ import (
 
 // monthWords are the month names and abbreviations people write; a month
 // is matched only as a whole word, so "market" is not March.
+// monthPrefixes are the first three letters of every word in monthWords.
+var monthPrefixes = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}
+
 const monthWords = `january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec`
 
 var (
@@ -33,7 +36,12 @@ func monthOf(word string) time.Month { return months[strings.ToLower(word)[:3]] 
 
 // withoutClock drops times of day ("at 8:30", "7pm"): they are neither
 // amounts nor part of what was bought.
-func withoutClock(text string) string { return clock.ReplaceAllString(text, " ") }
+func withoutClock(text string) string {
+	if !hasDigit(text) {
+		return text
+	}
+	return clock.ReplaceAllString(text, " ")
+}
 
 func midnight(now time.Time) time.Time {
 	return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
@@ -45,13 +53,17 @@ func midnight(now time.Time) time.Time {
 func findDate(text string, now time.Time) (string, string, bool) {
 	today := midnight(now)
 	cut := func(loc []int) string { return text[:loc[0]] + " " + text[loc[1]:] }
-	if loc := isoDate.FindStringSubmatchIndex(text); loc != nil {
+	// Each pattern runs only when the text holds what it cannot match
+	// without: most of what people type names no date at all.
+	lower, digits := folded(text), hasDigit(text)
+	months := digits && containsAny(lower, monthPrefixes...)
+	if loc := findIf(digits && strings.Contains(text, "-"), isoDate, text); loc != nil {
 		s := text[loc[0]:loc[1]]
 		if _, err := time.Parse(time.DateOnly, s); err == nil {
 			return s, cut(loc), true
 		}
 	}
-	if loc := relDay.FindStringSubmatchIndex(text); loc != nil {
+	if loc := findIf(containsAny(lower, "yesterday", "night", "today", "morning", "afternoon", "evening"), relDay, text); loc != nil {
 		back := 0
 		switch strings.ToLower(text[loc[2]:loc[3]]) {
 		case "yesterday", "last night":
@@ -61,7 +73,7 @@ func findDate(text string, now time.Time) (string, string, bool) {
 		}
 		return today.AddDate(0, 0, -back).Format(time.DateOnly), cut(loc), true
 	}
-	if loc := daysAgo.FindStringSubmatchIndex(text); loc != nil {
+	if loc := findIf(strings.Contains(lower, "ago"), daysAgo, text); loc != nil {
 		n, err := strconv.Atoi(text[loc[2]:loc[3]])
 		if err != nil {
 			n = smallNumbers[strings.ToLower(text[loc[2]:loc[3]])]
@@ -92,17 +104,17 @@ func findDate(text string, now time.Time) (string, string, bool) {
 		}
 		return text[loc[2*i]:loc[2*i+1]]
 	}
-	if loc := dayMonth.FindStringSubmatchIndex(text); loc != nil {
+	if loc := findIf(months, dayMonth, text); loc != nil {
 		if d, rest, ok := dm(sub(loc, 1), sub(loc, 2), sub(loc, 3), loc); ok {
 			return d, rest, true
 		}
 	}
-	if loc := monthDay.FindStringSubmatchIndex(text); loc != nil {
+	if loc := findIf(months, monthDay, text); loc != nil {
 		if d, rest, ok := dm(sub(loc, 2), sub(loc, 1), sub(loc, 3), loc); ok {
 			return d, rest, true
 		}
 	}
-	if loc := ordinal.FindStringSubmatchIndex(text); loc != nil {
+	if loc := findIf(digits, ordinal, text); loc != nil {
 		// "the 1st": this month's, or last month's when it is still to come.
 		d, _ := strconv.Atoi(sub(loc, 1))
 		t := time.Date(today.Year(), today.Month(), d, 0, 0, 0, 0, now.Location())
@@ -113,7 +125,7 @@ func findDate(text string, now time.Time) (string, string, bool) {
 			return t.Format(time.DateOnly), cut(loc), true
 		}
 	}
-	if loc := weekday.FindStringSubmatchIndex(text); loc != nil {
+	if loc := findIf(strings.Contains(lower, "day"), weekday, text); loc != nil {
 		want := weekdays[strings.ToLower(sub(loc, 1))]
 		back := (int(today.Weekday()) - int(want) + 7) % 7
 		if back == 0 {
@@ -272,4 +284,33 @@ func sinceDay(phrase string, now time.Time) (string, bool) {
 		return d, true
 	}
 	return "", false
+}
+
+// findIf is re's first match in text with its groups, looked for only
+// when may holds: a cheap test of something re cannot match without.
+func findIf(may bool, re *regexp.Regexp, text string) []int {
+	if !may {
+		return nil
+	}
+	return re.FindStringSubmatchIndex(text)
+}
+
+// folded is text in lower case as the patterns' (?i) compares it, the
+// long s (ſ, which folds to s) included, for substring tests that stand
+// in front of a pattern.
+func folded(text string) string {
+	return strings.ReplaceAll(strings.ToLower(text), "ſ", "s")
+}
+
+func hasDigit(text string) bool {
+	return strings.ContainsAny(text, "0123456789")
+}
+
+func containsAny(lower string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }

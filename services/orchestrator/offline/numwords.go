@@ -25,6 +25,10 @@ var slang = regexp.MustCompile(`(?i)\b(?:a\s+)?(fiver|tenner)\b`)
 // one reader of amounts judges them: "twelve pounds" is "12 pounds", "a
 // fiver" is "£5".
 func spelledToDigits(text string) string {
+	lower := folded(text)
+	if !containsAny(lower, "fiver", "tenner", "pound", "quid", "dollar", "buck", "euro") {
+		return text
+	}
 	text = slang.ReplaceAllStringFunc(text, func(s string) string {
 		if strings.HasSuffix(strings.ToLower(s), "fiver") {
 			return "£5"

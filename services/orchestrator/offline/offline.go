@@ -100,15 +100,18 @@ func afterSteps(p orchestrator.Prompt) orchestrator.Decision {
 // control and bidirectional-override characters, which never belong in an
 // item.
 func clean(text string) string {
-	r := strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "\u00a0", " ", "\t", " ", "\n", " ")
 	text = strings.Map(func(c rune) rune {
 		if unicode.IsControl(c) && c != ' ' || c >= 0x202a && c <= 0x202e || c >= 0x2066 && c <= 0x2069 || c == utf8.RuneError {
 			return -1
 		}
 		return c
-	}, r.Replace(text))
+	}, plainer.Replace(text))
 	return strings.Join(strings.Fields(text), " ")
 }
+
+// plainer makes typographic quotes and spaces plain; built once, it is
+// safe for concurrent use.
+var plainer = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "\u00a0", " ", "\t", " ", "\n", " ")
 
 func fromText(p orchestrator.Prompt) orchestrator.Decision {
 	text := spelledToDigits(clean(p.Text))
@@ -208,6 +211,9 @@ func withoutDate(text string, now time.Time) string {
 
 // stripYears drops numbers that are years in a range ("in 2025", "Q1 2026").
 func stripYears(text string) string {
+	if !hasDigit(text) {
+		return text
+	}
 	return yearWords.ReplaceAllString(text, " ")
 }
 
