@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/jackc/pgx/v5/pgconn"
 	"slices"
 	"time"
 )
@@ -98,26 +99,15 @@ func (s *Store) AppendFrame(ctx context.Context, tenantID, userID, eventID strin
 // which ConversationFrames then pages through.
 func (s *Store) AppendConversationFrame(ctx context.Context, tenantID, userID, conversationID, eventID string, payload []byte, at time.Time) (int64, bool, error) {
 	var seq int64
-	err := s.InTx(ctx, func(tx *Store) error {
-		var err error
-		if seq, err = tx.counter(ctx, tenantID, userID, "frame"); err != nil {
-			return err
-		}
-		var ev any
-		if eventID != "" {
-			ev = eventID
-		}
-		n, err := tx.exec(ctx, `INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id, turn_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			tenantID, userID, seq, ev, blobArg(payload), tx.d.ts(tx.orNow(at)), conversationID, frameTurn(payload))
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return errFrameExists // roll the counter back
-		}
-		return nil
-	})
+	var ev any // NULL: a frame without an event id is never a redelivery
+	if eventID != "" {
+		ev = eventID
+	}
+	appendFrame := s.appendFrameTx
+	if s.d.name == dialectPostgres && !s.tx {
+		appendFrame = s.appendFrameOnce
+	}
+	err := appendFrame(ctx, tenantID, userID, conversationID, ev, payload, at, &seq)
 	if errors.Is(err, errFrameExists) {
 		err = s.queryRow(ctx, `SELECT seq FROM frames WHERE tenant_id = ? AND user_id = ? AND event_id = ?`,
 			tenantID, userID, eventID).Scan(&seq)
@@ -131,6 +121,52 @@ func (s *Store) AppendConversationFrame(ctx context.Context, tenantID, userID, c
 	}
 	return seq, true, nil
 }
+
+// appendFrameTx takes the user's next seq from the counter and stores the
+// frame under it, in one transaction; errFrameExists (the counter step
+// rolled back with it) if the event is stored already.
+func (s *Store) appendFrameTx(ctx context.Context, tenantID, userID, conversationID string, ev any, payload []byte, at time.Time, seq *int64) error {
+	return s.InTx(ctx, func(tx *Store) error {
+		var err error
+		if *seq, err = tx.counter(ctx, tenantID, userID, "frame"); err != nil {
+			return err
+		}
+		n, err := tx.exec(ctx, `INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id, turn_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			tenantID, userID, *seq, ev, blobArg(payload), tx.d.ts(tx.orNow(at)), conversationID, frameTurn(payload))
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return errFrameExists // roll the counter back
+		}
+		return nil
+	})
+}
+
+// appendFrameOnce is AppendConversationFrame on Postgres outside a
+// transaction: the counter and the frame in one statement, one round trip
+// instead of four (BEGIN, counter, frame, COMMIT). An event stored before
+// makes the statement fail on frames_event, which undoes its counter step
+// too, so a redelivery burns no seq; that failure is errFrameExists.
+func (s *Store) appendFrameOnce(ctx context.Context, tenantID, userID, conversationID string, ev any, payload []byte, at time.Time, seq *int64) error {
+	err := s.queryRow(ctx, `WITH c AS (
+			INSERT INTO counters (tenant_id, user_id, name, value) VALUES (?, ?, 'frame', 1)
+			ON CONFLICT (tenant_id, user_id, name) DO UPDATE SET value = counters.value + 1
+			RETURNING value)
+		INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id, turn_id)
+		SELECT ?, ?, c.value, ?, ?, ?, ?, ? FROM c
+		RETURNING seq`,
+		tenantID, userID, tenantID, userID, ev, blobArg(payload), s.d.ts(s.orNow(at)), conversationID, frameTurn(payload)).Scan(seq)
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == pgUniqueViolation && pg.ConstraintName == "frames_event" {
+		return errFrameExists
+	}
+	return contentError(err)
+}
+
+// pgUniqueViolation is Postgres's SQLSTATE for a duplicate key.
+const pgUniqueViolation = "23505"
 
 // AppendUserMessage stores what the user wrote as a frame of the
 // conversation and touches the conversation (titling it the first time),
