@@ -96,21 +96,46 @@ func (s *Store) AppendFrame(ctx context.Context, tenantID, userID, eventID strin
 }
 
 // AppendConversationFrame is AppendFrame for a frame of a conversation,
-// which ConversationFrames then pages through.
+// which ConversationFrames then pages through. It, like AppendUserMessage,
+// commits on its own; called inside a caller's transaction, the counter
+// step of a redelivered event is left for that transaction to undo.
 func (s *Store) AppendConversationFrame(ctx context.Context, tenantID, userID, conversationID, eventID string, payload []byte, at time.Time) (int64, bool, error) {
+	f := newFrame{tenantID, userID, conversationID, eventID, payload, at}
 	var seq int64
-	var ev any // NULL: a frame without an event id is never a redelivery
-	if eventID != "" {
-		ev = eventID
-	}
-	appendFrame := s.appendFrameTx
+	var err error
 	if s.d.name == dialectPostgres && !s.tx {
-		appendFrame = s.appendFrameOnce
+		seq, err = s.appendFrameOnce(ctx, f, nil)
+	} else {
+		err = s.InTx(ctx, func(tx *Store) error {
+			seq, err = tx.appendFrameTx(ctx, f)
+			return err
+		})
 	}
-	err := appendFrame(ctx, tenantID, userID, conversationID, ev, payload, at, &seq)
+	return s.appended(ctx, f, seq, err)
+}
+
+// newFrame is a frame to store and what it belongs to.
+type newFrame struct {
+	tenantID, userID, conversationID, eventID string
+	payload                                   []byte
+	at                                        time.Time
+}
+
+// event is the frame's event_id: NULL without one, so that such frames
+// never count as redeliveries of each other.
+func (f newFrame) event() any {
+	if f.eventID == "" {
+		return nil
+	}
+	return f.eventID
+}
+
+// appended is the outcome of storing f: its new seq, or, when its event
+// was stored before (errFrameExists), the seq it was first given.
+func (s *Store) appended(ctx context.Context, f newFrame, seq int64, err error) (int64, bool, error) {
 	if errors.Is(err, errFrameExists) {
 		err = s.queryRow(ctx, `SELECT seq FROM frames WHERE tenant_id = ? AND user_id = ? AND event_id = ?`,
-			tenantID, userID, eventID).Scan(&seq)
+			f.tenantID, f.userID, f.eventID).Scan(&seq)
 		if err != nil {
 			return 0, false, fmt.Errorf("append frame: %w", err)
 		}
@@ -123,46 +148,58 @@ func (s *Store) AppendConversationFrame(ctx context.Context, tenantID, userID, c
 }
 
 // appendFrameTx takes the user's next seq from the counter and stores the
-// frame under it, in one transaction; errFrameExists (the counter step
-// rolled back with it) if the event is stored already.
-func (s *Store) appendFrameTx(ctx context.Context, tenantID, userID, conversationID string, ev any, payload []byte, at time.Time, seq *int64) error {
-	return s.InTx(ctx, func(tx *Store) error {
-		var err error
-		if *seq, err = tx.counter(ctx, tenantID, userID, "frame"); err != nil {
-			return err
-		}
-		n, err := tx.exec(ctx, `INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id, turn_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			tenantID, userID, *seq, ev, blobArg(payload), tx.d.ts(tx.orNow(at)), conversationID, frameTurn(payload))
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return errFrameExists // roll the counter back
-		}
-		return nil
-	})
+// frame under it, inside tx's transaction; errFrameExists (roll the
+// transaction back, and the counter step with it) if the event is stored
+// already.
+func (s *Store) appendFrameTx(ctx context.Context, f newFrame) (int64, error) {
+	seq, err := s.counter(ctx, f.tenantID, f.userID, "frame")
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.exec(ctx, `INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id, turn_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		f.tenantID, f.userID, seq, f.event(), blobArg(f.payload), s.d.ts(s.orNow(f.at)), f.conversationID, frameTurn(f.payload))
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, errFrameExists
+	}
+	return seq, nil
 }
 
-// appendFrameOnce is AppendConversationFrame on Postgres outside a
-// transaction: the counter and the frame in one statement, one round trip
-// instead of four (BEGIN, counter, frame, COMMIT). An event stored before
-// makes the statement fail on frames_event, which undoes its counter step
-// too, so a redelivery burns no seq; that failure is errFrameExists.
-func (s *Store) appendFrameOnce(ctx context.Context, tenantID, userID, conversationID string, ev any, payload []byte, at time.Time, seq *int64) error {
-	err := s.queryRow(ctx, `WITH c AS (
+// appendFrameOnce stores f on Postgres outside a transaction in one
+// statement (a data-modifying WITH), one round trip instead of four or
+// more: the counter step, the frame and, given a title, the touch of the
+// conversation's title. An event stored before makes the statement fail on
+// frames_event, which undoes all of it, as the rolled-back transaction
+// did: a redelivery burns no seq and touches nothing. That failure is
+// errFrameExists.
+func (s *Store) appendFrameOnce(ctx context.Context, f newFrame, title *string) (int64, error) {
+	at := s.d.ts(s.orNow(f.at))
+	q := `WITH c AS (
 			INSERT INTO counters (tenant_id, user_id, name, value) VALUES (?, ?, 'frame', 1)
 			ON CONFLICT (tenant_id, user_id, name) DO UPDATE SET value = counters.value + 1
-			RETURNING value)
+			RETURNING value)`
+	args := []any{f.tenantID, f.userID}
+	if title != nil {
+		q += `, t AS (
+			INSERT INTO conversation_titles (tenant_id, user_id, conversation_id, title, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, conversation_id) DO UPDATE SET updated_at = excluded.updated_at)`
+		args = append(args, f.tenantID, f.userID, f.conversationID, *title, at, at)
+	}
+	q += `
 		INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id, turn_id)
 		SELECT ?, ?, c.value, ?, ?, ?, ?, ? FROM c
-		RETURNING seq`,
-		tenantID, userID, tenantID, userID, ev, blobArg(payload), s.d.ts(s.orNow(at)), conversationID, frameTurn(payload)).Scan(seq)
+		RETURNING seq`
+	args = append(args, f.tenantID, f.userID, f.event(), blobArg(f.payload), at, f.conversationID, frameTurn(f.payload))
+	var seq int64
+	err := s.queryRow(ctx, q, args...).Scan(&seq)
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) && pg.Code == pgUniqueViolation && pg.ConstraintName == "frames_event" {
-		return errFrameExists
+		return 0, errFrameExists
 	}
-	return contentError(err)
+	return seq, contentError(err)
 }
 
 // pgUniqueViolation is Postgres's SQLSTATE for a duplicate key.
@@ -172,26 +209,21 @@ const pgUniqueViolation = "23505"
 // conversation and touches the conversation (titling it the first time),
 // in one commit. The same eventID again returns its first seq.
 func (s *Store) AppendUserMessage(ctx context.Context, tenantID, userID, conversationID, eventID, title string, payload []byte, at time.Time) (int64, bool, error) {
-	var (
-		seq     int64
-		created bool
-	)
-	err := s.InTx(ctx, func(tx *Store) error {
-		// Already stored: its first seq, and no counter spent.
-		err := tx.queryRow(ctx, `SELECT seq FROM frames WHERE tenant_id = ? AND user_id = ? AND event_id = ?`,
-			tenantID, userID, eventID).Scan(&seq)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
+	f := newFrame{tenantID, userID, conversationID, eventID, payload, at}
+	var seq int64
+	var err error
+	if s.d.name == dialectPostgres && !s.tx {
+		seq, err = s.appendFrameOnce(ctx, f, &title)
+	} else {
+		err = s.InTx(ctx, func(tx *Store) error {
+			if err := tx.TouchConversation(ctx, tenantID, userID, conversationID, title, at); err != nil {
+				return err
+			}
+			seq, err = tx.appendFrameTx(ctx, f)
 			return err
-		}
-		if err := tx.TouchConversation(ctx, tenantID, userID, conversationID, title, at); err != nil {
-			return err
-		}
-		seq, created, err = tx.AppendConversationFrame(ctx, tenantID, userID, conversationID, eventID, payload, at)
-		return err
-	})
+		})
+	}
+	seq, created, err := s.appended(ctx, f, seq, err)
 	if err != nil {
 		return 0, false, fmt.Errorf("append user message: %w", err)
 	}

@@ -696,6 +696,11 @@ func testUserMessage(t *testing.T, st *store.Store) {
 	if next != 2 {
 		t.Fatalf("second message: seq %d, want 2 (a repeat spent no seq)", next)
 	}
+	// A late repeat of the first message changes nothing: not the seq,
+	// not when the conversation was last used.
+	if again, created := must2(st.AppendUserMessage(ctx, "t1", "u1", "c7", "um-1", "lunch money", []byte("m1"), t0.Add(2*time.Minute)))(t); again != 1 || created {
+		t.Fatalf("a late repeat: seq %d created %v, want 1 false", again, created)
+	}
 	list := must(st.ListConversations(ctx, "t1", "u1", 10))(t)
 	if len(list) != 1 || list[0].Title != "lunch money" || !list[0].UpdatedAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("conversations = %+v, want c7 titled by its first message, used at the second", list)
