@@ -37,6 +37,15 @@ func TestUserSetsTheirCurrencyInChat(t *testing.T) {
 	if amount := added["amount"].(map[string]any); amount["currency"] != "EUR" || amount["minor"] != float64(1250) {
 		t.Errorf("bob's lunch = %v, want 12.50 EUR", added)
 	}
+	// In a conversation that already exists, the settings read with it
+	// apply too.
+	if status, _ := chatCall(t, info, bob, `{"conversation_id":"bob-ongoing","history":[],"message":"hello"}`); status != http.StatusOK {
+		t.Fatalf("hello = %d", status)
+	}
+	status, p := chatCall(t, info, bob, `{"conversation_id":"bob-ongoing","history":[],"message":"add 7 snack today"}`)
+	if proposal, _ := p["proposal"].(map[string]any); status != http.StatusOK || proposal == nil || !strings.Contains(proposal["summary"].(string), "€7.00") {
+		t.Errorf("a second turn's proposal = %d %v, want the snack in euros", status, p)
+	}
 	// A time zone set in chat is the one "today" means for them (Kiritimati
 	// is UTC+14, so most of the day its date is not UTC's).
 	approve(bob, "my time zone is Pacific/Kiritimati")

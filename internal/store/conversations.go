@@ -47,6 +47,30 @@ func (s *Store) LoadConversation(ctx context.Context, tenantID, conversationID s
 	return c, nil
 }
 
+// LoadConversationWithOwner is LoadConversation and the settings of the
+// user the conversation belongs to (empty ones if they set nothing), in
+// one read: what the orchestrator needs for every event of a conversation.
+func (s *Store) LoadConversationWithOwner(ctx context.Context, tenantID, conversationID string) (Conversation, UserSettings, error) {
+	c := Conversation{TenantID: tenantID, ConversationID: conversationID}
+	var u UserSettings
+	var currency, zone, order *string
+	var setAt *time.Time
+	err := s.queryRow(ctx, `SELECT c.user_id, c.version, c.state, c.updated_at, c.deadline_at,
+			u.currency, u.timezone, u.date_order, u.updated_at
+		FROM conversations c LEFT JOIN user_settings u ON u.tenant_id = c.tenant_id AND u.user_id = c.user_id
+		WHERE c.tenant_id = ? AND c.conversation_id = ?`, tenantID, conversationID).
+		Scan(&c.UserID, &c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt},
+			&currency, &zone, &order, optTimeCol{&setAt})
+	if err != nil {
+		return Conversation{}, UserSettings{}, fmt.Errorf("load conversation: %w", notFound(err))
+	}
+	u.TenantID, u.UserID = tenantID, c.UserID
+	if setAt != nil { // the user has settings
+		u.Currency, u.Timezone, u.DateOrder, u.UpdatedAt = *currency, *zone, *order, *setAt
+	}
+	return c, u, nil
+}
+
 // SaveConversation writes c if its stored version is still expectedVersion
 // (0: it must not exist yet) and appends out to the outbox, in one
 // transaction. It returns the new version; a lost race returns ErrConflict

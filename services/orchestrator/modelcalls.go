@@ -176,7 +176,7 @@ func (o *Orchestrator) resume(ctx context.Context, tenant, convID string, s Stat
 	if s.Turn == nil || s.Turn.Model == nil || o.inFlight(tenant, convID, s.Turn.Model.ID) {
 		return
 	}
-	currency, zone, err := o.userDefaults(ctx, tenant, s.UserID, Event{})
+	currency, zone, err := o.userDefaults(ctx, tenant, s.UserID, store.UserSettings{}, Event{})
 	if err != nil {
 		currency, zone = o.cfg.DefaultCurrency, "UTC" // the prompt's hints only; the call must not wait for them
 	}

@@ -27,6 +27,7 @@ import (
 // Store is the orchestrator's view of the system of record.
 type Store interface {
 	LoadConversation(ctx context.Context, tenantID, conversationID string) (store.Conversation, error)
+	LoadConversationWithOwner(ctx context.Context, tenantID, conversationID string) (store.Conversation, store.UserSettings, error)
 	SaveConversation(ctx context.Context, c store.Conversation, expectedVersion int64, out []store.OutboxMessage) (int64, error)
 	AppendOutbox(ctx context.Context, out []store.OutboxMessage) error
 	CreateProposal(ctx context.Context, p store.Proposal) error
@@ -191,7 +192,7 @@ func (o *Orchestrator) env(tenant, convID, currency string) Env {
 }
 
 func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev Event) error {
-	conv, err := o.store.LoadConversation(ctx, tenant, convID)
+	conv, owner, err := o.store.LoadConversationWithOwner(ctx, tenant, convID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		conv = store.Conversation{TenantID: tenant, ConversationID: convID}
@@ -228,7 +229,7 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 		}
 		state.Turn.Model = nil
 	}
-	currency, zone, err := o.userDefaults(ctx, tenant, conv.UserID, ev)
+	currency, zone, err := o.userDefaults(ctx, tenant, conv.UserID, owner, ev)
 	if err != nil {
 		return err
 	}
@@ -556,15 +557,18 @@ func (o *Orchestrator) observe(tenant, convID string, ev Event, eff Effects, sta
 // one their client sent with the turn, the chat contract's userContext,
 // else their own setting, else the configured default) and the time zone
 // of a turn that names none (their setting, else UTC).
-func (o *Orchestrator) userDefaults(ctx context.Context, tenant, user string, ev Event) (currency, zone string, err error) {
+func (o *Orchestrator) userDefaults(ctx context.Context, tenant, user string, owner store.UserSettings, ev Event) (currency, zone string, err error) {
 	currency, zone = o.cfg.DefaultCurrency, "UTC"
 	if user == "" && ev.Turn != nil {
 		user = ev.Turn.UserID
 	}
 	if user != "" {
-		set, err := o.store.GetUserSettings(ctx, tenant, user)
-		if err != nil {
-			return "", "", fmt.Errorf("user settings: %w", err)
+		set := owner // read with the conversation
+		if owner.UserID != user {
+			// A new conversation: its first turn's user.
+			if set, err = o.store.GetUserSettings(ctx, tenant, user); err != nil {
+				return "", "", fmt.Errorf("user settings: %w", err)
+			}
 		}
 		if set.Currency != "" {
 			currency = set.Currency

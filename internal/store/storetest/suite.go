@@ -24,6 +24,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 	}{
 		{"ConversationVersions", testConversationVersions},
 		{"ConversationRaceOneWins", testConversationRace},
+		{"ConversationWithItsOwnersSettings", testConversationWithOwner},
 		{"OutboxOnceAndInOrder", testOutbox},
 		{"ProposalLifecycle", testProposals},
 		{"ProposalApproveRace", testProposalRace},
@@ -169,6 +170,26 @@ func testConversationRace(t *testing.T, st *store.Store) {
 	}
 	if n := len(must(st.PendingOutbox(ctx, 100))(t)); n != 1 {
 		t.Fatalf("outbox holds %d messages, want 1 (only the winner's)", n)
+	}
+}
+
+// A conversation is read with the settings of the user it belongs to:
+// empty ones while they set nothing, theirs once they do, never another
+// user's.
+func testConversationWithOwner(t *testing.T, st *store.Store) {
+	_, _, err := st.LoadConversationWithOwner(ctx, "t1", "none")
+	wantErr(t, err, store.ErrNotFound)
+	must(st.SaveConversation(ctx, store.Conversation{TenantID: "t1", ConversationID: "c1", UserID: "u1", State: json.RawMessage(`{}`), UpdatedAt: t0}, 0, nil))(t)
+	must(st.PutUserSettings(ctx, store.UserSettings{TenantID: "t1", UserID: "u2", Currency: "JPY", UpdatedAt: t0}))(t)
+	c, set := must2(st.LoadConversationWithOwner(ctx, "t1", "c1"))(t)
+	if c.UserID != "u1" || c.Version != 1 || set != (store.UserSettings{TenantID: "t1", UserID: "u1"}) {
+		t.Fatalf("before u1 set anything: %+v with %+v", c, set)
+	}
+	must(st.PutUserSettings(ctx, store.UserSettings{TenantID: "t1", UserID: "u1", Currency: "EUR", Timezone: "Europe/Paris", DateOrder: "dmy", UpdatedAt: t0}))(t)
+	_, set = must2(st.LoadConversationWithOwner(ctx, "t1", "c1"))(t)
+	want := must(st.GetUserSettings(ctx, "t1", "u1"))(t)
+	if set != want || set.Currency != "EUR" {
+		t.Fatalf("settings read with the conversation %+v, want u1's %+v", set, want)
 	}
 }
 
