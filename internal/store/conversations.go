@@ -138,7 +138,7 @@ func (s *Store) saveConversationOnce(ctx context.Context, c Conversation, expect
 			return err
 		}
 		// Typed: a parameter in a VALUES list has no column to take its
-		// type from.
+		// type from. The rows keep their order in seq, as in AppendOutbox.
 		q.WriteString(`, o AS (INSERT INTO outbox (id, subject, headers, payload, created_at)
 			SELECT * FROM (VALUES `)
 		for i := range out {
