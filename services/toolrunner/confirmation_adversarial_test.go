@@ -129,6 +129,61 @@ func TestConfirmationGateRaceOnTheStateChange(t *testing.T) {
 	}
 }
 
+// racingRedelivery is the store as a redelivered request sees it while the
+// first delivery of the same call is still running: the call not yet
+// stored, the proposal still approved.
+type racingRedelivery struct{ toolrunner.Store }
+
+func (s racingRedelivery) GetToolCall(context.Context, string, string) (store.ToolCall, error) {
+	return store.ToolCall{}, store.ErrNotFound
+}
+
+func (s racingRedelivery) GetProposal(ctx context.Context, tenantID, id string) (store.Proposal, error) {
+	p, err := s.Store.GetProposal(ctx, tenantID, id)
+	p.Status = store.ProposalApproved
+	return p, err
+}
+
+// Rule: one call, one result. A request redelivered while its first
+// delivery still runs (a NATS restart, another replica) loses the race to
+// the change, and then answers with the result the first one stored, not
+// with "already made": the person was told their approved add failed
+// although it was made, once (seen in make chaos-nats).
+func TestRedeliveryRacingItsFirstRunAnswersWithTheStoredResult(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			st := storetest.Open(t, e.DSN(t))
+			newRunner := func(s toolrunner.Store) *toolrunner.Runner {
+				return toolrunner.New(toolrunner.Catalog(), s, allowAll{}, nil,
+					toolrunner.NewMetrics(prometheus.NewRegistry()), slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
+			}
+			ctx := context.Background()
+			req := request("acme", "ann", "c1", contracts.ToolAddExpense, addArgs)
+			req.ProposalID = "p1"
+			if err := st.CreateProposal(ctx, store.Proposal{ID: "p1", TenantID: "acme", UserID: "ann", ConversationID: "conv-ann", TurnID: req.TurnID,
+				Tool: req.Tool, Args: req.Args, Summary: "test", Status: store.ProposalApproved, Revision: 1, ExpiresAt: now.Add(time.Hour), CreatedAt: now}); err != nil {
+				t.Fatal(err)
+			}
+			first, err := newRunner(toolrunner.FromStore(st)).Run(ctx, req)
+			if err != nil || !first.OK {
+				t.Fatalf("first delivery = %+v, %v", first, err)
+			}
+			again, err := newRunner(racingRedelivery{toolrunner.FromStore(st)}).Run(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !again.OK || string(again.Data) != string(first.Data) {
+				t.Errorf("the racing redelivery = %+v (%v), want the first delivery's result %s", again, again.Error, first.Data)
+			}
+			got, err := st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "acme", AllUsers: true})
+			if err != nil || len(got) != 1 {
+				t.Fatalf("expenses = %+v, %v; want exactly one", got, err)
+			}
+		})
+	}
+}
+
 // Rule: ownership and tenant isolation. User ids are the tenant's own, so
 // "ann" of bravo is not "ann" of acme, and expense ids are numbered per
 // tenant, so both have an expense #1: what one changes or lists is never

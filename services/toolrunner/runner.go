@@ -167,7 +167,7 @@ func stamp(res *contracts.ToolResult, req contracts.ToolRequest, start time.Time
 // execute does.
 func (r *Runner) remembered(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult, args any, start time.Time) (outcome, any, error) {
 	stamp(&res, req, start)
-	err := r.remember(ctx, tx, req, res)
+	res, _, err := r.remember(ctx, tx, req, res)
 	return outcome{res, true}, args, err
 }
 
@@ -243,7 +243,12 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 		}
 		jobs = out.Jobs
 		stamp(&res, req, start)
-		return r.remember(cctx, tx, req, res)
+		stored, first, err := r.remember(cctx, tx, req, res)
+		if err == nil && !first {
+			res = stored
+			return errStoredMeanwhile
+		}
+		return err
 	})
 	if err == nil {
 		// Committed: start what the change queued. A lost publish leaves
@@ -251,6 +256,8 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 		r.startJobs(jobs, req)
 	}
 	switch {
+	case errors.Is(err, errStoredMeanwhile):
+		return outcome{res, true}, args, nil
 	case errors.Is(err, errRollback):
 		// The tool refused (bad id, not found): nothing changed, the
 		// proposal stays approved, and the refusal is the result.
@@ -268,7 +275,12 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 	return outcome{res, true}, args, nil
 }
 
-var errRollback = errors.New("tool refused")
+var (
+	errRollback = errors.New("tool refused")
+	// errStoredMeanwhile rolls back a run whose call id another run of
+	// the same request stored first; the stored result is the call's.
+	errStoredMeanwhile = errors.New("call stored meanwhile")
+)
 
 // checkProposal lets a mutation run only for a proposal that is approved,
 // belongs to the caller and this conversation, names this tool, and whose
@@ -336,16 +348,27 @@ func errResult(code, msg string) contracts.ToolResult {
 }
 
 // remember stores the result under the call id: a redelivery returns it.
-func (r *Runner) remember(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult) error {
+// When another run of the same request (a redelivery racing the first
+// delivery) stored its result first, that one is the call's result, and
+// first is false: every answer to one call id is the same.
+func (r *Runner) remember(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult) (result contracts.ToolResult, first bool, err error) {
 	res.CallID, res.TurnID, res.Tool = req.CallID, req.TurnID, req.Tool
 	b, err := json.Marshal(res)
 	if err != nil {
-		return bus.Permanent(err)
+		return res, false, bus.Permanent(err)
 	}
-	if _, _, err := tx.PutToolCall(ctx, store.ToolCall{CallID: req.CallID, TenantID: req.TenantID, Tool: req.Tool, Result: b, CreatedAt: r.now()}); err != nil {
-		return fmt.Errorf("store result: %w", err)
+	stored, created, err := tx.PutToolCall(ctx, store.ToolCall{CallID: req.CallID, TenantID: req.TenantID, Tool: req.Tool, Result: b, CreatedAt: r.now()})
+	if err != nil {
+		return res, false, fmt.Errorf("store result: %w", err)
 	}
-	return nil
+	if created {
+		return res, true, nil
+	}
+	var earlier contracts.ToolResult
+	if err := json.Unmarshal(stored.Result, &earlier); err != nil {
+		return res, false, bus.Permanent(fmt.Errorf("stored result of %s: %w", req.CallID, err))
+	}
+	return earlier, false, nil
 }
 
 func (r *Runner) publish(req contracts.ToolRequest, res contracts.ToolResult) error {
