@@ -194,7 +194,7 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 	}
 	if mutation {
 		if res, ok, err := r.checkProposal(ctx, req); err != nil || !ok {
-			return outcome{ToolResult: res}, args, err
+			return res, args, err
 		}
 	}
 	if tool.PerMinute > 0 {
@@ -285,8 +285,13 @@ var (
 // checkProposal lets a mutation run only for a proposal that is approved,
 // belongs to the caller and this conversation, names this tool, and whose
 // stored canonical args equal the request's.
-func (r *Runner) checkProposal(ctx context.Context, req contracts.ToolRequest) (contracts.ToolResult, bool, error) {
-	refuse := errResult(contracts.CodeNotConfirmed, "This change needs your approval first; nothing was changed.")
+//
+// A proposal executed already was executed by this very call when its
+// result is stored under the call id now (a redelivery that checked for
+// it just before the first delivery committed): that result is the
+// answer, not a refusal.
+func (r *Runner) checkProposal(ctx context.Context, req contracts.ToolRequest) (outcome, bool, error) {
+	refuse := outcome{ToolResult: errResult(contracts.CodeNotConfirmed, "This change needs your approval first; nothing was changed.")}
 	if req.ProposalID == "" {
 		return refuse, false, nil
 	}
@@ -295,7 +300,7 @@ func (r *Runner) checkProposal(ctx context.Context, req contracts.ToolRequest) (
 	case errors.Is(err, store.ErrNotFound):
 		return refuse, false, nil
 	case err != nil:
-		return contracts.ToolResult{}, false, fmt.Errorf("load proposal: %w", err)
+		return outcome{}, false, fmt.Errorf("load proposal: %w", err)
 	}
 	spec, _ := contracts.LookupTool(req.Tool)
 	want, err1 := spec.CanonicalArgs(p.Args)
@@ -305,9 +310,20 @@ func (r *Runner) checkProposal(ctx context.Context, req contracts.ToolRequest) (
 	}
 	switch p.Status {
 	case "approved":
-		return contracts.ToolResult{}, true, nil
+		return outcome{}, true, nil
 	case "executed":
-		return errResult(contracts.CodeProposalInvalid, "That change was already made."), false, nil
+		done, err := r.store.GetToolCall(ctx, req.TenantID, req.CallID)
+		switch {
+		case err == nil:
+			var res contracts.ToolResult
+			if err := json.Unmarshal(done.Result, &res); err != nil {
+				return outcome{}, false, bus.Permanent(fmt.Errorf("stored result of %s: %w", req.CallID, err))
+			}
+			return outcome{res, true}, false, nil
+		case !errors.Is(err, store.ErrNotFound):
+			return outcome{}, false, fmt.Errorf("load call %s: %w", req.CallID, err)
+		}
+		return outcome{ToolResult: errResult(contracts.CodeProposalInvalid, "That change was already made.")}, false, nil
 	}
 	return refuse, false, nil
 }
