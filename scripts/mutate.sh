@@ -171,6 +171,20 @@ mutant frames-turn-backfill internal/store/migrations/sqlite/00007_frame_turn.sq
 	's/^    WHERE json_valid(/    WHERE 0 AND json_valid(/' \
 	./internal/store 'TestFramesOfATurn'
 
+# --- A redelivery racing its first delivery answers with the stored result.
+mutant racing-stored-first services/toolrunner/runner.go \
+	's/	if created {/	if true || created {/' \
+	./services/toolrunner 'TestRedeliveryRacing'
+
+mutant racing-executed-own services/toolrunner/runner.go \
+	's/^\t\tdone, err := r.store.GetToolCall(ctx, req.TenantID, req.CallID)/\t\tdone, err := r.store.GetToolCall(ctx, req.TenantID, "x"+req.CallID)/' \
+	./services/toolrunner 'TestRedeliveryRacing'
+
+# --- On Postgres a redelivered frame keeps its first seq (one-statement append).
+mutant pg-frame-redelivery internal/store/inbox.go \
+	's/pg.ConstraintName == "frames_event"/pg.ConstraintName == "frames_event_x"/' \
+	./internal/store 'TestConformance/postgres/Frames'
+
 echo
 printf 'mutant\tresult\twhere\tkilled by\n'
 for r in "${results[@]}"; do printf '%s\n' "$r"; done
