@@ -100,15 +100,9 @@ func TestConfirmationGateRaceOnTheStateChange(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
 			st := storetest.Open(t, e.DSN(t))
-			run := toolrunner.New(toolrunner.Catalog(), staleProposals{toolrunner.FromStore(st)}, allowAll{}, nil,
-				toolrunner.NewMetrics(prometheus.NewRegistry()), slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
+			run := runnerOn(staleProposals{toolrunner.FromStore(st)})
 			ctx := context.Background()
-			req := request("acme", "ann", "c1", contracts.ToolAddExpense, addArgs)
-			req.ProposalID = "p1"
-			if err := st.CreateProposal(ctx, store.Proposal{ID: "p1", TenantID: "acme", UserID: "ann", ConversationID: "conv-ann", TurnID: req.TurnID,
-				Tool: req.Tool, Args: req.Args, Summary: "test", Status: store.ProposalApproved, Revision: 1, ExpiresAt: now.Add(time.Hour), CreatedAt: now}); err != nil {
-				t.Fatal(err)
-			}
+			req := approvedAdd(t, st)
 			first, err := run.Run(ctx, req)
 			if err != nil || !first.OK {
 				t.Fatalf("first call = %+v, %v", first, err)
@@ -127,6 +121,25 @@ func TestConfirmationGateRaceOnTheStateChange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runnerOn is a toolrunner of every tool over s, with no rate limit.
+func runnerOn(s toolrunner.Store) *toolrunner.Runner {
+	return toolrunner.New(toolrunner.Catalog(), s, allowAll{}, nil,
+		toolrunner.NewMetrics(prometheus.NewRegistry()), slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
+}
+
+// approvedAdd stores ann's approved proposal p1 to add an expense and
+// returns the request (call c1) that carries it out.
+func approvedAdd(t *testing.T, st *store.Store) contracts.ToolRequest {
+	t.Helper()
+	req := request("acme", "ann", "c1", contracts.ToolAddExpense, addArgs)
+	req.ProposalID = "p1"
+	if err := st.CreateProposal(context.Background(), store.Proposal{ID: "p1", TenantID: "acme", UserID: "ann", ConversationID: "conv-ann", TurnID: req.TurnID,
+		Tool: req.Tool, Args: req.Args, Summary: "test", Status: store.ProposalApproved, Revision: 1, ExpiresAt: now.Add(time.Hour), CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	return req
 }
 
 // racingRedelivery is the store as a redelivered request sees it while the
@@ -169,18 +182,9 @@ func TestRedeliveryRacingItsFirstRunAnswersWithTheStoredResult(t *testing.T) {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
 			st := storetest.Open(t, e.DSN(t))
-			newRunner := func(s toolrunner.Store) *toolrunner.Runner {
-				return toolrunner.New(toolrunner.Catalog(), s, allowAll{}, nil,
-					toolrunner.NewMetrics(prometheus.NewRegistry()), slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
-			}
 			ctx := context.Background()
-			req := request("acme", "ann", "c1", contracts.ToolAddExpense, addArgs)
-			req.ProposalID = "p1"
-			if err := st.CreateProposal(ctx, store.Proposal{ID: "p1", TenantID: "acme", UserID: "ann", ConversationID: "conv-ann", TurnID: req.TurnID,
-				Tool: req.Tool, Args: req.Args, Summary: "test", Status: store.ProposalApproved, Revision: 1, ExpiresAt: now.Add(time.Hour), CreatedAt: now}); err != nil {
-				t.Fatal(err)
-			}
-			first, err := newRunner(toolrunner.FromStore(st)).Run(ctx, req)
+			req := approvedAdd(t, st)
+			first, err := runnerOn(toolrunner.FromStore(st)).Run(ctx, req)
 			if err != nil || !first.OK {
 				t.Fatalf("first delivery = %+v, %v", first, err)
 			}
@@ -190,7 +194,7 @@ func TestRedeliveryRacingItsFirstRunAnswersWithTheStoredResult(t *testing.T) {
 				"proposal read as approved": racingRedelivery{toolrunner.FromStore(st)},
 				"proposal read as executed": &missesItsCallOnce{Store: toolrunner.FromStore(st)},
 			} {
-				again, err := newRunner(s).Run(ctx, req)
+				again, err := runnerOn(s).Run(ctx, req)
 				if err != nil {
 					t.Fatal(err)
 				}
