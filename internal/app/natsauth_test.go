@@ -16,6 +16,7 @@ import (
 	"github.com/purser-ai/purser/internal/busauth"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/natsembed"
+	"github.com/purser-ai/purser/internal/natstest"
 )
 
 // adminLogin is what the banner tells a person to give the NATS CLI.
@@ -73,7 +74,7 @@ func TestUpsNATSNeedsCredentials(t *testing.T) {
 
 // A service's user may not change streams: streams apply says so at once.
 func TestStreamsApplyAsAServiceIsRefused(t *testing.T) {
-	creds, srv := natsWithServiceUsers(t)
+	srv, creds := natstest.StartWithServiceUsers(t)
 	cfg := config.FromEnv(func(string) string { return "" })
 	cfg.NATSURL = srv.ClientURL()
 	var out bytes.Buffer

@@ -8,10 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-
 	"github.com/purser-ai/purser/internal/auth"
-	"github.com/purser-ai/purser/internal/busauth"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/natstest"
 	"github.com/purser-ai/purser/internal/store/storetest"
@@ -85,7 +82,7 @@ type apart struct {
 // stops them and checks their logs.
 func startApart(t *testing.T, dsn string) *apart {
 	t.Helper()
-	creds, srv := natsWithServiceUsers(t)
+	srv, creds := natstest.StartWithServiceUsers(t)
 	cfg := config.FromEnv(func(string) string { return "" })
 	cfg.NATSURL = srv.ClientURL()
 	cfg.DatabaseURL = dsn
@@ -106,21 +103,6 @@ func startApart(t *testing.T, dsn string) *apart {
 		a.start(mode)
 	}
 	return a
-}
-
-// natsWithServiceUsers starts a NATS server that knows each service's user
-// (deploy/k8s's accounts), with their new credentials.
-func natsWithServiceUsers(t *testing.T) (map[string]string, *server.Server) {
-	t.Helper()
-	creds, err := busauth.LoadOrCreate(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	users, err := busauth.ServerUsers(creds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return creds, natstest.StartWithUsers(t, users)
 }
 
 // start runs one service, its own NATS user, until the test ends or stop.

@@ -56,15 +56,8 @@ type secured struct {
 
 // embedded is `purser up`'s server: the users from the table.
 func embedded(t *testing.T) secured {
-	creds, err := busauth.LoadOrCreate(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	users, err := busauth.ServerUsers(creds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return secured{natstest.StartWithUsers(t, users), creds}
+	srv, creds := natstest.StartWithServiceUsers(t)
+	return secured{srv, creds}
 }
 
 // deployed is the server deploy/k8s runs: the rendered configuration,

@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/purser-ai/purser/internal/busauth"
 	"github.com/purser-ai/purser/internal/natsembed"
 )
 
@@ -32,6 +33,23 @@ func StartWithUsers(tb testing.TB, users []*server.User) *server.Server {
 	}
 	tb.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
 	return s
+}
+
+// StartWithServiceUsers runs a server for t that knows each service's user
+// (busauth's table, as `purser up` and deploy/k8s do), with new
+// credentials in the test's temp dir, and returns it with every user's
+// password.
+func StartWithServiceUsers(tb testing.TB) (*server.Server, map[string]string) {
+	tb.Helper()
+	creds, err := busauth.LoadOrCreate(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	users, err := busauth.ServerUsers(creds)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return StartWithUsers(tb, users), creds
 }
 
 // Connect opens another in-process connection to s, closed at cleanup;
