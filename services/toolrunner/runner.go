@@ -119,8 +119,7 @@ func (r *Runner) Handle(msg *message.Message) error {
 func (r *Runner) Run(ctx context.Context, req contracts.ToolRequest) (contracts.ToolResult, error) {
 	start := time.Now()
 	if done, err := r.store.GetToolCall(ctx, req.TenantID, req.CallID); err == nil {
-		var res contracts.ToolResult
-		if err := json.Unmarshal(done.Result, &res); err == nil {
+		if res, err := storedResult(done); err == nil {
 			r.metrics.calls.WithLabelValues(req.Tool, "replayed").Inc()
 			return res, nil
 		}
@@ -167,7 +166,7 @@ func stamp(res *contracts.ToolResult, req contracts.ToolRequest, start time.Time
 // execute does.
 func (r *Runner) remembered(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult, args any, start time.Time) (outcome, any, error) {
 	stamp(&res, req, start)
-	res, _, err := r.remember(ctx, tx, req, res)
+	res, err := r.remember(ctx, tx, req, res)
 	return outcome{res, true}, args, err
 }
 
@@ -243,11 +242,9 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 		}
 		jobs = out.Jobs
 		stamp(&res, req, start)
-		stored, first, err := r.remember(cctx, tx, req, res)
-		if err == nil && !first {
-			res = stored
-			return errStoredMeanwhile
-		}
+		// Here the call is always the first to store its result: another
+		// run of it has failed to move the proposal from approved.
+		_, err = r.remember(cctx, tx, req, res)
 		return err
 	})
 	if err == nil {
@@ -256,8 +253,6 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 		r.startJobs(jobs, req)
 	}
 	switch {
-	case errors.Is(err, errStoredMeanwhile):
-		return outcome{res, true}, args, nil
 	case errors.Is(err, errRollback):
 		// The tool refused (bad id, not found): nothing changed, the
 		// proposal stays approved, and the refusal is the result.
@@ -275,12 +270,7 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 	return outcome{res, true}, args, nil
 }
 
-var (
-	errRollback = errors.New("tool refused")
-	// errStoredMeanwhile rolls back a run whose call id another run of
-	// the same request stored first; the stored result is the call's.
-	errStoredMeanwhile = errors.New("call stored meanwhile")
-)
+var errRollback = errors.New("tool refused")
 
 // checkProposal lets a mutation run only for a proposal that is approved,
 // belongs to the caller and this conversation, names this tool, and whose
@@ -315,11 +305,8 @@ func (r *Runner) checkProposal(ctx context.Context, req contracts.ToolRequest) (
 		done, err := r.store.GetToolCall(ctx, req.TenantID, req.CallID)
 		switch {
 		case err == nil:
-			var res contracts.ToolResult
-			if err := json.Unmarshal(done.Result, &res); err != nil {
-				return outcome{}, false, bus.Permanent(fmt.Errorf("stored result of %s: %w", req.CallID, err))
-			}
-			return outcome{res, true}, false, nil
+			res, err := storedResult(done)
+			return outcome{res, true}, false, err
 		case !errors.Is(err, store.ErrNotFound):
 			return outcome{}, false, fmt.Errorf("load call %s: %w", req.CallID, err)
 		}
@@ -365,26 +352,31 @@ func errResult(code, msg string) contracts.ToolResult {
 
 // remember stores the result under the call id: a redelivery returns it.
 // When another run of the same request (a redelivery racing the first
-// delivery) stored its result first, that one is the call's result, and
-// first is false: every answer to one call id is the same.
-func (r *Runner) remember(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult) (result contracts.ToolResult, first bool, err error) {
+// delivery) stored its result first, that one is the call's result: every
+// answer to one call id is the same.
+func (r *Runner) remember(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult) (contracts.ToolResult, error) {
 	res.CallID, res.TurnID, res.Tool = req.CallID, req.TurnID, req.Tool
 	b, err := json.Marshal(res)
 	if err != nil {
-		return res, false, bus.Permanent(err)
+		return res, bus.Permanent(err)
 	}
 	stored, created, err := tx.PutToolCall(ctx, store.ToolCall{CallID: req.CallID, TenantID: req.TenantID, Tool: req.Tool, Result: b, CreatedAt: r.now()})
 	if err != nil {
-		return res, false, fmt.Errorf("store result: %w", err)
+		return res, fmt.Errorf("store result: %w", err)
 	}
 	if created {
-		return res, true, nil
+		return res, nil
 	}
-	var earlier contracts.ToolResult
-	if err := json.Unmarshal(stored.Result, &earlier); err != nil {
-		return res, false, bus.Permanent(fmt.Errorf("stored result of %s: %w", req.CallID, err))
+	return storedResult(stored)
+}
+
+// storedResult is the result stored under c's call id.
+func storedResult(c store.ToolCall) (contracts.ToolResult, error) {
+	var res contracts.ToolResult
+	if err := json.Unmarshal(c.Result, &res); err != nil {
+		return res, bus.Permanent(fmt.Errorf("stored result of %s: %w", c.CallID, err))
 	}
-	return earlier, false, nil
+	return res, nil
 }
 
 func (r *Runner) publish(req contracts.ToolRequest, res contracts.ToolResult) error {
