@@ -44,9 +44,8 @@ func (s *Store) AppendAudit(ctx context.Context, e AuditEntry) error {
 
 // ListAudit returns the tenant's audit entries, newest first.
 func (s *Store) ListAudit(ctx context.Context, tenantID string, limit int) ([]AuditEntry, error) {
-	q, args := limitClause(`SELECT id, user_id, tool, call_id, outcome, args, duration_ms, created_at FROM audit_log
-		WHERE tenant_id = ? ORDER BY created_at DESC, id DESC`, limit, []any{tenantID})
-	rows, err := s.query(ctx, q, args...)
+	rows, err := s.query(ctx, `SELECT id, user_id, tool, call_id, outcome, args, duration_ms, created_at FROM audit_log
+		WHERE tenant_id = ? ORDER BY created_at DESC, id DESC`+limitClause(limit), tenantID)
 	if err != nil {
 		return nil, fmt.Errorf("list audit: %w", err)
 	}

@@ -85,26 +85,13 @@ func (s *Store) SaveConversation(ctx context.Context, c Conversation, expectedVe
 		return next, nil
 	}
 	err := s.InTx(ctx, func(tx *Store) error {
-		if expectedVersion == 0 {
-			n, err := tx.exec(ctx, `INSERT INTO conversations (tenant_id, conversation_id, user_id, version, state, updated_at, deadline_at)
-				VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (tenant_id, conversation_id) DO NOTHING`,
-				c.TenantID, c.ConversationID, c.UserID, jsonArg(c.State), tx.d.ts(at), tx.d.optTS(c.DeadlineAt))
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				return ErrConflict
-			}
-		} else {
-			n, err := tx.exec(ctx, `UPDATE conversations SET user_id = ?, version = ?, state = ?, updated_at = ?, deadline_at = ?
-				WHERE tenant_id = ? AND conversation_id = ? AND version = ?`,
-				c.UserID, next, jsonArg(c.State), tx.d.ts(at), tx.d.optTS(c.DeadlineAt), c.TenantID, c.ConversationID, expectedVersion)
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				return ErrConflict
-			}
+		q, args := tx.conversationWrite(c, expectedVersion, at)
+		n, err := tx.exec(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return ErrConflict
 		}
 		return tx.AppendOutbox(ctx, out)
 	})
@@ -121,17 +108,8 @@ func (s *Store) SaveConversation(ctx context.Context, c Conversation, expectedVe
 // one transaction, so either both are stored or neither.
 func (s *Store) saveConversationOnce(ctx context.Context, c Conversation, expectedVersion int64, at time.Time, out []OutboxMessage) error {
 	var q strings.Builder
-	var args []any
-	if expectedVersion == 0 {
-		q.WriteString(`WITH c AS (INSERT INTO conversations (tenant_id, conversation_id, user_id, version, state, updated_at, deadline_at)
-			VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (tenant_id, conversation_id) DO NOTHING RETURNING 1)`)
-		args = append(args, c.TenantID, c.ConversationID, c.UserID, jsonArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt))
-	} else {
-		q.WriteString(`WITH c AS (UPDATE conversations SET user_id = ?, version = ?, state = ?, updated_at = ?, deadline_at = ?
-			WHERE tenant_id = ? AND conversation_id = ? AND version = ? RETURNING 1)`)
-		args = append(args, c.UserID, expectedVersion+1, jsonArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt),
-			c.TenantID, c.ConversationID, expectedVersion)
-	}
+	write, args := s.conversationWrite(c, expectedVersion, at)
+	q.WriteString(`WITH c AS (` + write + ` RETURNING 1)`)
 	if len(out) > 0 {
 		rows, err := s.outboxArgs(out)
 		if err != nil {
@@ -161,12 +139,25 @@ func (s *Store) saveConversationOnce(ctx context.Context, c Conversation, expect
 	return nil
 }
 
+// conversationWrite is the statement that stores c if its stored version
+// is still expectedVersion (0: it must not exist yet), touching no row
+// otherwise, and its arguments.
+func (s *Store) conversationWrite(c Conversation, expectedVersion int64, at time.Time) (string, []any) {
+	if expectedVersion == 0 {
+		return `INSERT INTO conversations (tenant_id, conversation_id, user_id, version, state, updated_at, deadline_at)
+			VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (tenant_id, conversation_id) DO NOTHING`,
+			[]any{c.TenantID, c.ConversationID, c.UserID, jsonArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt)}
+	}
+	return `UPDATE conversations SET user_id = ?, version = ?, state = ?, updated_at = ?, deadline_at = ?
+			WHERE tenant_id = ? AND conversation_id = ? AND version = ?`,
+		[]any{c.UserID, expectedVersion + 1, jsonArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt), c.TenantID, c.ConversationID, expectedVersion}
+}
+
 // DueConversations returns, oldest deadline first, conversations of any
 // tenant whose running turn's deadline is before now (state not loaded).
 func (s *Store) DueConversations(ctx context.Context, now time.Time, limit int) ([]Conversation, error) {
-	q, args := limitClause(`SELECT tenant_id, conversation_id, user_id, version, deadline_at FROM conversations
-		WHERE deadline_at IS NOT NULL AND deadline_at < ? ORDER BY deadline_at`, limit, []any{s.d.ts(now)})
-	rows, err := s.query(ctx, q, args...)
+	rows, err := s.query(ctx, `SELECT tenant_id, conversation_id, user_id, version, deadline_at FROM conversations
+		WHERE deadline_at IS NOT NULL AND deadline_at < ? ORDER BY deadline_at`+limitClause(limit), s.d.ts(now))
 	if err != nil {
 		return nil, fmt.Errorf("due conversations: %w", err)
 	}
@@ -233,9 +224,8 @@ func (s *Store) outboxArgs(out []OutboxMessage) ([]any, error) {
 
 // PendingOutbox returns up to limit unpublished messages, oldest first.
 func (s *Store) PendingOutbox(ctx context.Context, limit int) ([]OutboxMessage, error) {
-	q, args := limitClause(`SELECT id, subject, headers, payload, created_at FROM outbox
-		WHERE published_at IS NULL ORDER BY seq`, limit, nil)
-	rows, err := s.query(ctx, q, args...)
+	rows, err := s.query(ctx, `SELECT id, subject, headers, payload, created_at FROM outbox
+		WHERE published_at IS NULL ORDER BY seq`+limitClause(limit))
 	if err != nil {
 		return nil, fmt.Errorf("pending outbox: %w", err)
 	}

@@ -303,12 +303,12 @@ func (w *where) add(cond string, args ...any) {
 
 func (w *where) sql() string { return " WHERE " + strings.Join(w.conds, " AND ") }
 
-// limitClause appends a LIMIT when limit > 0.
-func limitClause(q string, limit int, args []any) (string, []any) {
+// limitClause is a LIMIT to append when limit > 0, else nothing.
+func limitClause(limit int) string {
 	if limit <= 0 {
-		return q, args
+		return ""
 	}
-	return q + limitLiteral(limit), args
+	return limitLiteral(limit)
 }
 
 // limitLiteral is " LIMIT n" with n written into the text. SQLite's
@@ -327,6 +327,12 @@ func likeEscape(s string) string {
 	return r.Replace(s)
 }
 
+// counterStep is counter's statement: (tenant_id, user_id, name) in, the new
+// value out.
+const counterStep = `INSERT INTO counters (tenant_id, user_id, name, value) VALUES (?, ?, ?, 1)
+	ON CONFLICT (tenant_id, user_id, name) DO UPDATE SET value = counters.value + 1
+	RETURNING value`
+
 // counter increments and returns a per-(tenant, user, name) counter inside
 // the current transaction. Concurrent callers serialise on the counter row
 // (Postgres row lock, SQLite write lock), so values are never handed out
@@ -334,9 +340,7 @@ func likeEscape(s string) string {
 // are never reused after commit.
 func (s *Store) counter(ctx context.Context, tenantID, userID, name string) (int64, error) {
 	var v int64
-	err := s.queryRow(ctx, `INSERT INTO counters (tenant_id, user_id, name, value) VALUES (?, ?, ?, 1)
-		ON CONFLICT (tenant_id, user_id, name) DO UPDATE SET value = counters.value + 1
-		RETURNING value`, tenantID, userID, name).Scan(&v)
+	err := s.queryRow(ctx, counterStep, tenantID, userID, name).Scan(&v)
 	if err != nil {
 		return 0, fmt.Errorf("next %s number: %w", name, err)
 	}

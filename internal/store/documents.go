@@ -103,9 +103,7 @@ func (s *Store) UpdateDocumentStatus(ctx context.Context, tenantID, id, status, 
 // without their content.
 func (s *Store) RecentDocuments(ctx context.Context, tenantID, userID string, limit int) ([]Document, error) {
 	cols := strings.Replace(documentCols, "content", "NULL", 1)
-	q, args := limitClause(`SELECT `+cols+` FROM documents WHERE tenant_id = ? AND user_id = ? ORDER BY created_at DESC, id DESC`,
-		limit, []any{tenantID, userID})
-	rows, err := s.query(ctx, q, args...)
+	rows, err := s.query(ctx, `SELECT `+cols+` FROM documents WHERE tenant_id = ? AND user_id = ? ORDER BY created_at DESC, id DESC`+limitClause(limit), tenantID, userID)
 	if err != nil {
 		return nil, fmt.Errorf("recent documents: %w", err)
 	}
@@ -128,9 +126,7 @@ func toLower(s string) string { return strings.ToLower(s) }
 // whose job was lost and must be started again.
 func (s *Store) QueuedDocuments(ctx context.Context, cutoff time.Time, limit int) ([]Document, error) {
 	cols := strings.Replace(documentCols, "content", "NULL", 1)
-	q, args := limitClause(`SELECT tenant_id, `+cols+` FROM documents WHERE status = ? AND created_at < ? ORDER BY created_at, id`,
-		limit, []any{DocumentQueued, s.d.ts(cutoff)})
-	rows, err := s.query(ctx, q, args...)
+	rows, err := s.query(ctx, `SELECT tenant_id, `+cols+` FROM documents WHERE status = ? AND created_at < ? ORDER BY created_at, id`+limitClause(limit), DocumentQueued, s.d.ts(cutoff))
 	if err != nil {
 		return nil, fmt.Errorf("queued documents: %w", err)
 	}

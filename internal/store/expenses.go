@@ -136,8 +136,7 @@ func (s *Store) ListExpenses(ctx context.Context, f ExpenseFilter) ([]Expense, e
 	if f.Category != "" {
 		w.add("category = ?", f.Category)
 	}
-	q, args := limitClause(`SELECT `+expenseCols+` FROM expenses`+w.sql()+` ORDER BY date, id`, f.Limit, w.args)
-	rows, err := s.query(ctx, q, args...)
+	rows, err := s.query(ctx, `SELECT `+expenseCols+` FROM expenses`+w.sql()+` ORDER BY date, id`+limitClause(f.Limit), w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list expenses: %w", err)
 	}

@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/jackc/pgx/v5/pgconn"
 	"slices"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Notification is an entry of a user's inbox.
@@ -50,8 +51,7 @@ func (s *Store) ListNotifications(ctx context.Context, tenantID, userID string, 
 	if unreadOnly {
 		q += ` AND read_at IS NULL`
 	}
-	q, args := limitClause(q+` ORDER BY created_at DESC, id DESC`, limit, []any{tenantID, userID})
-	rows, err := s.query(ctx, q, args...)
+	rows, err := s.query(ctx, q+` ORDER BY created_at DESC, id DESC`+limitClause(limit), tenantID, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list notifications: %w", err)
 	}
@@ -156,8 +156,7 @@ func (s *Store) appendFrameTx(ctx context.Context, f newFrame) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := s.exec(ctx, `INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id, turn_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+	n, err := s.exec(ctx, `INSERT INTO frames `+frameCols+` VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		f.tenantID, f.userID, seq, f.event(), blobArg(f.payload), s.d.ts(s.orNow(f.at)), f.conversationID, frameTurn(f.payload))
 	if err != nil {
 		return 0, err
@@ -177,21 +176,13 @@ func (s *Store) appendFrameTx(ctx context.Context, f newFrame) (int64, error) {
 // errFrameExists.
 func (s *Store) appendFrameOnce(ctx context.Context, f newFrame, title *string) (int64, error) {
 	at := s.d.ts(s.orNow(f.at))
-	q := `WITH c AS (
-			INSERT INTO counters (tenant_id, user_id, name, value) VALUES (?, ?, 'frame', 1)
-			ON CONFLICT (tenant_id, user_id, name) DO UPDATE SET value = counters.value + 1
-			RETURNING value)`
-	args := []any{f.tenantID, f.userID}
+	q := `WITH c AS (` + counterStep + `)`
+	args := []any{f.tenantID, f.userID, "frame"}
 	if title != nil {
-		q += `, t AS (
-			INSERT INTO conversation_titles (tenant_id, user_id, conversation_id, title, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, conversation_id) DO UPDATE SET updated_at = excluded.updated_at)`
+		q += `, t AS (` + touchTitle + `)`
 		args = append(args, f.tenantID, f.userID, f.conversationID, *title, at, at)
 	}
-	q += `
-		INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id, turn_id)
-		SELECT ?, ?, c.value, ?, ?, ?, ?, ? FROM c
-		RETURNING seq`
+	q += ` INSERT INTO frames ` + frameCols + ` SELECT ?, ?, c.value, ?, ?, ?, ?, ? FROM c RETURNING seq`
 	args = append(args, f.tenantID, f.userID, f.event(), blobArg(f.payload), at, f.conversationID, frameTurn(f.payload))
 	var seq int64
 	err := s.queryRow(ctx, q, args...).Scan(&seq)
@@ -201,6 +192,9 @@ func (s *Store) appendFrameOnce(ctx context.Context, f newFrame, title *string) 
 	}
 	return seq, contentError(err)
 }
+
+// frameCols are the columns a new frame is stored with.
+const frameCols = `(tenant_id, user_id, seq, event_id, payload, created_at, conversation_id, turn_id)`
 
 // pgUniqueViolation is Postgres's SQLSTATE for a duplicate key.
 const pgUniqueViolation = "23505"
@@ -232,9 +226,8 @@ func (s *Store) AppendUserMessage(ctx context.Context, tenantID, userID, convers
 
 // FramesAfter returns up to limit of the user's frames with seq > afterSeq, in order.
 func (s *Store) FramesAfter(ctx context.Context, tenantID, userID string, afterSeq int64, limit int) ([]Frame, error) {
-	q, args := limitClause(`SELECT seq, event_id, payload, created_at FROM frames
-		WHERE tenant_id = ? AND user_id = ? AND seq > ? ORDER BY seq`, limit, []any{tenantID, userID, afterSeq})
-	rows, err := s.query(ctx, q, args...)
+	rows, err := s.query(ctx, `SELECT seq, event_id, payload, created_at FROM frames
+		WHERE tenant_id = ? AND user_id = ? AND seq > ? ORDER BY seq`+limitClause(limit), tenantID, userID, afterSeq)
 	if err != nil {
 		return nil, fmt.Errorf("frames after %d: %w", afterSeq, err)
 	}
@@ -334,13 +327,16 @@ type ConversationTitle struct {
 	UpdatedAt      time.Time
 }
 
+// touchTitle is TouchConversation's statement: tenant_id, user_id,
+// conversation_id, title, created_at and updated_at in.
+const touchTitle = `INSERT INTO conversation_titles (tenant_id, user_id, conversation_id, title, created_at, updated_at)
+	VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, conversation_id) DO UPDATE SET updated_at = excluded.updated_at`
+
 // TouchConversation records that the user wrote in a conversation: the
 // first time, with title; later, only the time.
 func (s *Store) TouchConversation(ctx context.Context, tenantID, userID, conversationID, title string, at time.Time) error {
 	at = s.orNow(at)
-	_, err := s.exec(ctx, `INSERT INTO conversation_titles (tenant_id, user_id, conversation_id, title, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, conversation_id) DO UPDATE SET updated_at = excluded.updated_at`,
-		tenantID, userID, conversationID, title, s.d.ts(at), s.d.ts(at))
+	_, err := s.exec(ctx, touchTitle, tenantID, userID, conversationID, title, s.d.ts(at), s.d.ts(at))
 	if err != nil {
 		return fmt.Errorf("touch conversation: %w", err)
 	}

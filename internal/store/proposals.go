@@ -88,10 +88,8 @@ func (s *Store) TransitionProposal(ctx context.Context, tenantID, id, from, to s
 // PendingProposals returns the user's proposals in a conversation that
 // still wait for a decision and have not expired at now, oldest first.
 func (s *Store) PendingProposals(ctx context.Context, tenantID, userID, conversationID string, now time.Time, limit int) ([]Proposal, error) {
-	q, args := limitClause(`SELECT id, turn_id, tool, args, summary, status, revision, expires_at, created_at FROM proposals
-		WHERE tenant_id = ? AND user_id = ? AND conversation_id = ? AND status = ? AND expires_at > ? ORDER BY created_at, id`,
-		limit, []any{tenantID, userID, conversationID, ProposalPending, s.d.ts(now)})
-	rows, err := s.query(ctx, q, args...)
+	rows, err := s.query(ctx, `SELECT id, turn_id, tool, args, summary, status, revision, expires_at, created_at FROM proposals
+		WHERE tenant_id = ? AND user_id = ? AND conversation_id = ? AND status = ? AND expires_at > ? ORDER BY created_at, id`+limitClause(limit), tenantID, userID, conversationID, ProposalPending, s.d.ts(now))
 	if err != nil {
 		return nil, fmt.Errorf("pending proposals: %w", err)
 	}

@@ -106,9 +106,8 @@ func (s *Store) ListTransactions(ctx context.Context, f TransactionFilter) ([]Tr
 	if f.DocumentID != "" {
 		w.add("document_id = ?", f.DocumentID)
 	}
-	q, args := limitClause(`SELECT id, user_id, document_id, date, amount_minor, currency, description, vendor, category,
-		fitid, dedupe_key, review_status, created_at FROM transactions`+w.sql()+` ORDER BY date, id`, f.Limit, w.args)
-	rows, err := s.query(ctx, q, args...)
+	rows, err := s.query(ctx, `SELECT id, user_id, document_id, date, amount_minor, currency, description, vendor, category,
+		fitid, dedupe_key, review_status, created_at FROM transactions`+w.sql()+` ORDER BY date, id`+limitClause(f.Limit), w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list transactions: %w", err)
 	}
