@@ -15,7 +15,8 @@ import (
 // how many handlers writing at once stay cheap. Nothing is reported done
 // before its commit.
 type batcher struct {
-	s    *Store // the root store
+	s    *Store        // the root store
+	ckpt *checkpointer // nil without one
 	reqs chan *batchReq
 	stop chan struct{}
 	done chan struct{}
@@ -76,6 +77,7 @@ func (b *batcher) run() {
 			}
 		}
 		b.commit(batch)
+		b.ckpt.writerTurn(b.s.db)
 	}
 }
 

@@ -56,7 +56,8 @@ type Store struct {
 	// parsing SQL again for every statement costs more than running it).
 	wstmts, rstmts *stmtCache
 	stats          *writeStats
-	batch          *batcher // SQLite's one writer; nil on Postgres
+	batch          *batcher      // SQLite's one writer; nil on Postgres
+	ckpt           *checkpointer // SQLite's log copier; nil on Postgres and :memory:
 	// shared marks the Store of a transaction shared by several callers:
 	// its statements ignore cancellation, since SQLite answers an
 	// interrupted write by rolling back the whole transaction.
@@ -111,16 +112,24 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open(driver, source)
+	sqliteFile := d.name == dialectSQLite && !strings.Contains(source, ":memory:")
+	wsource := source
+	if sqliteFile {
+		// The writer's commits only append to the log: the checkpointer
+		// copies the log into the file on a connection of its own.
+		wsource += "&_pragma=wal_autocheckpoint(0)"
+	}
+	db, err := sql.Open(driver, wsource)
 	if err != nil {
 		return nil, redact(fmt.Errorf("open %s store: %w", d.name, err), dsn)
 	}
 	rdb := db
+	var cdb *sql.DB // SQLite's checkpointer
 	switch {
-	case d.name == dialectSQLite && strings.Contains(source, ":memory:"):
+	case d.name == dialectSQLite && !sqliteFile:
 		// Every connection to :memory: is a different database.
 		db.SetMaxOpenConns(1)
-	case d.name == dialectSQLite:
+	case sqliteFile:
 		// One writer: SQLite takes one write transaction at a time
 		// anyway, and writers queued on one connection wait their turn
 		// instead of sleeping through busy timeouts. Readers (WAL) never
@@ -134,6 +143,13 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		}
 		rdb.SetMaxOpenConns(sqliteReaders)
 		rdb.SetMaxIdleConns(sqliteReaders)
+		if cdb, err = sql.Open(driver, source); err != nil {
+			db.Close()
+			rdb.Close()
+			return nil, redact(fmt.Errorf("open %s store: %w", d.name, err), dsn)
+		}
+		cdb.SetMaxOpenConns(1)
+		cdb.SetMaxIdleConns(1)
 	default:
 		// Postgres: a bounded pool, kept warm. A burst of work queues for
 		// a connection instead of opening connections until the server
@@ -150,8 +166,16 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		s.batch = newBatcher(s)
 	}
 	if err := ping(ctx, db); err != nil {
+		if cdb != nil {
+			cdb.Close()
+		}
 		s.closeAll()
 		return nil, redact(fmt.Errorf("connect to %s store: %w", d.name, err), dsn)
+	}
+	if cdb != nil {
+		// After ping: the first connection has switched a new file to WAL.
+		s.ckpt = newCheckpointer(cdb)
+		s.batch.ckpt = s.ckpt
 	}
 	for _, o := range opts {
 		o(s)
@@ -238,6 +262,7 @@ func (s *Store) closeAll() error {
 	if s.batch != nil {
 		s.batch.close()
 	}
+	s.ckpt.close()
 	s.wstmts.close()
 	s.rstmts.close()
 	err := s.db.Close()
