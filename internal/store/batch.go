@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -121,14 +122,14 @@ func (b *batcher) commit(batch []*batchReq) {
 		// Statements run without the caller's cancellation: an interrupt
 		// would roll back the whole shared transaction, not one savepoint.
 		ctx := context.WithoutCancel(r.ctx)
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
+		if _, err := child.control(ctx, "SAVEPOINT w"); err != nil {
 			_ = tx.Rollback()
 			answer(fmt.Errorf("savepoint: %w", err))
 			return
 		}
 		if err := runFn(r.fn, child); err != nil {
 			r.err = err
-			if _, rerr := tx.ExecContext(ctx, "ROLLBACK TO w"); rerr != nil {
+			if _, rerr := child.control(ctx, "ROLLBACK TO w"); rerr != nil {
 				_ = tx.Rollback()
 				answer(fmt.Errorf("rollback to savepoint: %w (after %w)", rerr, err))
 				return
@@ -136,7 +137,7 @@ func (b *batcher) commit(batch []*batchReq) {
 		} else {
 			ok++
 		}
-		if _, err := tx.ExecContext(ctx, "RELEASE w"); err != nil {
+		if _, err := child.control(ctx, "RELEASE w"); err != nil {
 			_ = tx.Rollback()
 			answer(fmt.Errorf("release savepoint: %w", err))
 			return
@@ -166,6 +167,13 @@ func (b *batcher) close() {
 	}
 	b.mu.Unlock()
 	<-b.done
+}
+
+// control runs a savepoint's statement, prepared once like any other
+// (parsing it again for every transaction of a batch is most of its cost),
+// and not counted as a write.
+func (s *Store) control(ctx context.Context, q string) (sql.Result, error) {
+	return s.target(ctx, q, false).ExecContext(ctx, q)
 }
 
 // runFn runs fn, turning a panic into its error: the writer serves
