@@ -33,9 +33,7 @@ type ToolCall struct {
 
 // AppendAudit stores e; the same id again is a no-op.
 func (s *Store) AppendAudit(ctx context.Context, e AuditEntry) error {
-	_, err := s.exec(ctx, `INSERT INTO audit_log (tenant_id, id, user_id, tool, call_id, outcome, args, duration_ms, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`,
-		e.TenantID, e.ID, e.UserID, e.Tool, e.CallID, e.Outcome, jsonArg(e.Args), e.DurationMS, s.d.ts(s.orNow(e.CreatedAt)))
+	_, err := s.exec(ctx, insertAudit, s.auditArgs(e)...)
 	if err != nil {
 		return fmt.Errorf("append audit: %w", err)
 	}
@@ -72,12 +70,28 @@ func (s *Store) GetToolCall(ctx context.Context, tenantID, callID string) (ToolC
 	return c, nil
 }
 
-// PutToolCall stores c's result unless the call id is already done; it
-// returns what is stored and whether this call stored it.
-func (s *Store) PutToolCall(ctx context.Context, c ToolCall) (ToolCall, bool, error) {
+// PutToolCall stores c's result unless the call id is already done, and
+// e, the call's audit entry, unless its id is already in the log, in one
+// commit: the result a call is answered with is never stored without its
+// audit entry. It returns what is stored and whether this call stored it.
+func (s *Store) PutToolCall(ctx context.Context, c ToolCall, e AuditEntry) (ToolCall, bool, error) {
 	c.CreatedAt = s.orNow(c.CreatedAt)
-	n, err := s.exec(ctx, `INSERT INTO tool_calls (tenant_id, call_id, tool, result, created_at) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (tenant_id, call_id) DO NOTHING`, c.TenantID, c.CallID, c.Tool, jsonArg(c.Result), s.d.ts(c.CreatedAt))
+	call := []any{c.TenantID, c.CallID, c.Tool, jsonArg(c.Result), s.d.ts(c.CreatedAt)}
+	audit := s.auditArgs(e)
+	var n int64
+	var err error
+	if s.d.name == dialectPostgres && !s.tx {
+		// One statement, one round trip: a data-modifying WITH.
+		n, err = s.exec(ctx, `WITH a AS (`+insertAudit+`) `+insertToolCall, append(audit, call...)...)
+	} else {
+		err = s.InTx(ctx, func(tx *Store) error {
+			if _, err := tx.exec(ctx, insertAudit, audit...); err != nil {
+				return err
+			}
+			n, err = tx.exec(ctx, insertToolCall, call...)
+			return err
+		})
+	}
 	if err != nil {
 		return ToolCall{}, false, fmt.Errorf("put tool call: %w", err)
 	}
@@ -87,3 +101,17 @@ func (s *Store) PutToolCall(ctx context.Context, c ToolCall) (ToolCall, bool, er
 	stored, err := s.GetToolCall(ctx, c.TenantID, c.CallID)
 	return stored, false, err
 }
+
+// auditArgs are insertAudit's parameters for e.
+func (s *Store) auditArgs(e AuditEntry) []any {
+	return []any{e.TenantID, e.ID, e.UserID, e.Tool, e.CallID, e.Outcome, jsonArg(e.Args), e.DurationMS, s.d.ts(s.orNow(e.CreatedAt))}
+}
+
+// insertAudit and insertToolCall keep what is there: a call's audit entry
+// and result are written once.
+const (
+	insertAudit = `INSERT INTO audit_log (tenant_id, id, user_id, tool, call_id, outcome, args, duration_ms, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`
+	insertToolCall = `INSERT INTO tool_calls (tenant_id, call_id, tool, result, created_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (tenant_id, call_id) DO NOTHING`
+)

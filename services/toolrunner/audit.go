@@ -38,13 +38,27 @@ func redact(args any) json.RawMessage {
 	return out
 }
 
-// audit writes one entry per executed call, idempotent by call id.
-func (r *Runner) audit(ctx context.Context, req contracts.ToolRequest, args any, outcome string, ms int64) error {
-	err := r.store.AppendAudit(ctx, store.AuditEntry{ID: req.CallID, TenantID: req.TenantID, UserID: req.UserID, Tool: req.Tool,
-		CallID: req.CallID, Outcome: outcome, Args: redact(args), DurationMS: ms, CreatedAt: r.now()})
-	if err != nil {
+// audit writes the entry of a call whose result is not stored (refused
+// before it ran); a stored result is written with its entry (remember).
+func (r *Runner) audit(ctx context.Context, req contracts.ToolRequest, args any, res contracts.ToolResult) error {
+	if err := r.store.AppendAudit(ctx, r.auditEntry(req, args, res)); err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	r.metrics.audits.Inc()
 	return nil
+}
+
+// auditEntry is the call's one entry in the audit log, keyed by its call
+// id: what ran, for whom, with what args (secrets redacted), how it ended
+// and how long it took.
+func (r *Runner) auditEntry(req contracts.ToolRequest, args any, res contracts.ToolResult) store.AuditEntry {
+	return store.AuditEntry{ID: req.CallID, TenantID: req.TenantID, UserID: req.UserID, Tool: req.Tool,
+		CallID: req.CallID, Outcome: outcomeOf(res), Args: redact(args), DurationMS: res.Meta.DurationMS, CreatedAt: r.now()}
+}
+
+// outcomeOf is "ok" or the result's error code.
+func outcomeOf(res contracts.ToolResult) string {
+	if !res.OK && res.Error != nil {
+		return res.Error.Code
+	}
+	return "ok"
 }

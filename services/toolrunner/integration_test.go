@@ -177,6 +177,12 @@ func TestRedeliveryAndDoubleConfirmWriteOnce(t *testing.T) {
 		if err != nil || p.Status != store.ProposalExecuted {
 			t.Fatalf("proposal after execution = %+v, %v", p, err)
 		}
+		// One audit entry a call, written with its result: the change as
+		// it ran (not the replay), and the refused second confirm.
+		a := audit(t, s, "acme")
+		if len(a) != 2 || a["c1"].Outcome != "ok" || a["c1"].Tool != contracts.ToolAddExpense || a["c2"].Outcome != contracts.CodeProposalInvalid {
+			t.Fatalf("audit = %+v, want c1 ok and c2 %s", a, contracts.CodeProposalInvalid)
+		}
 	})
 }
 

@@ -40,7 +40,7 @@ type Tx interface {
 type TxStore interface {
 	Tx
 	TransitionProposal(ctx context.Context, tenantID, id, from, to string, at time.Time) error
-	PutToolCall(ctx context.Context, c store.ToolCall) (store.ToolCall, bool, error)
+	PutToolCall(ctx context.Context, c store.ToolCall, audit store.AuditEntry) (store.ToolCall, bool, error)
 }
 
 // Store is the runner's view of the system of record.
@@ -136,15 +136,14 @@ func (r *Runner) Run(ctx context.Context, req contracts.ToolRequest) (contracts.
 	if runErr != nil {
 		return contracts.ToolResult{}, runErr
 	}
-	result := "ok"
-	if !res.OK {
-		result = res.Error.Code
-	}
-	r.metrics.calls.WithLabelValues(req.Tool, result).Inc()
+	r.metrics.calls.WithLabelValues(req.Tool, outcomeOf(res.ToolResult)).Inc()
 	r.metrics.latency.WithLabelValues(req.Tool).Observe(time.Since(start).Seconds())
-	if err := r.audit(ctx, req, args, result, res.Meta.DurationMS); err != nil {
-		return contracts.ToolResult{}, err
+	if !res.stored {
+		if err := r.audit(ctx, req, args, res.ToolResult); err != nil {
+			return contracts.ToolResult{}, err
+		}
 	}
+	r.metrics.audits.Inc()
 	return res.ToolResult, nil
 }
 
@@ -166,7 +165,7 @@ func stamp(res *contracts.ToolResult, req contracts.ToolRequest, start time.Time
 // execute does.
 func (r *Runner) remembered(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult, args any, start time.Time) (outcome, any, error) {
 	stamp(&res, req, start)
-	res, err := r.remember(ctx, tx, req, res)
+	res, err := r.remember(ctx, tx, req, res, args)
 	return outcome{res, true}, args, err
 }
 
@@ -244,7 +243,7 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 		stamp(&res, req, start)
 		// Here the call is always the first to store its result: another
 		// run of it has failed to move the proposal from approved.
-		_, err = r.remember(cctx, tx, req, res)
+		_, err = r.remember(cctx, tx, req, res, args)
 		return err
 	})
 	if err == nil {
@@ -354,13 +353,14 @@ func errResult(code, msg string) contracts.ToolResult {
 // When another run of the same request (a redelivery racing the first
 // delivery) stored its result first, that one is the call's result: every
 // answer to one call id is the same.
-func (r *Runner) remember(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult) (contracts.ToolResult, error) {
+func (r *Runner) remember(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult, args any) (contracts.ToolResult, error) {
 	res.CallID, res.TurnID, res.Tool = req.CallID, req.TurnID, req.Tool
 	b, err := json.Marshal(res)
 	if err != nil {
 		return res, bus.Permanent(err)
 	}
-	stored, created, err := tx.PutToolCall(ctx, store.ToolCall{CallID: req.CallID, TenantID: req.TenantID, Tool: req.Tool, Result: b, CreatedAt: r.now()})
+	call := store.ToolCall{CallID: req.CallID, TenantID: req.TenantID, Tool: req.Tool, Result: b, CreatedAt: r.now()}
+	stored, created, err := tx.PutToolCall(ctx, call, r.auditEntry(req, args, res))
 	if err != nil {
 		return res, fmt.Errorf("store result: %w", err)
 	}

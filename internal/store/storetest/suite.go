@@ -600,21 +600,46 @@ func testAuditToolCalls(t *testing.T, st *store.Store) {
 		t.Fatal("another tenant sees the audit log")
 	}
 
-	_, err := st.GetToolCall(ctx, "t1", "call1")
+	_, err := st.GetToolCall(ctx, "t1", "call2")
 	wantErr(t, err, store.ErrNotFound)
-	first := store.ToolCall{TenantID: "t1", CallID: "call1", Tool: "add_expense", Result: json.RawMessage(`{"ok":true}`), CreatedAt: t0}
-	got, created := must2(st.PutToolCall(ctx, first))(t)
+	// A result goes in with its call's audit entry; a second put of the
+	// call keeps both as they were.
+	first := store.ToolCall{TenantID: "t1", CallID: "call2", Tool: "add_expense", Result: json.RawMessage(`{"ok":true}`), CreatedAt: t0}
+	entry := store.AuditEntry{TenantID: "t1", ID: "call2", UserID: "u1", Tool: "add_expense", CallID: "call2", Outcome: "ok",
+		Args: json.RawMessage(`{"item":"y"}`), DurationMS: 3, CreatedAt: t0.Add(time.Second)}
+	got, created := must2(st.PutToolCall(ctx, first, entry))(t)
 	if !created || string(got.Result) != `{"ok":true}` {
 		t.Fatalf("first put: %+v %v", got, created)
 	}
-	second := first
+	second, again := first, entry
 	second.Result = json.RawMessage(`{"ok":false}`)
-	got, created = must2(st.PutToolCall(ctx, second))(t)
+	again.Outcome = "not_found"
+	got, created = must2(st.PutToolCall(ctx, second, again))(t)
 	if created || string(got.Result) != `{"ok":true}` {
 		t.Fatalf("second put returned %s created=%v; want the first result kept", got.Result, created)
 	}
-	_, err = st.GetToolCall(ctx, "t2", "call1")
+	list = must(st.ListAudit(ctx, "t1", 10))(t)
+	if len(list) != 2 || cmp.Diff(entry, list[0]) != "" {
+		t.Fatalf("audit after two puts of call2: %+v; want its first entry once, beside call1's", list)
+	}
+	_, err = st.GetToolCall(ctx, "t2", "call2")
 	wantErr(t, err, store.ErrNotFound)
+
+	// Inside a transaction that rolls back, neither stays.
+	boom := errors.New("boom")
+	err = st.InTx(ctx, func(tx *store.Store) error {
+		third := store.ToolCall{TenantID: "t1", CallID: "call3", Tool: "add_expense", Result: json.RawMessage(`{}`)}
+		if _, _, err := tx.PutToolCall(ctx, third, store.AuditEntry{TenantID: "t1", ID: "call3", UserID: "u1", Tool: "add_expense", CallID: "call3", Outcome: "ok"}); err != nil {
+			return err
+		}
+		return boom
+	})
+	wantErr(t, err, boom)
+	_, err = st.GetToolCall(ctx, "t1", "call3")
+	wantErr(t, err, store.ErrNotFound)
+	if n := len(must(st.ListAudit(ctx, "t1", 10))(t)); n != 2 {
+		t.Fatalf("audit holds %d entries after a rolled-back put, want 2", n)
+	}
 }
 
 func testInTx(t *testing.T, st *store.Store) {
