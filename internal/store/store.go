@@ -272,6 +272,12 @@ func (s *Store) closeAll() error {
 	return err
 }
 
+// SharesCommits tells whether transactions begun at once share one commit
+// (SQLite's one writer), so that writes grouped in one transaction cost
+// one write of the writer instead of one each. On Postgres each statement
+// outside a transaction is one round trip, and a transaction adds two.
+func (s *Store) SharesCommits() bool { return s.batch != nil }
+
 // Dialect names the engine: "sqlite" or "postgres".
 func (s *Store) Dialect() string { return s.d.name }
 

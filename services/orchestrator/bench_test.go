@@ -17,57 +17,67 @@ import (
 	"github.com/purser-ai/purser/services/orchestrator"
 )
 
-// BenchmarkTurn is the loop's own cost per turn: a "hello" turn published
-// on TURNS until its Answer is on AGENT, with the offline model and no
-// tools, one turn at a time (load, decide, save state and outbox, publish).
-// Compare with BenchmarkHop in internal/bus, one bare bus hop.
+// BenchmarkTurn is the loop's own cost per turn: a turn published on
+// TURNS until the event that ends it is on AGENT, with the offline model
+// and no tools, one turn at a time (load, decide, save state and outbox,
+// publish): "hello" ends with an Answer, an expense to add with a
+// Proposal, stored with the conversation. Compare with BenchmarkHop in
+// internal/bus, one bare bus hop.
 func BenchmarkTurn(b *testing.B) {
-	for _, engine := range []string{"sqlite", "postgres"} {
-		b.Run(engine, func(b *testing.B) {
-			dsn := storetest.SQLiteDSN(b)
-			if engine == "postgres" {
-				dsn = storetest.PostgresDSN(b)
-			}
-			s := systest.Start(b, systest.Options{DSN: dsn, Orchestrators: 1})
-			answers := make(chan struct{}, 1)
-			sub, err := s.NC.Subscribe("purser.agent.bench.>", func(m *nats.Msg) {
-				if m.Header.Get(bus.HeaderType) == contracts.TypeAnswer {
-					answers <- struct{}{}
-				}
-			})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer sub.Unsubscribe()
-			lat := make([]time.Duration, 0, b.N)
-			stmts0, commits0 := s.Store.WriteStats()
-			b.ResetTimer()
-			for i := range b.N {
-				// A conversation per turn keeps state small and lanes busy
-				// the way many users would.
-				conv := fmt.Sprintf("c%d", i)
-				t := contracts.UserTurn{TurnID: fmt.Sprintf("t%d", i), TenantID: "bench", UserID: "u", Roles: []string{"member"},
-					ConversationID: conv, Text: "hello", Timezone: "UTC", SentAt: time.Now().UTC()}
-				payload, _ := json.Marshal(t)
-				subject, _ := bus.TurnSubject("bench", conv)
-				start := time.Now()
-				if err := s.Pub.Publish(subject, bus.NewMessage("turn-"+t.TurnID, payload, bus.Headers{Type: contracts.TypeUserTurn, Tenant: "bench"})); err != nil {
-					b.Fatal(err)
-				}
-				<-answers
-				lat = append(lat, time.Since(start))
-			}
-			b.StopTimer()
-			stmts, commits := s.Store.WriteStats()
-			// Writes the orchestrator's part of a turn makes (the
-			// notifier's frame is not in this benchmark).
-			b.ReportMetric(float64(stmts-stmts0)/float64(b.N), "writes/turn")
-			b.ReportMetric(float64(commits-commits0)/float64(b.N), "commits/turn")
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-		})
+	turns := []struct{ name, text, ends string }{
+		{"hello", "hello", contracts.TypeAnswer},
+		{"add", "add coffee 3.50 GBP today", contracts.TypeProposal},
 	}
+	for _, engine := range []string{"sqlite", "postgres"} {
+		for _, turn := range turns {
+			b.Run(engine+"/"+turn.name, func(b *testing.B) { benchTurn(b, engine, turn.text, turn.ends) })
+		}
+	}
+}
+
+func benchTurn(b *testing.B, engine, text, ends string) {
+	dsn := storetest.SQLiteDSN(b)
+	if engine == "postgres" {
+		dsn = storetest.PostgresDSN(b)
+	}
+	s := systest.Start(b, systest.Options{DSN: dsn, Orchestrators: 1})
+	answers := make(chan struct{}, 1)
+	sub, err := s.NC.Subscribe("purser.agent.bench.>", func(m *nats.Msg) {
+		if m.Header.Get(bus.HeaderType) == ends {
+			answers <- struct{}{}
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	lat := make([]time.Duration, 0, b.N)
+	stmts0, commits0 := s.Store.WriteStats()
+	b.ResetTimer()
+	for i := range b.N {
+		// A conversation per turn keeps state small and lanes busy
+		// the way many users would.
+		conv := fmt.Sprintf("c%d", i)
+		t := contracts.UserTurn{TurnID: fmt.Sprintf("t%d", i), TenantID: "bench", UserID: "u", Roles: []string{"member"},
+			ConversationID: conv, Text: text, Timezone: "UTC", SentAt: time.Now().UTC()}
+		payload, _ := json.Marshal(t)
+		subject, _ := bus.TurnSubject("bench", conv)
+		start := time.Now()
+		if err := s.Pub.Publish(subject, bus.NewMessage("turn-"+t.TurnID, payload, bus.Headers{Type: contracts.TypeUserTurn, Tenant: "bench"})); err != nil {
+			b.Fatal(err)
+		}
+		<-answers
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	stmts, commits := s.Store.WriteStats()
+	// Writes the orchestrator's part of a turn makes (the
+	// notifier's frame is not in this benchmark).
+	b.ReportMetric(float64(stmts-stmts0)/float64(b.N), "writes/turn")
+	b.ReportMetric(float64(commits-commits0)/float64(b.N), "commits/turn")
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
 
 // BenchmarkWaitingTurnMemory is what a turn waiting on the model costs the

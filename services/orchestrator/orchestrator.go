@@ -35,6 +35,8 @@ type Store interface {
 	TransitionProposal(ctx context.Context, tenantID, id, from, to string, at time.Time) error
 	DueConversations(ctx context.Context, now time.Time, limit int) ([]store.Conversation, error)
 	GetUserSettings(ctx context.Context, tenantID, userID string) (store.UserSettings, error)
+	InTx(ctx context.Context, fn func(tx *store.Store) error) error
+	SharesCommits() bool
 }
 
 // Relay publishes stored outbox messages.
@@ -264,9 +266,6 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 	if eff.NeedModel && next.Turn != nil {
 		next.Turn.Model = &ModelCall{ID: modelCallID(next), Since: o.now()}
 	}
-	if err := o.persistProposals(ctx, tenant, convID, next, eff); err != nil {
-		return err
-	}
 	turnID := currentTurnID(next)
 	if turnID == "" {
 		turnID = currentTurnID(state)
@@ -280,8 +279,25 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 	if err != nil {
 		return bus.Permanent(fmt.Errorf("encode state: %w", err))
 	}
-	if _, err := o.store.SaveConversation(ctx, conv, conv.Version, out); err != nil {
-		return fmt.Errorf("save conversation: %w", err)
+	save := func(st Store) error {
+		if err := o.persistProposals(ctx, st, tenant, convID, next, eff); err != nil {
+			return err
+		}
+		if _, err := st.SaveConversation(ctx, conv, conv.Version, out); err != nil {
+			return fmt.Errorf("save conversation: %w", err)
+		}
+		return nil
+	}
+	if len(eff.NewProposals)+len(eff.Changes) > 0 && o.store.SharesCommits() {
+		// One write of SQLite's one writer instead of two or three; a
+		// conversation that fails its version check leaves no proposal
+		// change behind.
+		err = o.store.InTx(ctx, func(tx *store.Store) error { return save(tx) })
+	} else {
+		err = save(o.store)
+	}
+	if err != nil {
+		return err
 	}
 	stored = true
 	if spilled == nil && next.Turn != nil && next.Turn.Model != nil {
@@ -352,7 +368,7 @@ func (o *Orchestrator) Sweep(ctx context.Context, interval time.Duration) {
 
 // persistProposals writes new proposals and status changes. Each write is
 // idempotent, so a retried or redelivered transition repeats them safely.
-func (o *Orchestrator) persistProposals(ctx context.Context, tenant, convID string, s State, eff Effects) error {
+func (o *Orchestrator) persistProposals(ctx context.Context, st Store, tenant, convID string, s State, eff Effects) error {
 	now := o.now()
 	for _, p := range eff.NewProposals {
 		sp := store.Proposal{ID: p.ID, TenantID: tenant, UserID: s.UserID, ConversationID: convID, TurnID: p.TurnID,
@@ -363,14 +379,14 @@ func (o *Orchestrator) persistProposals(ctx context.Context, tenant, convID stri
 				sp.DecidedAt = &now
 			}
 		}
-		if err := o.store.CreateProposal(ctx, sp); err != nil && !errors.Is(err, store.ErrConflict) {
+		if err := st.CreateProposal(ctx, sp); err != nil && !errors.Is(err, store.ErrConflict) {
 			return fmt.Errorf("store proposal: %w", err)
 		}
 	}
 	for _, c := range eff.Changes {
-		err := o.store.TransitionProposal(ctx, tenant, c.ID, c.From, c.To, now)
+		err := st.TransitionProposal(ctx, tenant, c.ID, c.From, c.To, now)
 		if errors.Is(err, store.ErrConflict) {
-			if p, gerr := o.store.GetProposal(ctx, tenant, c.ID); gerr == nil && p.Status == c.To {
+			if p, gerr := st.GetProposal(ctx, tenant, c.ID); gerr == nil && p.Status == c.To {
 				err = nil // applied before this retry
 			}
 		}
