@@ -54,33 +54,42 @@ func (c *checkpointer) run() {
 			return
 		case <-t.C:
 		}
-		log, err := walCheckpoint(context.Background(), c.db, "PASSIVE")
-		if err == nil && log >= restartFrames {
+		log, copied, err := walCheckpoint(context.Background(), c.db, "PASSIVE")
+		if err != nil || log < restartFrames {
+			continue
+		}
+		// Ask the writer only right after a pass that copied the whole
+		// log: what is left for it is what it committed meanwhile.
+		if copied == log {
 			c.restart.Store(true)
-			c.long.Store(log >= 4*restartFrames)
+		}
+		if log >= 4*restartFrames {
+			c.restart.Store(true)
+			c.long.Store(true)
 		}
 	}
 }
 
 // writerTurn is called by the writer between batches, on its connection.
-// Once the log is long, it copies what the checkpointer has not copied yet
-// (about one batch): the writer's next transaction then finds the whole log
-// copied and starts it again, unless a reader still reads from it, which
-// the next turn finds out (the log is still long) and tries again. Only a
-// log that has kept growing past four times that waits for its readers (a
-// RESTART checkpoint): waiting every time stalled the writer for up to
-// 0.15 s under load.
+// Once the log is long and the checkpointer has just copied all of it, the
+// writer copies what it committed since (about one batch): its next
+// transaction then finds the whole log copied and starts it again, unless
+// a reader still reads from it; the checkpointer asks again after its next
+// pass. Only a log that has kept growing past four times that waits for
+// its readers (a RESTART checkpoint): waiting every time stalled the
+// writer for up to 0.15 s under load.
 func (c *checkpointer) writerTurn(writer *sql.DB) {
-	if c == nil || !c.restart.Load() {
+	if c == nil || !c.restart.Swap(false) {
 		return
 	}
 	mode := "PASSIVE"
 	if c.long.Load() {
 		mode = "RESTART"
 	}
-	log, err := walCheckpoint(context.Background(), writer, mode)
-	if err == nil && log >= 0 && log < restartFrames {
-		c.restart.Store(false)
+	log, _, err := walCheckpoint(context.Background(), writer, mode)
+	// A RESTART that was not busy has started the log again (it reports
+	// the length the log had).
+	if err == nil && log >= 0 && (mode == "RESTART" || log < 4*restartFrames) {
 		c.long.Store(false)
 	}
 }
@@ -96,11 +105,11 @@ func (c *checkpointer) close() {
 
 // walCheckpoint runs a checkpoint (PASSIVE copies what it can without
 // waiting for readers or the writer; RESTART waits for both, then starts
-// the log again) and reports the log's length in pages. A checkpoint
-// already running elsewhere is not an error: SQLite reports it as busy, the
-// log as -1, and this one is skipped.
-func walCheckpoint(ctx context.Context, db *sql.DB, mode string) (log int, err error) {
-	var busy, copied int
+// the log again) and reports the log's length and how much of it is
+// copied, in pages. A checkpoint already running elsewhere is not an
+// error: SQLite reports it as busy, both as -1, and this one is skipped.
+func walCheckpoint(ctx context.Context, db *sql.DB, mode string) (log, copied int, err error) {
+	var busy int
 	err = db.QueryRowContext(ctx, "PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &log, &copied)
-	return log, err
+	return log, copied, err
 }
