@@ -16,8 +16,7 @@ import (
 // how many handlers writing at once stay cheap. Nothing is reported done
 // before its commit.
 type batcher struct {
-	s    *Store        // the root store
-	ckpt *checkpointer // nil without one
+	s    *Store // the root store
 	reqs chan *batchReq
 	stop chan struct{}
 	done chan struct{}
@@ -78,7 +77,7 @@ func (b *batcher) run() {
 			}
 		}
 		b.commit(batch)
-		b.ckpt.writerTurn(b.s.db)
+		b.s.ckpt.writerTurn(b.s.db)
 	}
 }
 

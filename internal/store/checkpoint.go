@@ -44,6 +44,8 @@ func newCheckpointer(db *sql.DB) *checkpointer {
 	return c
 }
 
+// run copies the log every c.every. A pass before the store's first
+// connection has switched a new file to WAL finds no log and does nothing.
 func (c *checkpointer) run() {
 	defer close(c.done)
 	t := time.NewTicker(c.every)

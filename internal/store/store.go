@@ -163,19 +163,14 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if d.name == dialectSQLite {
 		s.path, _, _ = strings.Cut(source, "?")
 		s.wstmts, s.rstmts = newStmtCache(db), newStmtCache(rdb)
+		if cdb != nil {
+			s.ckpt = newCheckpointer(cdb)
+		}
 		s.batch = newBatcher(s)
 	}
 	if err := ping(ctx, db); err != nil {
-		if cdb != nil {
-			cdb.Close()
-		}
 		s.closeAll()
 		return nil, redact(fmt.Errorf("connect to %s store: %w", d.name, err), dsn)
-	}
-	if cdb != nil {
-		// After ping: the first connection has switched a new file to WAL.
-		s.ckpt = newCheckpointer(cdb)
-		s.batch.ckpt = s.ckpt
 	}
 	for _, o := range opts {
 		o(s)
