@@ -119,7 +119,7 @@ type panel struct {
 	} `json:"targets"`
 }
 
-// The dashboard covers turns, model, tools, bus, websocket and imports,
+// The dashboard covers turns, model, tools, bus, websocket, imports and the store,
 // and every query names a metric purser exports.
 func TestDashboard(t *testing.T) {
 	b, err := os.ReadFile("monitoring/grafana-dashboard.json")
@@ -159,7 +159,7 @@ func TestDashboard(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"Turns", "Model", "Tools", "Bus", "Websocket and HTTP", "Imports"} {
+	for _, want := range []string{"Turns", "Model", "Tools", "Bus", "Websocket and HTTP", "Imports", "Store"} {
 		if !slices.Contains(rows, want) {
 			t.Errorf("no %q row; rows: %v", want, rows)
 		}

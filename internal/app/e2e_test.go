@@ -389,7 +389,9 @@ func TestUpWithAModelServer(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	for _, series := range []string{`purser_turn_seconds_count{outcome="answered"} 1`, "purser_turn_first_token_seconds_count 1"} {
+	// And the store's writer, which a turn's writes went through.
+	for _, series := range []string{`purser_turn_seconds_count{outcome="answered"} 1`, "purser_turn_first_token_seconds_count 1",
+		"purser_store_writer_busy_seconds_total ", `purser_store_connections{pool="readers",state="idle"}`} {
 		if !strings.Contains(string(body), series) {
 			t.Errorf("/metrics lacks %s", series)
 		}

@@ -56,6 +56,7 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 		}
 		defer st.Close()
 		d.store = st
+		reg.MustRegister(st.Collector())
 		checks = append(checks, ops.Check{Name: "store", Probe: st.Ping})
 	} else {
 		v, err := verifierFor(cfg, []byte(cfg.JWTSecret))

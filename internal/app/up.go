@@ -121,6 +121,7 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 	if err := registerStreamDepth(reg, probe); err != nil {
 		return err
 	}
+	reg.MustRegister(st.Collector())
 	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), store: st, verifier: verifier, now: time.Now}
 	var comps []*component
 	for _, mode := range []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress} {

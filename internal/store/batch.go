@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // batcher is SQLite's one writer: write transactions queued by any
@@ -23,6 +25,9 @@ type batcher struct {
 
 	mu     sync.Mutex
 	closed bool
+
+	busy    atomic.Int64 // nanoseconds spent on batches
+	metrics *writerMetrics
 }
 
 type batchReq struct {
@@ -36,7 +41,8 @@ type batchReq struct {
 const maxBatch = 128
 
 func newBatcher(s *Store) *batcher {
-	b := &batcher{s: s, reqs: make(chan *batchReq, maxBatch), stop: make(chan struct{}), done: make(chan struct{})}
+	b := &batcher{s: s, reqs: make(chan *batchReq, maxBatch), stop: make(chan struct{}), done: make(chan struct{}),
+		metrics: newWriterMetrics()}
 	go b.run()
 	return b
 }
@@ -45,6 +51,7 @@ func newBatcher(s *Store) *batcher {
 // committed (nil) or rolled back (fn's error, or the commit's).
 func (b *batcher) do(ctx context.Context, fn func(tx *Store) error) error {
 	r := &batchReq{ctx: ctx, fn: fn, done: make(chan struct{})}
+	queued := time.Now()
 	select {
 	case b.reqs <- r:
 	case <-b.stop:
@@ -53,6 +60,9 @@ func (b *batcher) do(ctx context.Context, fn func(tx *Store) error) error {
 		return ctx.Err()
 	}
 	<-r.done // once taken, a request is always answered
+	if r.err == nil {
+		b.metrics.write.Observe(time.Since(queued).Seconds())
+	}
 	return r.err
 }
 
@@ -76,8 +86,11 @@ func (b *batcher) run() {
 				break more
 			}
 		}
+		start := time.Now()
 		b.commit(batch)
 		b.s.ckpt.writerTurn(b.s.db)
+		b.busy.Add(int64(time.Since(start)))
+		b.metrics.batch.Observe(float64(len(batch)))
 	}
 }
 
