@@ -108,3 +108,89 @@ func BenchmarkFramesAtOnce(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkTurnWrites times the writes of a turn while many turns are
+// written at once, on SQLite with its one writer, as at 1,000 users: the
+// user's message (a frame and the conversation's touch), the
+// conversation's state (about 4 KB, with two outbox rows), two frames of
+// the answer, and the outbox rows marked published. Each op is one turn's
+// writes, each committed. The database holds 1,000 users' conversations
+// and 40,000 frames first.
+func BenchmarkTurnWrites(b *testing.B) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	const users = 1000
+	state := make([]byte, 0, 4096)
+	state = append(state, `{"history":[`...)
+	for i := range 24 {
+		if i > 0 {
+			state = append(state, ',')
+		}
+		state = fmt.Appendf(state, `{"role":"user","text":"how much did I spend on coffee in the last 30 days, entry %02d?","turn_id":"%08x-5c1e-4f0a-9d2b-000000000000"}`, i, i)
+	}
+	state = append(state, `]}`...)
+	versions := make([]atomic.Int64, users)
+	var busy [users]sync.Mutex // one turn of a conversation at a time, as its lane
+	var next atomic.Int64
+	turn := func() error {
+		i := next.Add(1)
+		u := int(i % users)
+		busy[u].Lock()
+		defer busy[u].Unlock()
+		tenant, user, conv := fmt.Sprintf("t%03d", u/10), fmt.Sprintf("u%04d", u), fmt.Sprintf("c-%04d", u)
+		turnID := fmt.Sprintf("%08x-5c1e-4f0a-9d2b-%012x", i, u)
+		frame := func(kind string) []byte {
+			return fmt.Appendf(nil, `{"type":%q,"turn_id":%q,"conversation_id":%q,"text":"You spent £%d.%02d on coffee in the last 30 days."}`,
+				kind, turnID, conv, i%100, i%97)
+		}
+		now := time.Now()
+		if _, _, err := s.AppendUserMessage(ctx, tenant, user, conv, "in-"+turnID, "coffee", frame("user_message"), now); err != nil {
+			return err
+		}
+		out := []store.OutboxMessage{
+			{ID: "tool-" + turnID, Subject: "purser.tools.request." + tenant, Payload: frame("tool_start"), CreatedAt: now},
+			{ID: "answer-" + turnID, Subject: "purser.agent." + tenant, Payload: frame("answer"), CreatedAt: now},
+		}
+		v := versions[u].Load()
+		c := store.Conversation{TenantID: tenant, ConversationID: conv, UserID: user, State: state, UpdatedAt: now}
+		nv, err := s.SaveConversation(ctx, c, v, out)
+		if err != nil {
+			return err
+		}
+		versions[u].Store(nv)
+		for _, kind := range []string{"tool_start", "answer"} {
+			if _, _, err := s.AppendConversationFrame(ctx, tenant, user, conv, kind+"-"+turnID, frame(kind), now); err != nil {
+				return err
+			}
+		}
+		return s.MarkPublished(ctx, []string{out[0].ID, out[1].ID}, now)
+	}
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Load() < 10_000 {
+				if err := turn(); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.SetParallelism(128) // a busy purser's handlers: the writer's batches fill
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := turn(); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
