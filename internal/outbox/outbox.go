@@ -21,6 +21,7 @@ import (
 type Store interface {
 	PendingOutbox(ctx context.Context, limit int) ([]store.OutboxMessage, error)
 	MarkPublished(ctx context.Context, ids []string, at time.Time) error
+	PruneOutbox(ctx context.Context, cutoff time.Time) (int64, error)
 }
 
 // Relay publishes outbox messages. While Run runs, the marks of what
@@ -33,6 +34,12 @@ type Relay struct {
 	pub   message.Publisher
 	log   *slog.Logger
 	now   func() time.Time
+
+	// Retention is how long Run keeps a published message before deleting
+	// it, every PruneEvery. Kept, its id makes a handler that stores the
+	// same message again keep the first; JetStream's duplicate window (2
+	// minutes) covers a republish only that long. Set before Run.
+	Retention, PruneEvery time.Duration
 
 	mu      sync.Mutex
 	running bool     // Run batches the marks
@@ -49,7 +56,8 @@ const MarkInterval = 50 * time.Millisecond
 
 // NewRelay builds a relay; pub must wait for the stream's ack.
 func NewRelay(st Store, pub message.Publisher, log *slog.Logger, now func() time.Time) *Relay {
-	return &Relay{store: st, pub: pub, log: log, now: now, full: make(chan struct{}, 1)}
+	return &Relay{store: st, pub: pub, log: log, now: now, full: make(chan struct{}, 1),
+		Retention: 10 * time.Minute, PruneEvery: time.Minute}
 }
 
 // Publish sends msgs in order and marks them published. It stops at the
@@ -146,10 +154,19 @@ func (r *Relay) Run(ctx context.Context, interval time.Duration) error {
 	defer t.Stop()
 	m := time.NewTicker(MarkInterval)
 	defer m.Stop()
+	p := time.NewTicker(r.PruneEvery)
+	defer p.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-p.C:
+			// Published messages would otherwise stay forever: every turn
+			// leaves two or three.
+			if _, err := r.store.PruneOutbox(ctx, r.now().Add(-r.Retention)); err != nil && ctx.Err() == nil {
+				r.log.Warn("outbox relay: prune", "err", err)
+			}
+			continue
 		case <-m.C:
 		case <-r.full:
 		case <-t.C:

@@ -142,3 +142,42 @@ func TestRunWritesMarksInBatches(t *testing.T) {
 		t.Fatalf("%d commits to mark %d messages published one by one: marks are not batched", commits-commits0, len(msgs))
 	}
 }
+
+// Published messages do not pile up: Run deletes those published longer
+// ago than Retention, and keeps the rest.
+func TestRunDeletesWhatWasPublishedLongAgo(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := storetest.Open(t, storetest.SQLiteDSN(t))
+	now := time.Now().UTC()
+	var msgs []store.OutboxMessage
+	for _, id := range []string{"a", "b", "c", "unsent"} {
+		msgs = append(msgs, store.OutboxMessage{ID: id, Subject: "s", Payload: []byte(id), CreatedAt: now.Add(-time.Hour)})
+	}
+	if err := st.AppendOutbox(ctx, msgs); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.MarkPublished(ctx, []string{"a", "b"}, now.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.MarkPublished(ctx, []string{"c"}, now); err != nil {
+		t.Fatal(err)
+	}
+	relay := outbox.NewRelay(st, &recorder{failOn: "unsent"}, quiet, time.Now)
+	relay.Retention, relay.PruneEvery = 10*time.Minute, 5*time.Millisecond
+	done := make(chan struct{})
+	go func() { defer close(done); _ = relay.Run(ctx, time.Hour) }()
+	time.Sleep(200 * time.Millisecond) // many prune ticks
+	cancel()
+	<-done
+	// What remains published: c alone, pruned only with a later cutoff.
+	if n, err := st.PruneOutbox(context.Background(), now.Add(-time.Minute)); err != nil || n != 0 {
+		t.Fatalf("%d messages published an hour ago were left for a later prune (%v)", n, err)
+	}
+	if n, err := st.PruneOutbox(context.Background(), now.Add(time.Minute)); err != nil || n != 1 {
+		t.Fatalf("pruned %d published within Retention, want c kept until then (%v)", n, err)
+	}
+	if pending, _ := st.PendingOutbox(context.Background(), 10); len(pending) != 1 || pending[0].ID != "unsent" {
+		t.Fatalf("pending = %v, want the unsent message kept", pending)
+	}
+}

@@ -269,11 +269,23 @@ func (s *Store) MarkPublished(ctx context.Context, ids []string, at time.Time) e
 	})
 }
 
-// PruneOutbox deletes messages published before cutoff and returns how many.
+// PruneOutbox deletes messages published before cutoff and returns how
+// many. It works from the oldest rows, a thousand at a time (each its own
+// short write), and stops at a thousand oldest rows holding none to
+// delete: messages are published in about the order they are stored, so
+// the rest are younger, and no pass reads the whole table.
 func (s *Store) PruneOutbox(ctx context.Context, cutoff time.Time) (int64, error) {
-	n, err := s.exec(ctx, `DELETE FROM outbox WHERE published_at IS NOT NULL AND published_at < ?`, s.d.ts(cutoff))
-	if err != nil {
-		return 0, fmt.Errorf("prune outbox: %w", err)
+	var total int64
+	for {
+		n, err := s.exec(ctx, `DELETE FROM outbox WHERE seq IN (SELECT seq FROM
+			(SELECT seq, published_at FROM outbox ORDER BY seq LIMIT 1000) AS oldest
+			WHERE published_at IS NOT NULL AND published_at < ?)`, s.d.ts(cutoff))
+		if err != nil {
+			return total, fmt.Errorf("prune outbox: %w", err)
+		}
+		total += n
+		if n == 0 {
+			return total, nil
+		}
 	}
-	return n, nil
 }

@@ -218,6 +218,31 @@ func testOutbox(t *testing.T, st *store.Store) {
 	if n != 2 {
 		t.Fatalf("pruned %d, want the 2 published before the cutoff", n)
 	}
+
+	// A busy day's worth: more rows than one pass takes, behind the three
+	// never published, then rows published after the cutoff.
+	var old, young []string
+	var more []store.OutboxMessage
+	for i := range 2500 {
+		old = append(old, fmt.Sprintf("old%d", i))
+		more = append(more, store.OutboxMessage{ID: old[i], Subject: "purser.notify.t.u", Payload: []byte("x"), CreatedAt: t0})
+	}
+	for i := range 10 {
+		young = append(young, fmt.Sprintf("young%d", i))
+		more = append(more, store.OutboxMessage{ID: young[i], Subject: "purser.notify.t.u", Payload: []byte("y"), CreatedAt: t0})
+	}
+	check(t, st.AppendOutbox(ctx, more))
+	check(t, st.MarkPublished(ctx, old, t0.Add(time.Minute)))
+	check(t, st.MarkPublished(ctx, young, t0.Add(3*time.Hour)))
+	if n := must(st.PruneOutbox(ctx, t0.Add(time.Hour)))(t); n != 2500 {
+		t.Fatalf("pruned %d, want the 2,500 published before the cutoff", n)
+	}
+	if pending := must(st.PendingOutbox(ctx, 10))(t); len(pending) != 3 || pending[0].ID != "m2" {
+		t.Fatalf("pruning touched the unpublished: pending = %+v", pending)
+	}
+	if n := must(st.PruneOutbox(ctx, t0.Add(4*time.Hour)))(t); n != 10 {
+		t.Fatalf("pruned %d later, want the 10 published after the first cutoff", n)
+	}
 }
 
 func proposal(tenant, id string) store.Proposal {
