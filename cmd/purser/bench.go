@@ -103,7 +103,7 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 				})
 				return "http://" + ln.Addr().String() + "/v1", nil
 			}
-			var stubURL string
+			var stubURL, metricsURL string // metricsURL: the /metrics of purser up in this process
 			if stubAddr != "" || (up && latency > 0) {
 				addr := stubAddr
 				if addr == "" {
@@ -139,6 +139,7 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 				select {
 				case i := <-ready:
 					url = i.WebsocketURL()
+					metricsURL = "http://" + i.MetricsAddr + "/metrics"
 					secret = func() ([]byte, error) { return i.Secret, nil }
 					store := "SQLite"
 					if strings.HasPrefix(c.DatabaseURL, "postgres") {
@@ -185,7 +186,14 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 					}
 				}}
 			fmt.Fprintf(stdout, "%d users in %d tenants, %s, pause %s, mix %s, %d CPUs\n", users, max(tenants, 1), duration, pause, mix, runtime.NumCPU())
+			var storeFrom, storeTo bench.StoreSample
+			if metricsURL != "" {
+				storeFrom, _ = bench.SampleStore(gctx, metricsURL)
+			}
 			res, err := bench.Run(gctx, opts)
+			if metricsURL != "" && storeFrom.Series != nil {
+				storeTo, _ = bench.SampleStore(gctx, metricsURL)
+			}
 			fmt.Fprintln(stdout)
 			var raw bench.Result
 			if err == nil && baseline {
@@ -210,6 +218,9 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 			bench.Report(stdout, "purser", res)
 			if up {
 				mem.report(stdout)
+			}
+			if storeTo.Series != nil {
+				bench.ReportStore(stdout, storeFrom, storeTo)
 			}
 			if baseline && raw.Turns > 0 {
 				bench.Report(stdout, "baseline", raw)
