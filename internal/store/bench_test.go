@@ -83,13 +83,20 @@ func BenchmarkFramesAtOnce(b *testing.B) {
 		_, _, err := s.AppendConversationFrame(ctx, "bench", user, conv, event, payload, time.Now())
 		return err
 	}
+	atOnce(b, store1, &next, 40_000, 16, 32) // many handlers at once, as under load
+}
+
+// atOnce fills the database first, running op from workers goroutines
+// until next reaches fill, then times op run by parallelism goroutines per
+// CPU at once.
+func atOnce(b *testing.B, op func() error, next *atomic.Int64, fill int64, workers, parallelism int) {
 	var wg sync.WaitGroup
-	for range 16 {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for next.Load() < 40_000 {
-				if err := store1(); err != nil {
+			for next.Load() < fill {
+				if err := op(); err != nil {
 					b.Error(err)
 					return
 				}
@@ -97,11 +104,11 @@ func BenchmarkFramesAtOnce(b *testing.B) {
 		}()
 	}
 	wg.Wait()
-	b.SetParallelism(32) // many handlers at once, as under load
+	b.SetParallelism(parallelism)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if err := store1(); err != nil {
+			if err := op(); err != nil {
 				b.Error(err)
 				return
 			}
@@ -169,28 +176,5 @@ func BenchmarkTurnWrites(b *testing.B) {
 		}
 		return s.MarkPublished(ctx, []string{out[0].ID, out[1].ID}, now)
 	}
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for next.Load() < 10_000 {
-				if err := turn(); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	b.SetParallelism(128) // a busy purser's handlers: the writer's batches fill
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if err := turn(); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
+	atOnce(b, turn, &next, 10_000, 32, 128) // a busy purser's handlers: the writer's batches fill
 }
