@@ -154,19 +154,16 @@ func (r *Relay) Run(ctx context.Context, interval time.Duration) error {
 	defer t.Stop()
 	m := time.NewTicker(MarkInterval)
 	defer m.Stop()
-	p := time.NewTicker(r.PruneEvery)
-	defer p.Stop()
+	pruned := make(chan struct{})
+	go func() {
+		defer close(pruned)
+		r.prune(ctx)
+	}()
+	defer func() { <-pruned }()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-p.C:
-			// Published messages would otherwise stay forever: every turn
-			// leaves two or three.
-			if _, err := r.store.PruneOutbox(ctx, r.now().Add(-r.Retention)); err != nil && ctx.Err() == nil {
-				r.log.Warn("outbox relay: prune", "err", err)
-			}
-			continue
 		case <-m.C:
 		case <-r.full:
 		case <-t.C:
@@ -180,6 +177,26 @@ func (r *Relay) Run(ctx context.Context, interval time.Duration) error {
 		}
 		if err := r.writeMarks(ctx); err != nil && ctx.Err() == nil {
 			r.log.Warn("outbox relay", "err", err)
+		}
+	}
+}
+
+// prune deletes, every PruneEvery until ctx ends, what was published
+// longer than Retention ago: published messages would otherwise stay
+// forever, two or three for every turn. It runs beside Run's loop, so
+// that a long backlog (the first prune after an upgrade) holds up no
+// marks and no stragglers.
+func (r *Relay) prune(ctx context.Context) {
+	t := time.NewTicker(r.PruneEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := r.store.PruneOutbox(ctx, r.now().Add(-r.Retention)); err != nil && ctx.Err() == nil {
+			r.log.Warn("outbox relay: prune", "err", err)
 		}
 	}
 }
