@@ -64,11 +64,7 @@ func BenchmarkReads(b *testing.B) {
 // frame, committed.
 func BenchmarkFramesAtOnce(b *testing.B) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := benchSQLite(b)
 	const users = 1000
 	frame := func(i int) (user, conv, event string, payload []byte) {
 		u := i % users
@@ -125,11 +121,7 @@ func atOnce(b *testing.B, op func() error, next *atomic.Int64, fill int64, worke
 // and 40,000 frames first.
 func BenchmarkTurnWrites(b *testing.B) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, "sqlite:"+filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := benchSQLite(b)
 	const users = 1000
 	state := make([]byte, 0, 4096)
 	state = append(state, `{"history":[`...)
@@ -177,4 +169,15 @@ func BenchmarkTurnWrites(b *testing.B) {
 		return s.MarkPublished(ctx, []string{out[0].ID, out[1].ID}, now)
 	}
 	atOnce(b, turn, &next, 10_000, 32, 128) // a busy purser's handlers: the writer's batches fill
+}
+
+// benchSQLite opens a SQLite store in a file of the benchmark's own,
+// closed when it ends.
+func benchSQLite(b *testing.B) *store.Store {
+	s, err := store.Open(context.Background(), "sqlite:"+filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return s
 }
