@@ -17,7 +17,7 @@ var (
 	commitsDesc = prometheus.NewDesc("purser_store_commits_total",
 		"Commits the store made: transactions, single statements outside one, and SQLite's shared commits.", nil, nil)
 	busyDesc = prometheus.NewDesc("purser_store_writer_busy_seconds_total",
-		"Time SQLite's one writer spent running transactions and committing them; a rate near 1 means writes queue behind it.", nil, nil)
+		"Time SQLite's one writer spent running transactions, committing them and copying the log between batches; a rate near 1 means writes queue behind it.", nil, nil)
 	connsDesc = prometheus.NewDesc("purser_store_connections",
 		"Open database connections by pool (SQLite: writer, readers; Postgres: postgres) and state (in_use, idle).", []string{"pool", "state"}, nil)
 	waitsDesc = prometheus.NewDesc("purser_store_connection_waits_total",
