@@ -72,6 +72,16 @@ func TestStoreMetrics(t *testing.T) {
 				}
 				return
 			}
+			// The writer records a batch's size and busy time once it has
+			// answered the batch's callers (its log copy comes after): wait
+			// for the last batch to be recorded, then check it all.
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				if b, ok := got.find("purser_store_writer_batch_transactions", nil); ok && b.GetHistogram().GetSampleSum() >= writes {
+					break
+				}
+				got = gather(t, reg)
+			}
+			busy, hasWriter = got.find("purser_store_writer_busy_seconds_total", nil)
 			if !hasWriter || busy.GetCounter().GetValue() <= 0 {
 				t.Errorf("the writer's busy time: %v", busy)
 			}
