@@ -44,9 +44,17 @@ func TestReportStoreFromMetrics(t *testing.T) {
 	}
 	wg.Wait()
 	time.Sleep(10 * time.Millisecond) // a window of some length
-	to, err := bench.SampleStore(ctx, srv.URL)
-	if err != nil {
-		t.Fatal(err)
+	// The writer records a batch once it has answered its callers: sample
+	// until the last batch is in (or give up and let the checks fail).
+	const batched = "purser_store_writer_batch_transactions_sum"
+	var to bench.StoreSample
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if to, err = bench.SampleStore(ctx, srv.URL); err != nil {
+			t.Fatal(err)
+		}
+		if to.Series[batched]-from.Series[batched] >= 30 || time.Now().After(deadline) {
+			break
+		}
 	}
 	var out strings.Builder
 	bench.ReportStore(&out, from, to)
