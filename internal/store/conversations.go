@@ -130,7 +130,7 @@ func (s *Store) saveConversationOnce(ctx context.Context, c Conversation, expect
 	}
 	q.WriteString(` SELECT COUNT(*) FROM c`)
 	var n int
-	if err := s.queryRow(ctx, q.String(), args...).Scan(&n); err != nil {
+	if err := s.writeRow(ctx, q.String(), args, &n); err != nil {
 		return contentError(err)
 	}
 	if n == 0 {

@@ -188,6 +188,9 @@ func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) 
 		})
 		return n, err
 	}
+	if !s.tx && s.pipe != nil {
+		return s.pipe.exec(ctx, s.d.rebind(q), args)
+	}
 	res, err := s.target(ctx, q, false).ExecContext(ctx, s.d.rebind(q), args...)
 	if err != nil {
 		return 0, contentError(err)
@@ -225,10 +228,24 @@ func (invalidContent) Permanent() bool { return true }
 // itself was at fault.
 func contentError(err error) error {
 	var pg *pgconn.PgError
+	var marked invalidContent
+	if errors.As(err, &marked) {
+		return err
+	}
 	if errors.As(err, &pg) && strings.HasPrefix(pg.Code, "22") {
 		return invalidContent{err}
 	}
 	return err
+}
+
+// writeRow runs a write that returns one row and scans the row into dest;
+// outside a transaction on Postgres, in a pipeline shared with the writes
+// made at the same time.
+func (s *Store) writeRow(ctx context.Context, q string, args []any, dest ...any) error {
+	if !s.tx && s.pipe != nil {
+		return s.pipe.row(ctx, s.d.rebind(q), args, dest...)
+	}
+	return s.queryRow(ctx, q, args...).Scan(dest...)
 }
 
 func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {

@@ -46,3 +46,13 @@ func MigrateUpTo(ctx context.Context, dsn string, version int64, fill func(exec 
 	}
 	return tx.Commit()
 }
+
+// PipeQueued is how many statements wait for Postgres's pipeline.
+func (s *Store) PipeQueued() int { return len(s.pipe.reqs) }
+
+// ExecOutsideTx runs q as a write of its own: on Postgres, through the
+// pipeline.
+func (s *Store) ExecOutsideTx(ctx context.Context, q string, args ...any) error {
+	_, err := s.exec(ctx, q, args...)
+	return err
+}

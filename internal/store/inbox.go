@@ -185,7 +185,7 @@ func (s *Store) appendFrameOnce(ctx context.Context, f newFrame, title *string) 
 	q += ` INSERT INTO frames ` + frameCols + ` SELECT ?, ?, c.value, ?, ?, ?, ?, ? FROM c RETURNING seq`
 	args = append(args, f.tenantID, f.userID, f.event(), blobArg(f.payload), at, f.conversationID, frameTurn(f.payload))
 	var seq int64
-	err := s.queryRow(ctx, q, args...).Scan(&seq)
+	err := s.writeRow(ctx, q, args, &seq)
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) && pg.Code == pgUniqueViolation && pg.ConstraintName == "frames_event" {
 		return 0, errFrameExists

@@ -57,6 +57,7 @@ type Store struct {
 	wstmts, rstmts *stmtCache
 	stats          *writeStats
 	batch          *batcher      // SQLite's one writer; nil on Postgres
+	pipe           *pipe         // Postgres's grouped single statements; nil on SQLite
 	ckpt           *checkpointer // SQLite's log copier; nil on Postgres and :memory:
 	// shared marks the Store of a transaction shared by several callers:
 	// its statements ignore cancellation, since SQLite answers an
@@ -117,7 +118,7 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if sqliteFile {
 		// The writer's commits only append to the log: the checkpointer
 		// copies the log into the file on a connection of its own.
-		wsource += "&_pragma=wal_autocheckpoint(0)"
+		wsource += "&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(2)&_pragma=cache_size(-65536)"
 	}
 	db, err := sql.Open(driver, wsource)
 	if err != nil {
@@ -167,6 +168,8 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 			s.ckpt = newCheckpointer(cdb)
 		}
 		s.batch = newBatcher(s)
+	} else {
+		s.pipe = newPipe(db, s.stats)
 	}
 	if err := ping(ctx, db); err != nil {
 		s.closeAll()
@@ -257,6 +260,9 @@ func (s *Store) closeAll() error {
 	if s.batch != nil {
 		s.batch.close()
 	}
+	if s.pipe != nil {
+		s.pipe.close()
+	}
 	s.ckpt.close()
 	s.wstmts.close()
 	s.rstmts.close()
@@ -269,8 +275,10 @@ func (s *Store) closeAll() error {
 
 // SharesCommits tells whether transactions begun at once share one commit
 // (SQLite's one writer), so that writes grouped in one transaction cost
-// one write of the writer instead of one each. On Postgres each statement
-// outside a transaction is one round trip, and a transaction adds two.
+// one write of the writer instead of one each. On Postgres a statement
+// outside a transaction shares a round trip and a commit with the others
+// made at the same time (see pipe), while each statement of a transaction
+// is a round trip of its own, and BEGIN and COMMIT add two.
 func (s *Store) SharesCommits() bool { return s.batch != nil }
 
 // Dialect names the engine: "sqlite" or "postgres".

@@ -1,0 +1,241 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// pipe groups the single-statement writes that callers make at once on
+// Postgres outside a transaction (a frame, a user's message, a
+// conversation with its outbox rows, a tool call with its audit entry, a
+// proposal's transition) into one round trip and one commit. Postgres
+// spends more of its time taking a statement from the network and
+// waking up for it than running it, and flushes its log once per commit:
+// a pipeline of a hundred statements is one wake-up and one flush instead
+// of a hundred of each.
+//
+// The statements of one batch run as one transaction: either all are
+// committed or none is. When the server refuses one of them (a frame's
+// event stored before, a deadlock, bad content), the batch is rolled back
+// and each statement runs again on its own, so that only the refused one
+// fails. A batch lost with its connection is an error for every caller:
+// whether it was committed is unknown, as for a single statement.
+type pipe struct {
+	db    *sql.DB
+	stats *writeStats
+	reqs  chan *pipeReq
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+type pipeReq struct {
+	ctx  context.Context
+	q    string // rebound for Postgres
+	args []any
+	dest []any // the row's columns for a statement that returns one; nil for Exec
+	n    int64 // rows affected (Exec)
+	err  error
+	done chan struct{}
+}
+
+// maxPipe bounds the statements of one pipeline.
+const maxPipe = 128
+
+// pipeTimeout bounds one pipeline: its statements no longer follow their
+// callers' cancellation once sent, since one interrupted statement would
+// roll back the others.
+const pipeTimeout = 30 * time.Second
+
+func newPipe(db *sql.DB, stats *writeStats) *pipe {
+	p := &pipe{db: db, stats: stats, reqs: make(chan *pipeReq, maxPipe), stop: make(chan struct{}), done: make(chan struct{})}
+	go p.run()
+	return p
+}
+
+// exec runs q and returns the rows it affected, once committed.
+func (p *pipe) exec(ctx context.Context, q string, args []any) (int64, error) {
+	r, err := p.do(ctx, q, args, nil)
+	return r.n, err
+}
+
+// row runs q, which returns one row, and scans it into dest once
+// committed. No row is sql.ErrNoRows.
+func (p *pipe) row(ctx context.Context, q string, args []any, dest ...any) error {
+	_, err := p.do(ctx, q, args, dest)
+	return err
+}
+
+func (p *pipe) do(ctx context.Context, q string, args []any, dest []any) (*pipeReq, error) {
+	r := &pipeReq{ctx: ctx, q: q, args: args, dest: dest, done: make(chan struct{})}
+	select {
+	case p.reqs <- r:
+	case <-p.stop:
+		return r, errors.New("store closed")
+	case <-ctx.Done():
+		return r, ctx.Err()
+	}
+	<-r.done // once taken, a request is always answered
+	return r, r.err
+}
+
+func (p *pipe) run() {
+	defer close(p.done)
+	batch := make([]*pipeReq, 0, maxPipe)
+	for {
+		select {
+		case r := <-p.reqs:
+			batch = append(batch[:0], r)
+		case <-p.stop:
+			p.drain()
+			return
+		}
+	more:
+		for len(batch) < maxPipe {
+			select {
+			case r := <-p.reqs:
+				batch = append(batch, r)
+			default:
+				break more
+			}
+		}
+		p.send(batch)
+		for _, r := range batch {
+			close(r.done)
+		}
+	}
+}
+
+// drain answers what is still queued at close.
+func (p *pipe) drain() {
+	for {
+		select {
+		case r := <-p.reqs:
+			r.err = errors.New("store closed")
+			close(r.done)
+		default:
+			return
+		}
+	}
+}
+
+// send runs batch as one pipeline and sets each request's outcome.
+func (p *pipe) send(batch []*pipeReq) {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), pipeTimeout)
+	defer cancel()
+	if len(live) == 1 {
+		p.alone(ctx, live[0])
+		return
+	}
+	rerun, err := p.pipeline(ctx, live)
+	switch {
+	case rerun:
+		// Nothing of the batch was committed: run each on its own.
+		for _, r := range live {
+			p.alone(ctx, r)
+		}
+	case err != nil:
+		for _, r := range live {
+			r.err = contentError(err)
+		}
+	default:
+		p.stats.statements.Add(int64(len(live)))
+		p.stats.commits.Add(1)
+	}
+}
+
+// pipeline sends the statements in one round trip, as one transaction,
+// and sets each one's outcome. rerun says that none was committed, and
+// that the server refused one of them or the batch was never sent: each
+// is to run again on its own. err is the batch's error otherwise: every
+// statement's outcome is then unknown.
+func (p *pipe) pipeline(ctx context.Context, batch []*pipeReq) (rerun bool, err error) {
+	conn, err := p.db.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("pipeline: a %T is not a pgx connection", dc)
+		}
+		b := &pgx.Batch{}
+		for _, r := range batch {
+			b.Queue(r.q, r.args...)
+		}
+		br := c.Conn().SendBatch(ctx, b)
+		for _, r := range batch {
+			if r.dest != nil {
+				r.err = br.QueryRow().Scan(r.dest...)
+				if errors.Is(r.err, pgx.ErrNoRows) {
+					r.err = sql.ErrNoRows
+				}
+			} else {
+				var tag pgconn.CommandTag
+				tag, r.err = br.Exec()
+				r.n = tag.RowsAffected()
+			}
+		}
+		return br.Close()
+	})
+	if unsent(err) {
+		return true, nil
+	}
+	for _, r := range batch {
+		if unsent(r.err) {
+			return true, nil
+		}
+	}
+	return false, err
+}
+
+// unsent reports whether err leaves a batch uncommitted: the server
+// refused a statement (and so rolled back the batch's transaction), or the
+// batch was never sent.
+func unsent(err error) bool {
+	var pg *pgconn.PgError
+	var pre pgx.ErrPreprocessingBatch
+	return errors.As(err, &pg) || errors.As(err, &pre) || pgconn.SafeToRetry(err)
+}
+
+// alone runs r as a statement of its own.
+func (p *pipe) alone(ctx context.Context, r *pipeReq) {
+	if r.dest != nil {
+		r.err = p.db.QueryRowContext(ctx, r.q, r.args...).Scan(r.dest...)
+	} else {
+		var res sql.Result
+		if res, r.err = p.db.ExecContext(ctx, r.q, r.args...); r.err == nil {
+			r.n, r.err = res.RowsAffected()
+		}
+	}
+	if r.err == nil || errors.Is(r.err, sql.ErrNoRows) {
+		p.stats.statements.Add(1)
+		p.stats.commits.Add(1)
+	}
+	r.err = contentError(r.err)
+}
+
+// close stops the pipe after the batch it is sending; what is still
+// queued gets an error.
+func (p *pipe) close() {
+	close(p.stop)
+	<-p.done
+}

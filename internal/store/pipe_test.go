@@ -1,0 +1,172 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/store/storetest"
+)
+
+// pipelined runs n writes on Postgres so that all of them wait for the
+// pipeline together: its first statement waits on an advisory lock the
+// test holds until the n are queued behind it. It returns the commits
+// the store counted for the n.
+func pipelined(t *testing.T, s *store.Store, dsn string, n int, write func(i int)) int64 {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	holder, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_lock(4242)`); err != nil {
+		t.Fatal(err)
+	}
+	blocked := make(chan error, 1)
+	go func() {
+		blocked <- s.ExecOutsideTx(ctx, `SELECT pg_advisory_xact_lock(4242)`)
+	}()
+	// The lock statement is taken first and sent alone: wait until it
+	// waits for the lock, so that the n queue behind it.
+	waitFor(t, func() bool {
+		var waiting int
+		err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting)
+		return err == nil && waiting == 1
+	})
+	_, before := s.WriteStats()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() { defer wg.Done(); write(i) }()
+	}
+	waitFor(t, func() bool { return s.PipeQueued() == n })
+	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_unlock(4242)`); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if err := <-blocked; err != nil {
+		t.Fatal(err)
+	}
+	_, after := s.WriteStats()
+	return after - before - 1 // less the lock statement's own
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func postgresDSN(t *testing.T) string {
+	for _, e := range storetest.Engines() {
+		if e.Name == "postgres" {
+			return e.DSN(t)
+		}
+	}
+	t.Fatal("no postgres engine")
+	return ""
+}
+
+// Frames that arrive at once on Postgres are stored in one round trip and
+// one commit, each with its own seq, in the order of each user's.
+func TestPostgresWritesAtOnceShareOneCommit(t *testing.T) {
+	dsn := postgresDSN(t)
+	s := storetest.Open(t, dsn)
+	ctx := context.Background()
+	const n = 60
+	seqs := make([]int64, n)
+	commits := pipelined(t, s, dsn, n, func(i int) {
+		seq, created, err := s.AppendConversationFrame(ctx, "acme", fmt.Sprintf("u%d", i%3), "c", fmt.Sprintf("ev-%d", i),
+			fmt.Appendf(nil, `{"type":"answer","turn_id":"t%d"}`, i), time.Now())
+		if err != nil || !created {
+			t.Errorf("frame %d: created %v, %v", i, created, err)
+		}
+		seqs[i] = seq
+	})
+	if commits != 1 {
+		t.Errorf("%d frames queued at once took %d commits, want 1", n, commits)
+	}
+	for u := range 3 {
+		frames, err := s.FramesAfter(ctx, "acme", fmt.Sprintf("u%d", u), 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(frames) != n/3 {
+			t.Fatalf("u%d has %d frames, want %d", u, len(frames), n/3)
+		}
+		for k, f := range frames {
+			if f.Seq != int64(k+1) {
+				t.Errorf("u%d: frame %d has seq %d, want %d (no gaps, none twice)", u, k, f.Seq, k+1)
+			}
+		}
+	}
+}
+
+// A statement the server refuses fails alone: a redelivered frame gets the
+// seq it was first given, a title Postgres cannot hold is refused as
+// invalid content, and the writes queued with them are stored, with no
+// seq burned.
+func TestPostgresRefusedWriteFailsAlone(t *testing.T) {
+	dsn := postgresDSN(t)
+	s := storetest.Open(t, dsn)
+	ctx := context.Background()
+	first, _, err := s.AppendConversationFrame(ctx, "acme", "u0", "c", "ev-again", []byte(`{"type":"answer","turn_id":"t"}`), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	errs := make([]error, n)
+	created := make([]bool, n)
+	seqs := make([]int64, n)
+	pipelined(t, s, dsn, n, func(i int) {
+		switch i {
+		case 5: // a redelivery
+			seqs[i], created[i], errs[i] = s.AppendConversationFrame(ctx, "acme", "u0", "c", "ev-again", []byte(`{"type":"answer","turn_id":"t"}`), time.Now())
+		case 9: // a NUL in a title
+			seqs[i], created[i], errs[i] = s.AppendUserMessage(ctx, "acme", "u0", "c", "ev-nul", "a\x00b", []byte(`{"type":"user_message"}`), time.Now())
+		default:
+			seqs[i], created[i], errs[i] = s.AppendConversationFrame(ctx, "acme", "u0", "c", fmt.Sprintf("ev-%d", i), []byte(`{"type":"answer","turn_id":"t"}`), time.Now())
+		}
+	})
+	if errs[5] != nil || created[5] || seqs[5] != first {
+		t.Errorf("redelivered frame: seq %d created %v err %v, want seq %d, not created", seqs[5], created[5], errs[5], first)
+	}
+	if !errors.Is(errs[9], store.ErrInvalidContent) {
+		t.Errorf("title with a NUL: %v, want invalid content", errs[9])
+	}
+	frames, err := s.FramesAfter(ctx, "acme", "u0", 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) != n-1 { // the first, and the 18 new ones
+		t.Fatalf("%d frames stored, want %d", len(frames), n-1)
+	}
+	for k, f := range frames {
+		if f.Seq != int64(k+1) {
+			t.Errorf("frame %d has seq %d, want %d", k, f.Seq, k+1)
+		}
+	}
+	for i := range n {
+		if i != 5 && i != 9 && (errs[i] != nil || !created[i]) {
+			t.Errorf("frame %d: created %v, %v", i, created[i], errs[i])
+		}
+	}
+}
