@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/store/storetest"
 )
 
 // BenchmarkReads times the reads a turn makes most often, on SQLite: the
@@ -113,15 +114,24 @@ func atOnce(b *testing.B, op func() error, next *atomic.Int64, fill int64, worke
 }
 
 // BenchmarkTurnWrites times the writes of a turn while many turns are
-// written at once, on SQLite with its one writer, as at 1,000 users: the
+// written at once, as at 1,000 users, on SQLite with its one writer, on
+// Postgres with its pipeline, and on Postgres with every write a round
+// trip and a commit of its own (as before the pipeline): the
 // user's message (a frame and the conversation's touch), the
 // conversation's state (about 4 KB, with two outbox rows), two frames of
 // the answer, and the outbox rows marked published. Each op is one turn's
 // writes, each committed. The database holds 1,000 users' conversations
 // and 40,000 frames first.
 func BenchmarkTurnWrites(b *testing.B) {
+	b.Run("sqlite", func(b *testing.B) { turnWrites(b, benchSQLite(b)) })
+	b.Run("postgres", func(b *testing.B) { turnWrites(b, storetest.Open(b, storetest.PostgresDSN(b))) })
+	b.Run("postgres-one-by-one", func(b *testing.B) {
+		turnWrites(b, storetest.Open(b, storetest.PostgresDSN(b), store.WithoutPipeline()))
+	})
+}
+
+func turnWrites(b *testing.B, s *store.Store) {
 	ctx := context.Background()
-	s := benchSQLite(b)
 	const users = 1000
 	state := make([]byte, 0, 4096)
 	state = append(state, `{"history":[`...)

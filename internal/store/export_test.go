@@ -56,3 +56,15 @@ func (s *Store) ExecOutsideTx(ctx context.Context, q string, args ...any) error 
 	_, err := s.exec(ctx, q, args...)
 	return err
 }
+
+// WithoutPipeline makes a Postgres store send every write outside a
+// transaction on its own, as it did before the pipeline: the baseline of
+// BenchmarkTurnWrites.
+func WithoutPipeline() Option {
+	return func(s *Store) {
+		if s.pipe != nil {
+			s.pipe.close()
+			s.pipe = nil
+		}
+	}
+}

@@ -37,11 +37,11 @@ func Engines() []Engine {
 }
 
 // Open opens the store named by dsn and closes it when the test ends.
-func Open(t testing.TB, dsn string) *store.Store {
+func Open(t testing.TB, dsn string, opts ...store.Option) *store.Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	st, err := store.Open(ctx, dsn)
+	st, err := store.Open(ctx, dsn, opts...)
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
