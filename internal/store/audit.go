@@ -62,8 +62,8 @@ func (s *Store) ListAudit(ctx context.Context, tenantID string, limit int) ([]Au
 // GetToolCall returns the stored result of the tenant's call, or ErrNotFound.
 func (s *Store) GetToolCall(ctx context.Context, tenantID, callID string) (ToolCall, error) {
 	c := ToolCall{TenantID: tenantID, CallID: callID}
-	err := s.queryRow(ctx, `SELECT tool, result, created_at FROM tool_calls WHERE tenant_id = ? AND call_id = ?`, tenantID, callID).
-		Scan(&c.Tool, jsonCol{&c.Result}, timeCol{&c.CreatedAt})
+	err := s.readRow(ctx, `SELECT tool, result, created_at FROM tool_calls WHERE tenant_id = ? AND call_id = ?`, []any{tenantID, callID},
+		&c.Tool, jsonCol{&c.Result}, timeCol{&c.CreatedAt})
 	if err != nil {
 		return ToolCall{}, fmt.Errorf("get tool call: %w", notFound(err))
 	}

@@ -38,9 +38,9 @@ type OutboxMessage struct {
 // LoadConversation returns the stored conversation, or ErrNotFound.
 func (s *Store) LoadConversation(ctx context.Context, tenantID, conversationID string) (Conversation, error) {
 	c := Conversation{TenantID: tenantID, ConversationID: conversationID}
-	err := s.queryRow(ctx, `SELECT user_id, version, state, updated_at, deadline_at FROM conversations
-		WHERE tenant_id = ? AND conversation_id = ?`, tenantID, conversationID).
-		Scan(&c.UserID, &c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt})
+	err := s.readRow(ctx, `SELECT user_id, version, state, updated_at, deadline_at FROM conversations
+		WHERE tenant_id = ? AND conversation_id = ?`, []any{tenantID, conversationID},
+		&c.UserID, &c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt})
 	if err != nil {
 		return Conversation{}, fmt.Errorf("load conversation: %w", notFound(err))
 	}
@@ -55,12 +55,12 @@ func (s *Store) LoadConversationWithOwner(ctx context.Context, tenantID, convers
 	var u UserSettings
 	var currency, zone, order *string
 	var setAt *time.Time
-	err := s.queryRow(ctx, `SELECT c.user_id, c.version, c.state, c.updated_at, c.deadline_at,
+	err := s.readRow(ctx, `SELECT c.user_id, c.version, c.state, c.updated_at, c.deadline_at,
 			u.currency, u.timezone, u.date_order, u.updated_at
 		FROM conversations c LEFT JOIN user_settings u ON u.tenant_id = c.tenant_id AND u.user_id = c.user_id
-		WHERE c.tenant_id = ? AND c.conversation_id = ?`, tenantID, conversationID).
-		Scan(&c.UserID, &c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt},
-			&currency, &zone, &order, optTimeCol{&setAt})
+		WHERE c.tenant_id = ? AND c.conversation_id = ?`, []any{tenantID, conversationID},
+		&c.UserID, &c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt},
+		&currency, &zone, &order, optTimeCol{&setAt})
 	if err != nil {
 		return Conversation{}, UserSettings{}, fmt.Errorf("load conversation: %w", notFound(err))
 	}

@@ -248,6 +248,16 @@ func (s *Store) writeRow(ctx context.Context, q string, args []any, dest ...any)
 	return s.queryRow(ctx, q, args...).Scan(dest...)
 }
 
+// readRow runs a SELECT that returns one row and scans the row into dest;
+// outside a transaction on Postgres, in the pipeline with the statements
+// made at the same time.
+func (s *Store) readRow(ctx context.Context, q string, args []any, dest ...any) error {
+	if !s.tx && s.pipe != nil {
+		return s.pipe.readRow(ctx, s.d.rebind(q), args, dest...)
+	}
+	return s.queryRow(ctx, q, args...).Scan(dest...)
+}
+
 func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	if s.shared {
 		ctx = context.WithoutCancel(ctx)

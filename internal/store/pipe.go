@@ -12,14 +12,17 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// pipe groups the single-statement writes that callers make at once on
+// pipe groups the single statements that callers make at once on
 // Postgres outside a transaction (a frame, a user's message, a
 // conversation with its outbox rows, a tool call with its audit entry, a
-// proposal's transition) into one round trip and one commit. Postgres
-// spends more of its time taking a statement from the network and
-// waking up for it than running it, and flushes its log once per commit:
-// a pipeline of a hundred statements is one wake-up and one flush instead
-// of a hundred of each.
+// proposal's transition; the reads of one row a turn makes most, such as
+// its conversation with its owner's settings) into one round trip and one
+// commit. Postgres spends more of its time taking a statement from the
+// network and waking up for it than running it, and flushes its log once
+// per commit: a pipeline of a hundred statements is one wake-up and one
+// flush instead of a hundred of each. A read in a pipeline sees what was
+// committed before it was sent and the writes sent before it in its
+// pipeline; its caller's own writes were committed before it asked.
 //
 // The statements of one batch run as one transaction: either all are
 // committed or none is. When the server refuses one of them (a frame's
@@ -40,6 +43,7 @@ type pipeReq struct {
 	q    string // rebound for Postgres
 	args []any
 	dest []any // the row's columns for a statement that returns one; nil for Exec
+	read bool  // a SELECT: counted as no write
 	n    int64 // rows affected (Exec)
 	err  error
 	done chan struct{}
@@ -72,17 +76,31 @@ func (p *pipe) row(ctx context.Context, q string, args []any, dest ...any) error
 	return err
 }
 
+// readRow runs the SELECT q, which returns one row, and scans it into
+// dest. No row is sql.ErrNoRows. It sees what was committed before it
+// was sent, and the writes sent before it in its pipeline.
+func (p *pipe) readRow(ctx context.Context, q string, args []any, dest ...any) error {
+	r := &pipeReq{ctx: ctx, q: q, args: args, dest: dest, read: true, done: make(chan struct{})}
+	return p.send1(r)
+}
+
 func (p *pipe) do(ctx context.Context, q string, args []any, dest []any) (*pipeReq, error) {
 	r := &pipeReq{ctx: ctx, q: q, args: args, dest: dest, done: make(chan struct{})}
+	return r, p.send1(r)
+}
+
+// send1 queues r and waits for its outcome.
+func (p *pipe) send1(r *pipeReq) error {
+	ctx := r.ctx
 	select {
 	case p.reqs <- r:
 	case <-p.stop:
-		return r, errors.New("store closed")
+		return errors.New("store closed")
 	case <-ctx.Done():
-		return r, ctx.Err()
+		return ctx.Err()
 	}
 	<-r.done // once taken, a request is always answered
-	return r, r.err
+	return r.err
 }
 
 func (p *pipe) run() {
@@ -156,7 +174,20 @@ func (p *pipe) send(batch []*pipeReq) {
 			r.err = contentError(err)
 		}
 	default:
-		p.stats.statements.Add(int64(len(live)))
+		p.count(live...)
+	}
+}
+
+// count records the writes among reqs, committed together.
+func (p *pipe) count(reqs ...*pipeReq) {
+	writes := 0
+	for _, r := range reqs {
+		if !r.read {
+			writes++
+		}
+	}
+	if writes > 0 {
+		p.stats.statements.Add(int64(writes))
 		p.stats.commits.Add(1)
 	}
 }
@@ -227,8 +258,7 @@ func (p *pipe) alone(ctx context.Context, r *pipeReq) {
 		}
 	}
 	if r.err == nil || errors.Is(r.err, sql.ErrNoRows) {
-		p.stats.statements.Add(1)
-		p.stats.commits.Add(1)
+		p.count(r)
 	}
 	r.err = contentError(r.err)
 }

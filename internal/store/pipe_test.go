@@ -170,3 +170,49 @@ func TestPostgresRefusedWriteFailsAlone(t *testing.T) {
 		}
 	}
 }
+
+// Reads made at once go in the pipeline too, in the same round trip as the
+// writes: they find what is stored (or nothing, as ErrNotFound), and count
+// as no write.
+func TestPostgresReadsShareThePipeline(t *testing.T) {
+	dsn := postgresDSN(t)
+	s := storetest.Open(t, dsn)
+	ctx := context.Background()
+	c := store.Conversation{TenantID: "acme", ConversationID: "c1", UserID: "u0", State: []byte(`{"history":[]}`), UpdatedAt: time.Now()}
+	if _, err := s.SaveConversation(ctx, c, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	const frames, loads, missing = 20, 10, 5
+	statements, _ := s.WriteStats()
+	errs := make([]error, frames+loads+missing)
+	users := make([]string, frames+loads+missing)
+	commits := pipelined(t, s, dsn, len(errs), func(i int) {
+		switch {
+		case i < frames:
+			_, _, errs[i] = s.AppendConversationFrame(ctx, "acme", "u0", "c1", fmt.Sprintf("ev-%d", i), []byte(`{"type":"answer","turn_id":"t"}`), time.Now())
+		case i < frames+loads:
+			var got store.Conversation
+			got, _, errs[i] = s.LoadConversationWithOwner(ctx, "acme", "c1")
+			users[i] = got.UserID
+		default:
+			_, errs[i] = s.LoadConversation(ctx, "acme", "nope")
+		}
+	})
+	for i, err := range errs {
+		switch {
+		case i < frames+loads && err != nil:
+			t.Errorf("statement %d: %v", i, err)
+		case i >= frames && i < frames+loads && users[i] != "u0":
+			t.Errorf("load %d found user %q, want u0", i, users[i])
+		case i >= frames+loads && !errors.Is(err, store.ErrNotFound):
+			t.Errorf("load of a missing conversation: %v, want ErrNotFound", err)
+		}
+	}
+	if commits != 1 {
+		t.Errorf("%d statements queued at once took %d commits, want 1", len(errs), commits)
+	}
+	after, _ := s.WriteStats()
+	if after-statements != frames+1 { // and the lock statement
+		t.Errorf("%d write statements counted, want %d", after-statements, frames+1)
+	}
+}

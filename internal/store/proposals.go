@@ -54,10 +54,10 @@ func (s *Store) CreateProposal(ctx context.Context, p Proposal) error {
 // GetProposal returns the tenant's proposal, or ErrNotFound.
 func (s *Store) GetProposal(ctx context.Context, tenantID, id string) (Proposal, error) {
 	p := Proposal{TenantID: tenantID, ID: id}
-	err := s.queryRow(ctx, `SELECT user_id, conversation_id, turn_id, tool, args, summary, status, revision,
-		expires_at, created_at, decided_at FROM proposals WHERE tenant_id = ? AND id = ?`, tenantID, id).
-		Scan(&p.UserID, &p.ConversationID, &p.TurnID, &p.Tool, jsonCol{&p.Args}, &p.Summary, &p.Status, &p.Revision,
-			timeCol{&p.ExpiresAt}, timeCol{&p.CreatedAt}, optTimeCol{&p.DecidedAt})
+	err := s.readRow(ctx, `SELECT user_id, conversation_id, turn_id, tool, args, summary, status, revision,
+		expires_at, created_at, decided_at FROM proposals WHERE tenant_id = ? AND id = ?`, []any{tenantID, id},
+		&p.UserID, &p.ConversationID, &p.TurnID, &p.Tool, jsonCol{&p.Args}, &p.Summary, &p.Status, &p.Revision,
+		timeCol{&p.ExpiresAt}, timeCol{&p.CreatedAt}, optTimeCol{&p.DecidedAt})
 	if err != nil {
 		return Proposal{}, fmt.Errorf("get proposal: %w", notFound(err))
 	}

@@ -21,8 +21,8 @@ type UserSettings struct {
 // empty ones, not an error.
 func (s *Store) GetUserSettings(ctx context.Context, tenantID, userID string) (UserSettings, error) {
 	u := UserSettings{TenantID: tenantID, UserID: userID}
-	err := s.queryRow(ctx, `SELECT currency, timezone, date_order, updated_at FROM user_settings WHERE tenant_id = ? AND user_id = ?`,
-		tenantID, userID).Scan(&u.Currency, &u.Timezone, &u.DateOrder, timeCol{&u.UpdatedAt})
+	err := s.readRow(ctx, `SELECT currency, timezone, date_order, updated_at FROM user_settings WHERE tenant_id = ? AND user_id = ?`, []any{tenantID, userID},
+		&u.Currency, &u.Timezone, &u.DateOrder, timeCol{&u.UpdatedAt})
 	if err := notFound(err); err != nil && !errors.Is(err, ErrNotFound) {
 		return UserSettings{}, fmt.Errorf("get user settings: %w", err)
 	}
