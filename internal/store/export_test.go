@@ -68,3 +68,27 @@ func WithoutPipeline() Option {
 		}
 	}
 }
+
+// HoldConnections takes every connection of the store's pool (Postgres)
+// and returns a function that gives them back.
+func (s *Store) HoldConnections(ctx context.Context) (func(), error) {
+	var held []*sql.Conn
+	release := func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}
+	for range maxPostgresConns {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		held = append(held, c)
+	}
+	return release, nil
+}
+
+// ConnectionWaits is how many times a statement waited for a free
+// connection of the store's pool.
+func (s *Store) ConnectionWaits() int64 { return s.db.Stats().WaitCount }

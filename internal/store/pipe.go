@@ -52,6 +52,12 @@ type pipeReq struct {
 // maxPipe bounds the statements of one pipeline.
 const maxPipe = 128
 
+// pipeLockTimeout starts every pipeline: a statement of it that waits
+// for a row another transaction holds (a tool's change being made, say)
+// fails after a moment instead of holding up the whole batch, which then
+// runs statement by statement, where only that one waits.
+const pipeLockTimeout = `SELECT set_config('lock_timeout', '200ms', true)`
+
 // pipeTimeout bounds one pipeline: its statements no longer follow their
 // callers' cancellation once sent, since one interrupted statement would
 // roll back the others.
@@ -124,9 +130,6 @@ func (p *pipe) run() {
 			}
 		}
 		p.send(batch)
-		for _, r := range batch {
-			close(r.done)
-		}
 	}
 }
 
@@ -143,12 +146,16 @@ func (p *pipe) drain() {
 	}
 }
 
-// send runs batch as one pipeline and sets each request's outcome.
+// send runs batch as one pipeline and answers each request: at once, or,
+// when the batch is to run again statement by statement, from a goroutine
+// of each statement's own, so that one waiting for a lock holds up no
+// other.
 func (p *pipe) send(batch []*pipeReq) {
 	live := batch[:0:0]
 	for _, r := range batch {
 		if err := r.ctx.Err(); err != nil {
 			r.err = err
+			close(r.done)
 			continue
 		}
 		live = append(live, r)
@@ -158,23 +165,23 @@ func (p *pipe) send(batch []*pipeReq) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), pipeTimeout)
 	defer cancel()
-	if len(live) == 1 {
-		p.alone(ctx, live[0])
-		return
-	}
 	rerun, err := p.pipeline(ctx, live)
 	switch {
 	case rerun:
 		// Nothing of the batch was committed: run each on its own.
 		for _, r := range live {
-			p.alone(ctx, r)
+			go p.alone(r)
 		}
+		return
 	case err != nil:
 		for _, r := range live {
 			r.err = contentError(err)
 		}
 	default:
 		p.count(live...)
+	}
+	for _, r := range live {
+		close(r.done)
 	}
 }
 
@@ -209,10 +216,15 @@ func (p *pipe) pipeline(ctx context.Context, batch []*pipeReq) (rerun bool, err 
 			return fmt.Errorf("pipeline: a %T is not a pgx connection", dc)
 		}
 		b := &pgx.Batch{}
+		b.Queue(pipeLockTimeout)
 		for _, r := range batch {
 			b.Queue(r.q, r.args...)
 		}
 		br := c.Conn().SendBatch(ctx, b)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return err
+		}
 		for _, r := range batch {
 			if r.dest != nil {
 				r.err = br.QueryRow().Scan(r.dest...)
@@ -247,8 +259,11 @@ func unsent(err error) bool {
 	return errors.As(err, &pg) || errors.As(err, &pre) || pgconn.SafeToRetry(err)
 }
 
-// alone runs r as a statement of its own.
-func (p *pipe) alone(ctx context.Context, r *pipeReq) {
+// alone runs r as a statement of its own and answers it.
+func (p *pipe) alone(r *pipeReq) {
+	defer close(r.done)
+	ctx, cancel := context.WithTimeout(context.Background(), pipeTimeout)
+	defer cancel()
 	if r.dest != nil {
 		r.err = p.db.QueryRowContext(ctx, r.q, r.args...).Scan(r.dest...)
 	} else {

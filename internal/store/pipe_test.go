@@ -15,37 +15,12 @@ import (
 	"github.com/purser-ai/purser/internal/store/storetest"
 )
 
-// pipelined runs n writes on Postgres so that all of them wait for the
-// pipeline together: its first statement waits on an advisory lock the
-// test holds until the n are queued behind it. It returns the commits
-// the store counted for the n.
-func pipelined(t *testing.T, s *store.Store, dsn string, n int, write func(i int)) int64 {
+// pipelined runs n statements on Postgres so that all of them wait for
+// the pipeline together, and returns the commits the store counted for
+// them.
+func pipelined(t *testing.T, s *store.Store, n int, write func(i int)) int64 {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	holder, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_lock(4242)`); err != nil {
-		t.Fatal(err)
-	}
-	blocked := make(chan error, 1)
-	go func() {
-		blocked <- s.ExecOutsideTx(ctx, `SELECT pg_advisory_xact_lock(4242)`)
-	}()
-	// The lock statement is taken first and sent alone: wait until it
-	// waits for the lock, so that the n queue behind it.
-	waitFor(t, func() bool {
-		var waiting int
-		err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&waiting)
-		return err == nil && waiting == 1
-	})
+	release := holdPipeline(t, s)
 	_, before := s.WriteStats()
 	var wg sync.WaitGroup
 	for i := range n {
@@ -53,15 +28,33 @@ func pipelined(t *testing.T, s *store.Store, dsn string, n int, write func(i int
 		go func() { defer wg.Done(); write(i) }()
 	}
 	waitFor(t, func() bool { return s.PipeQueued() == n })
-	if _, err := holder.ExecContext(ctx, `SELECT pg_advisory_unlock(4242)`); err != nil {
-		t.Fatal(err)
-	}
+	release()
 	wg.Wait()
-	if err := <-blocked; err != nil {
+	_, after := s.WriteStats()
+	return after - before - 1 // less the statement that held the pipeline
+}
+
+// holdPipeline makes the pipeline wait, with a statement of the test's
+// that waits for a connection while the test holds every connection of
+// the pool, until the function it returns is called: what is queued
+// meanwhile goes in the next batch.
+func holdPipeline(t *testing.T, s *store.Store) (release func()) {
+	t.Helper()
+	ctx := context.Background()
+	giveBack, err := s.HoldConnections(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, after := s.WriteStats()
-	return after - before - 1 // less the lock statement's own
+	waits := s.ConnectionWaits()
+	held := make(chan error, 1)
+	go func() { held <- s.ExecOutsideTx(ctx, `SELECT 1`) }()
+	waitFor(t, func() bool { return s.ConnectionWaits() > waits })
+	return func() {
+		giveBack()
+		if err := <-held; err != nil {
+			t.Error(err)
+		}
+	}
 }
 
 func waitFor(t *testing.T, cond func() bool) {
@@ -93,7 +86,7 @@ func TestPostgresWritesAtOnceShareOneCommit(t *testing.T) {
 	ctx := context.Background()
 	const n = 60
 	seqs := make([]int64, n)
-	commits := pipelined(t, s, dsn, n, func(i int) {
+	commits := pipelined(t, s, n, func(i int) {
 		seq, created, err := s.AppendConversationFrame(ctx, "acme", fmt.Sprintf("u%d", i%3), "c", fmt.Sprintf("ev-%d", i),
 			fmt.Appendf(nil, `{"type":"answer","turn_id":"t%d"}`, i), time.Now())
 		if err != nil || !created {
@@ -136,7 +129,7 @@ func TestPostgresRefusedWriteFailsAlone(t *testing.T) {
 	errs := make([]error, n)
 	created := make([]bool, n)
 	seqs := make([]int64, n)
-	pipelined(t, s, dsn, n, func(i int) {
+	pipelined(t, s, n, func(i int) {
 		switch i {
 		case 5: // a redelivery
 			seqs[i], created[i], errs[i] = s.AppendConversationFrame(ctx, "acme", "u0", "c", "ev-again", []byte(`{"type":"answer","turn_id":"t"}`), time.Now())
@@ -186,7 +179,7 @@ func TestPostgresReadsShareThePipeline(t *testing.T) {
 	statements, _ := s.WriteStats()
 	errs := make([]error, frames+loads+missing)
 	users := make([]string, frames+loads+missing)
-	commits := pipelined(t, s, dsn, len(errs), func(i int) {
+	commits := pipelined(t, s, len(errs), func(i int) {
 		switch {
 		case i < frames:
 			_, _, errs[i] = s.AppendConversationFrame(ctx, "acme", "u0", "c1", fmt.Sprintf("ev-%d", i), []byte(`{"type":"answer","turn_id":"t"}`), time.Now())
@@ -214,5 +207,75 @@ func TestPostgresReadsShareThePipeline(t *testing.T) {
 	after, _ := s.WriteStats()
 	if after-statements != frames+1 { // and the lock statement
 		t.Errorf("%d write statements counted, want %d", after-statements, frames+1)
+	}
+}
+
+// A statement that waits for a row another transaction holds does not hold
+// up the statements sent with it: they are stored while it waits, and it
+// is stored once the row is free.
+func TestPostgresLockedRowHoldsUpNoOtherWrite(t *testing.T) {
+	dsn := postgresDSN(t)
+	s := storetest.Open(t, dsn)
+	ctx := context.Background()
+	if _, _, err := s.AppendConversationFrame(ctx, "acme", "ux", "c", "ev-first", []byte(`{"type":"answer","turn_id":"t"}`), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	holder, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Rollback()
+	var v int64
+	if err := holder.QueryRowContext(ctx, `SELECT value FROM counters WHERE tenant_id = 'acme' AND user_id = 'ux' AND name = 'frame' FOR UPDATE`).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+
+	const others = 20
+	release := holdPipeline(t, s)
+	var wg sync.WaitGroup
+	for i := range others {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, _, err := s.AppendConversationFrame(ctx, "acme", fmt.Sprintf("u%d", i), "c", "ev", []byte(`{"type":"answer","turn_id":"t"}`), time.Now()); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	locked := make(chan error, 1)
+	var lockedSeq int64
+	go func() {
+		var err error
+		lockedSeq, _, err = s.AppendConversationFrame(ctx, "acme", "ux", "c", "ev-second", []byte(`{"type":"answer","turn_id":"t"}`), time.Now())
+		locked <- err
+	}()
+	waitFor(t, func() bool { return s.PipeQueued() == others+1 })
+	release()
+
+	othersDone := make(chan struct{})
+	go func() { wg.Wait(); close(othersDone) }()
+	select {
+	case <-othersDone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writes sent with one that waits for a locked row were held up with it")
+	}
+	select {
+	case err := <-locked:
+		t.Fatalf("the write of a locked row finished while the row was locked: %v", err)
+	default:
+	}
+	if err := holder.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-locked; err != nil {
+		t.Fatal(err)
+	}
+	if lockedSeq != 2 {
+		t.Errorf("the write that waited got seq %d, want 2", lockedSeq)
 	}
 }
