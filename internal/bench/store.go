@@ -63,7 +63,8 @@ func parseStoreSeries(r io.Reader) (StoreSample, error) {
 
 // ReportStore writes what the store did between two samples: SQLite's
 // writer's busy share, its transactions and commits and a write's average
-// time, and for every pool the statements waiting for a connection, on
+// time; Postgres's pipelines, their statements and the ones run again
+// statement by statement; and for every pool the statements waiting for a connection, on
 // average, and how long each waited.
 func ReportStore(w io.Writer, from, to StoreSample) {
 	secs := to.At.Sub(from.At).Seconds()
@@ -78,6 +79,15 @@ func ReportStore(w io.Writer, from, to StoreSample) {
 		if n := d("purser_store_write_seconds_count"); n > 0 {
 			line += fmt.Sprintf("; a write %s from queued to committed, on average", ms(time.Duration(d("purser_store_write_seconds_sum")/n*float64(time.Second))))
 		}
+		fmt.Fprintf(w, "%-9s %s\n", "store", line)
+	}
+	if _, postgres := to.Series["purser_store_pipeline_reruns_total"]; postgres {
+		pipes, stmts := d("purser_store_pipeline_statements_count"), d("purser_store_pipeline_statements_sum")
+		line := fmt.Sprintf("%.0f statements/s in %.0f pipelines/s (round trips and commits)", stmts/secs, pipes/secs)
+		if pipes > 0 {
+			line += fmt.Sprintf(", %.1f statements each on average", stmts/pipes)
+		}
+		line += fmt.Sprintf("; %.0f run again statement by statement", d("purser_store_pipeline_reruns_total"))
 		fmt.Fprintf(w, "%-9s %s\n", "store", line)
 	}
 	var pools []string

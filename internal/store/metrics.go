@@ -24,7 +24,18 @@ var (
 		"Times a statement waited for a free connection of the pool.", []string{"pool"}, nil)
 	waitSecondsDesc = prometheus.NewDesc("purser_store_connection_wait_seconds_total",
 		"Time statements spent waiting for a free connection of the pool.", []string{"pool"}, nil)
+	rerunsDesc = prometheus.NewDesc("purser_store_pipeline_reruns_total",
+		"Postgres pipelines rolled back because the server refused one of their statements (or one waited too long for a locked row), whose statements then ran one by one.", nil, nil)
 )
+
+// newPipeMetrics is the histogram of Postgres's pipelines.
+func newPipeMetrics() prometheus.Histogram {
+	return prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "purser_store_pipeline_statements",
+		Help:    "Statements that shared one round trip and one commit on Postgres; a full pipeline is 128 (the le=128 bucket less the le=127 one).",
+		Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 127, maxPipe},
+	})
+}
 
 // writerMetrics are what SQLite's one writer observes as it works.
 type writerMetrics struct {
@@ -66,6 +77,10 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 		c.s.batch.metrics.batch.Describe(ch)
 		c.s.batch.metrics.write.Describe(ch)
 	}
+	if c.s.pipe != nil {
+		ch <- rerunsDesc
+		c.s.pipe.sizes.Describe(ch)
+	}
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
@@ -77,6 +92,10 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(busyDesc, prometheus.CounterValue, time.Duration(s.batch.busy.Load()).Seconds())
 		s.batch.metrics.batch.Collect(ch)
 		s.batch.metrics.write.Collect(ch)
+	}
+	if s.pipe != nil {
+		ch <- prometheus.MustNewConstMetric(rerunsDesc, prometheus.CounterValue, float64(s.pipe.reruns.Load()))
+		s.pipe.sizes.Collect(ch)
 	}
 	for _, p := range s.pools() {
 		st := p.db.Stats()

@@ -70,6 +70,14 @@ func TestStoreMetrics(t *testing.T) {
 				if hasWriter {
 					t.Error("Postgres reports SQLite's writer")
 				}
+				// Every frame went through the pipelines, none again.
+				pipes, _ := got.find("purser_store_pipeline_statements", nil)
+				if h := pipes.GetHistogram(); h.GetSampleSum() != writes || h.GetSampleCount() < 1 {
+					t.Errorf("pipelines: %d holding %v statements, want %d statements", h.GetSampleCount(), h.GetSampleSum(), writes)
+				}
+				if r, ok := got.find("purser_store_pipeline_reruns_total", nil); !ok || r.GetCounter().GetValue() != 0 {
+					t.Errorf("pipelines run again: %v, want 0", r)
+				}
 				return
 			}
 			// The writer records a batch's size and busy time once it has

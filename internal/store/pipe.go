@@ -5,11 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // pipe groups the single statements that callers make at once on
@@ -31,11 +33,13 @@ import (
 // fails. A batch lost with its connection is an error for every caller:
 // whether it was committed is unknown, as for a single statement.
 type pipe struct {
-	db    *sql.DB
-	stats *writeStats
-	reqs  chan *pipeReq
-	stop  chan struct{}
-	done  chan struct{}
+	db     *sql.DB
+	stats  *writeStats
+	reqs   chan *pipeReq
+	stop   chan struct{}
+	done   chan struct{}
+	sizes  prometheus.Histogram // statements a pipeline sent
+	reruns atomic.Int64         // pipelines run again statement by statement
 }
 
 type pipeReq struct {
@@ -64,7 +68,8 @@ const pipeLockTimeout = `SELECT set_config('lock_timeout', '200ms', true)`
 const pipeTimeout = 30 * time.Second
 
 func newPipe(db *sql.DB, stats *writeStats) *pipe {
-	p := &pipe{db: db, stats: stats, reqs: make(chan *pipeReq, maxPipe), stop: make(chan struct{}), done: make(chan struct{})}
+	p := &pipe{db: db, stats: stats, reqs: make(chan *pipeReq, maxPipe), stop: make(chan struct{}), done: make(chan struct{}),
+		sizes: newPipeMetrics()}
 	go p.run()
 	return p
 }
@@ -166,8 +171,10 @@ func (p *pipe) send(batch []*pipeReq) {
 	ctx, cancel := context.WithTimeout(context.Background(), pipeTimeout)
 	defer cancel()
 	rerun, err := p.pipeline(ctx, live)
+	p.sizes.Observe(float64(len(live)))
 	switch {
 	case rerun:
+		p.reruns.Add(1)
 		// Nothing of the batch was committed: run each on its own.
 		for _, r := range live {
 			go p.alone(r)
