@@ -118,7 +118,7 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if sqliteFile {
 		// The writer's commits only append to the log: the checkpointer
 		// copies the log into the file on a connection of its own.
-		wsource += "&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(2)&_pragma=cache_size(-65536)"
+		wsource += "&_pragma=wal_autocheckpoint(0)"
 	}
 	db, err := sql.Open(driver, wsource)
 	if err != nil {
