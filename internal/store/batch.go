@@ -3,9 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -18,13 +16,8 @@ import (
 // how many handlers writing at once stay cheap. Nothing is reported done
 // before its commit.
 type batcher struct {
-	s    *Store // the root store
-	reqs chan *batchReq
-	stop chan struct{}
-	done chan struct{}
-
-	mu     sync.Mutex
-	closed bool
+	s *Store // the root store
+	q *queue[*batchReq]
 
 	busy    atomic.Int64 // nanoseconds spent on batches
 	metrics *writerMetrics
@@ -41,9 +34,11 @@ type batchReq struct {
 const maxBatch = 128
 
 func newBatcher(s *Store) *batcher {
-	b := &batcher{s: s, reqs: make(chan *batchReq, maxBatch), stop: make(chan struct{}), done: make(chan struct{}),
-		metrics: newWriterMetrics()}
-	go b.run()
+	b := &batcher{s: s, q: newQueue[*batchReq](maxBatch), metrics: newWriterMetrics()}
+	go b.q.run(b.write, func(r *batchReq) {
+		r.err = errStoreClosed
+		close(r.done)
+	})
 	return b
 }
 
@@ -52,12 +47,8 @@ func newBatcher(s *Store) *batcher {
 func (b *batcher) do(ctx context.Context, fn func(tx *Store) error) error {
 	r := &batchReq{ctx: ctx, fn: fn, done: make(chan struct{})}
 	queued := time.Now()
-	select {
-	case b.reqs <- r:
-	case <-b.stop:
-		return errors.New("store closed")
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := b.q.put(ctx, r); err != nil {
+		return err
 	}
 	<-r.done // once taken, a request is always answered
 	if r.err == nil {
@@ -66,45 +57,14 @@ func (b *batcher) do(ctx context.Context, fn func(tx *Store) error) error {
 	return r.err
 }
 
-func (b *batcher) run() {
-	defer close(b.done)
-	batch := make([]*batchReq, 0, maxBatch)
-	for {
-		select {
-		case r := <-b.reqs:
-			batch = append(batch[:0], r)
-		case <-b.stop:
-			b.drain()
-			return
-		}
-	more:
-		for len(batch) < maxBatch {
-			select {
-			case r := <-b.reqs:
-				batch = append(batch, r)
-			default:
-				break more
-			}
-		}
-		start := time.Now()
-		b.commit(batch)
-		b.s.ckpt.writerTurn(b.s.db)
-		b.busy.Add(int64(time.Since(start)))
-		b.metrics.batch.Observe(float64(len(batch)))
-	}
-}
-
-// drain answers what is still queued at close.
-func (b *batcher) drain() {
-	for {
-		select {
-		case r := <-b.reqs:
-			r.err = errors.New("store closed")
-			close(r.done)
-		default:
-			return
-		}
-	}
+// write commits a batch, lets the checkpointer's turn come, and records
+// what it took.
+func (b *batcher) write(batch []*batchReq) {
+	start := time.Now()
+	b.commit(batch)
+	b.s.ckpt.writerTurn(b.s.db)
+	b.busy.Add(int64(time.Since(start)))
+	b.metrics.batch.Observe(float64(len(batch)))
 }
 
 // commit runs the batch in one transaction.
@@ -171,15 +131,7 @@ func (b *batcher) commit(batch []*batchReq) {
 
 // close stops the writer after the batch it is running; what is still
 // queued gets an error.
-func (b *batcher) close() {
-	b.mu.Lock()
-	if !b.closed {
-		b.closed = true
-		close(b.stop)
-	}
-	b.mu.Unlock()
-	<-b.done
-}
+func (b *batcher) close() { b.q.close() }
 
 // control runs a savepoint's statement, prepared once like any other
 // (parsing it again for every transaction of a batch is most of its cost),

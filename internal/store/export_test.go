@@ -48,7 +48,7 @@ func MigrateUpTo(ctx context.Context, dsn string, version int64, fill func(exec 
 }
 
 // PipeQueued is how many statements wait for Postgres's pipeline.
-func (s *Store) PipeQueued() int { return len(s.pipe.reqs) }
+func (s *Store) PipeQueued() int { return len(s.pipe.q.reqs) }
 
 // ExecOutsideTx runs q as a write of its own: on Postgres, through the
 // pipeline.

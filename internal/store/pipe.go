@@ -35,9 +35,7 @@ import (
 type pipe struct {
 	db     *sql.DB
 	stats  *writeStats
-	reqs   chan *pipeReq
-	stop   chan struct{}
-	done   chan struct{}
+	q      *queue[*pipeReq]
 	sizes  prometheus.Histogram // statements a pipeline sent
 	reruns atomic.Int64         // pipelines run again statement by statement
 }
@@ -68,9 +66,11 @@ const pipeLockTimeout = `SELECT set_config('lock_timeout', '200ms', true)`
 const pipeTimeout = 30 * time.Second
 
 func newPipe(db *sql.DB, stats *writeStats) *pipe {
-	p := &pipe{db: db, stats: stats, reqs: make(chan *pipeReq, maxPipe), stop: make(chan struct{}), done: make(chan struct{}),
-		sizes: newPipeMetrics()}
-	go p.run()
+	p := &pipe{db: db, stats: stats, q: newQueue[*pipeReq](maxPipe), sizes: newPipeMetrics()}
+	go p.q.run(p.send, func(r *pipeReq) {
+		r.err = errStoreClosed
+		close(r.done)
+	})
 	return p
 }
 
@@ -102,53 +102,11 @@ func (p *pipe) do(ctx context.Context, q string, args []any, dest []any) (*pipeR
 
 // send1 queues r and waits for its outcome.
 func (p *pipe) send1(r *pipeReq) error {
-	ctx := r.ctx
-	select {
-	case p.reqs <- r:
-	case <-p.stop:
-		return errors.New("store closed")
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := p.q.put(r.ctx, r); err != nil {
+		return err
 	}
 	<-r.done // once taken, a request is always answered
 	return r.err
-}
-
-func (p *pipe) run() {
-	defer close(p.done)
-	batch := make([]*pipeReq, 0, maxPipe)
-	for {
-		select {
-		case r := <-p.reqs:
-			batch = append(batch[:0], r)
-		case <-p.stop:
-			p.drain()
-			return
-		}
-	more:
-		for len(batch) < maxPipe {
-			select {
-			case r := <-p.reqs:
-				batch = append(batch, r)
-			default:
-				break more
-			}
-		}
-		p.send(batch)
-	}
-}
-
-// drain answers what is still queued at close.
-func (p *pipe) drain() {
-	for {
-		select {
-		case r := <-p.reqs:
-			r.err = errors.New("store closed")
-			close(r.done)
-		default:
-			return
-		}
-	}
 }
 
 // send runs batch as one pipeline and answers each request: at once, or,
@@ -287,7 +245,4 @@ func (p *pipe) alone(r *pipeReq) {
 
 // close stops the pipe after the batch it is sending; what is still
 // queued gets an error.
-func (p *pipe) close() {
-	close(p.stop)
-	<-p.done
-}
+func (p *pipe) close() { p.q.close() }
