@@ -258,6 +258,32 @@ func (s *Store) readRow(ctx context.Context, q string, args []any, dest ...any) 
 	return s.queryRow(ctx, q, args...).Scan(dest...)
 }
 
+// rowScanner is what *sql.Rows and pgx's rows have in common.
+type rowScanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// readRows runs a SELECT and hands its rows to each, which reads them all
+// and may be called again from the first row (it must set what it
+// gathers, not add to it); outside a transaction on Postgres, in the
+// pipeline with the statements made at the same time.
+func (s *Store) readRows(ctx context.Context, q string, args []any, each func(rows rowScanner) error) error {
+	if !s.tx && s.pipe != nil {
+		return s.pipe.readRows(ctx, s.d.rebind(q), args, each)
+	}
+	rows, err := s.query(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if err := each(rows); err != nil {
+		return err
+	}
+	return rows.Err()
+}
+
 func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	if s.shared {
 		ctx = context.WithoutCancel(ctx)

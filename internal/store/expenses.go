@@ -136,18 +136,21 @@ func (s *Store) ListExpenses(ctx context.Context, f ExpenseFilter) ([]Expense, e
 	if f.Category != "" {
 		w.add("category = ?", f.Category)
 	}
-	rows, err := s.query(ctx, `SELECT `+expenseCols+` FROM expenses`+w.sql()+` ORDER BY date, id`+limitClause(f.Limit), w.args...)
+	var out []Expense
+	err := s.readRows(ctx, `SELECT `+expenseCols+` FROM expenses`+w.sql()+` ORDER BY date, id`+limitClause(f.Limit), w.args,
+		func(rows rowScanner) error {
+			out = out[:0]
+			for rows.Next() {
+				e, err := scanExpense(f.TenantID, rows)
+				if err != nil {
+					return err
+				}
+				out = append(out, e)
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, fmt.Errorf("list expenses: %w", err)
 	}
-	defer rows.Close()
-	var out []Expense
-	for rows.Next() {
-		e, err := scanExpense(f.TenantID, rows)
-		if err != nil {
-			return nil, fmt.Errorf("list expenses: %w", err)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return out, nil
 }

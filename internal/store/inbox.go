@@ -266,23 +266,25 @@ func (s *Store) FramesOfTurn(ctx context.Context, tenantID, userID, turnID strin
 	}
 	// turn_id <> '' is implied, and stated so that the planner takes
 	// the partial index frames_turn.
-	rows, err := s.query(ctx, `SELECT seq, payload FROM frames
+	var out []Frame
+	err := s.readRows(ctx, `SELECT seq, payload FROM frames
 		WHERE tenant_id = ? AND user_id = ? AND turn_id = ? AND turn_id <> '' ORDER BY seq DESC`+limitLiteral(limit),
-		tenantID, userID, turnID)
+		[]any{tenantID, userID, turnID}, func(rows rowScanner) error {
+			out = out[:0]
+			for rows.Next() {
+				var f Frame
+				if err := rows.Scan(&f.Seq, &f.Payload); err != nil {
+					return err
+				}
+				out = append(out, f)
+			}
+			return nil
+		})
 	if err != nil {
 		return nil, fmt.Errorf("frames of turn: %w", err)
 	}
-	defer rows.Close()
-	var out []Frame
-	for rows.Next() {
-		var f Frame
-		if err := rows.Scan(&f.Seq, &f.Payload); err != nil {
-			return nil, fmt.Errorf("frames of turn: %w", err)
-		}
-		out = append(out, f)
-	}
 	slices.Reverse(out)
-	return out, rows.Err()
+	return out, nil
 }
 
 // frameTurn is the turn a stored frame belongs to: its payload's

@@ -17,8 +17,9 @@ import (
 // pipe groups the single statements that callers make at once on
 // Postgres outside a transaction (a frame, a user's message, a
 // conversation with its outbox rows, a tool call with its audit entry, a
-// proposal's transition; the reads of one row a turn makes most, such as
-// its conversation with its owner's settings) into one round trip and one
+// proposal's transition; the reads a turn makes most, such as its
+// conversation with its owner's settings or a turn's frames) into one
+// round trip and one
 // commit. Postgres spends more of its time taking a statement from the
 // network and waking up for it than running it, and flushes its log once
 // per commit: a pipeline of a hundred statements is one wake-up and one
@@ -45,6 +46,9 @@ type pipeReq struct {
 	q    string // rebound for Postgres
 	args []any
 	dest []any // the row's columns for a statement that returns one; nil for Exec
+	// rows reads every row of a query; it may be called again from the
+	// start when the batch runs again statement by statement.
+	rows func(rowScanner) error
 	read bool  // a SELECT: counted as no write
 	n    int64 // rows affected (Exec)
 	err  error
@@ -92,6 +96,13 @@ func (p *pipe) row(ctx context.Context, q string, args []any, dest ...any) error
 // was sent, and the writes sent before it in its pipeline.
 func (p *pipe) readRow(ctx context.Context, q string, args []any, dest ...any) error {
 	r := &pipeReq{ctx: ctx, q: q, args: args, dest: dest, read: true, done: make(chan struct{})}
+	return p.send1(r)
+}
+
+// readRows runs the SELECT q and hands its rows to each. each starts
+// again from the first row if the pipeline it was in runs again.
+func (p *pipe) readRows(ctx context.Context, q string, args []any, each func(rowScanner) error) error {
+	r := &pipeReq{ctx: ctx, q: q, args: args, rows: each, read: true, done: make(chan struct{})}
 	return p.send1(r)
 }
 
@@ -191,12 +202,23 @@ func (p *pipe) pipeline(ctx context.Context, batch []*pipeReq) (rerun bool, err 
 			return err
 		}
 		for _, r := range batch {
-			if r.dest != nil {
+			switch {
+			case r.rows != nil:
+				rows, err := br.Query()
+				if err == nil {
+					err = r.rows(rows)
+					rows.Close()
+				}
+				if err == nil {
+					err = rows.Err()
+				}
+				r.err = err
+			case r.dest != nil:
 				r.err = br.QueryRow().Scan(r.dest...)
 				if errors.Is(r.err, pgx.ErrNoRows) {
 					r.err = sql.ErrNoRows
 				}
-			} else {
+			default:
 				var tag pgconn.CommandTag
 				tag, r.err = br.Exec()
 				r.n = tag.RowsAffected()
@@ -229,9 +251,19 @@ func (p *pipe) alone(r *pipeReq) {
 	defer close(r.done)
 	ctx, cancel := context.WithTimeout(context.Background(), pipeTimeout)
 	defer cancel()
-	if r.dest != nil {
+	switch {
+	case r.rows != nil:
+		var rows *sql.Rows
+		if rows, r.err = p.db.QueryContext(ctx, r.q, r.args...); r.err == nil {
+			r.err = r.rows(rows)
+			rows.Close()
+			if r.err == nil {
+				r.err = rows.Err()
+			}
+		}
+	case r.dest != nil:
 		r.err = p.db.QueryRowContext(ctx, r.q, r.args...).Scan(r.dest...)
-	} else {
+	default:
 		var res sql.Result
 		if res, r.err = p.db.ExecContext(ctx, r.q, r.args...); r.err == nil {
 			r.n, r.err = res.RowsAffected()

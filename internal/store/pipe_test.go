@@ -279,3 +279,51 @@ func TestPostgresLockedRowHoldsUpNoOtherWrite(t *testing.T) {
 		t.Errorf("the write that waited got seq %d, want 2", lockedSeq)
 	}
 }
+
+// A query of many rows sent before a refused statement is read again when
+// the batch runs statement by statement: its caller gets the rows once.
+func TestPostgresRowsReadAgainAfterARefusal(t *testing.T) {
+	dsn := postgresDSN(t)
+	s := storetest.Open(t, dsn)
+	ctx := context.Background()
+	for i := range 3 {
+		if _, _, err := s.AppendConversationFrame(ctx, "acme", "ur", "c", fmt.Sprintf("ev-r%d", i), []byte(`{"type":"answer","turn_id":"tr"}`), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := s.AppendConversationFrame(ctx, "acme", "u0", "c", "ev-again", []byte(`{"type":"answer","turn_id":"t"}`), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	release := holdPipeline(t, s)
+	read := make(chan []store.Frame, 1)
+	go func() {
+		frames, err := s.FramesOfTurn(ctx, "acme", "ur", "tr", 10)
+		if err != nil {
+			t.Error(err)
+		}
+		read <- frames
+	}()
+	waitFor(t, func() bool { return s.PipeQueued() == 1 }) // the read goes first
+	again := make(chan error, 1)
+	go func() {
+		_, created, err := s.AppendConversationFrame(ctx, "acme", "u0", "c", "ev-again", []byte(`{"type":"answer","turn_id":"t"}`), time.Now())
+		if err == nil && created {
+			err = errors.New("stored twice")
+		}
+		again <- err
+	}()
+	waitFor(t, func() bool { return s.PipeQueued() == 2 })
+	release()
+	if err := <-again; err != nil {
+		t.Fatalf("redelivered frame: %v", err)
+	}
+	frames := <-read
+	if len(frames) != 3 {
+		t.Fatalf("got %d frames of the turn, want its 3 once: %v", len(frames), frames)
+	}
+	for k, f := range frames {
+		if f.Seq != int64(k+1) {
+			t.Errorf("frame %d has seq %d, want %d", k, f.Seq, k+1)
+		}
+	}
+}
