@@ -80,8 +80,9 @@ func (s *Store) PutToolCall(ctx context.Context, c ToolCall, e AuditEntry) (Tool
 	audit := s.auditArgs(e)
 	var n int64
 	var err error
-	if s.d.name == dialectPostgres && !s.tx {
-		// One statement, one round trip: a data-modifying WITH.
+	if s.d.name == dialectPostgres {
+		// One statement, one round trip, in a transaction or not: a
+		// data-modifying WITH.
 		n, err = s.exec(ctx, `WITH a AS (`+insertAudit+`) `+insertToolCall, append(audit, call...)...)
 	} else {
 		err = s.InTx(ctx, func(tx *Store) error {

@@ -245,7 +245,7 @@ func (s *Store) writeRow(ctx context.Context, q string, args []any, dest ...any)
 	if !s.tx && s.pipe != nil {
 		return s.pipe.row(ctx, s.d.rebind(q), args, dest...)
 	}
-	return s.queryRow(ctx, q, args...).Scan(dest...)
+	return contentError(s.queryRow(ctx, q, args...).Scan(dest...))
 }
 
 // readRow runs a SELECT that returns one row and scans the row into dest;

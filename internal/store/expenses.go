@@ -53,17 +53,27 @@ func (s *Store) AddExpense(ctx context.Context, e Expense) (Expense, error) {
 		e.UpdatedAt = e.CreatedAt
 	}
 	e.UpdatedAt = normTime(e.UpdatedAt)
-	err := s.InTx(ctx, func(tx *Store) error {
-		id, err := tx.counter(ctx, e.TenantID, "", "expense")
-		if err != nil {
+	var err error
+	if s.d.name == dialectPostgres {
+		// The number and the expense in one statement, one round trip, in
+		// a transaction (a tool's change) or not.
+		err = s.writeRow(ctx, `WITH c AS (`+counterStep+`) INSERT INTO expenses (tenant_id, `+expenseCols+`)
+			SELECT ?, c.value, ?, ?, ?, ?, ?, ?, ?, ? FROM c RETURNING id`,
+			[]any{e.TenantID, "", "expense", e.TenantID, e.UserID, e.Item, e.AmountMinor, e.Currency, e.Date, e.Category,
+				s.d.ts(e.CreatedAt), s.d.ts(e.UpdatedAt)}, &e.ID)
+	} else {
+		err = s.InTx(ctx, func(tx *Store) error {
+			id, err := tx.counter(ctx, e.TenantID, "", "expense")
+			if err != nil {
+				return err
+			}
+			e.ID = id
+			_, err = tx.exec(ctx, `INSERT INTO expenses (tenant_id, `+expenseCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				e.TenantID, e.ID, e.UserID, e.Item, e.AmountMinor, e.Currency, e.Date, e.Category,
+				tx.d.ts(e.CreatedAt), tx.d.ts(e.UpdatedAt))
 			return err
-		}
-		e.ID = id
-		_, err = tx.exec(ctx, `INSERT INTO expenses (tenant_id, `+expenseCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			e.TenantID, e.ID, e.UserID, e.Item, e.AmountMinor, e.Currency, e.Date, e.Category,
-			tx.d.ts(e.CreatedAt), tx.d.ts(e.UpdatedAt))
-		return err
-	})
+		})
+	}
 	if err != nil {
 		return Expense{}, fmt.Errorf("add expense: %w", err)
 	}

@@ -327,3 +327,43 @@ func TestPostgresRowsReadAgainAfterARefusal(t *testing.T) {
 		}
 	}
 }
+
+// A tool's change on Postgres (an expense and the call's result with its
+// audit entry, in one transaction) is two statements, each one round trip:
+// the expense with its number, and the result with its audit entry.
+func TestPostgresToolChangeIsTwoStatements(t *testing.T) {
+	s := storetest.Open(t, postgresDSN(t))
+	ctx := context.Background()
+	statements, commits := s.WriteStats()
+	var added store.Expense
+	err := s.InTx(ctx, func(tx *store.Store) error {
+		var err error
+		added, err = tx.AddExpense(ctx, store.Expense{TenantID: "acme", UserID: "u0", Item: "coffee", AmountMinor: 350, Currency: "GBP", Date: "2026-11-26", Category: "food"})
+		if err != nil {
+			return err
+		}
+		_, _, err = tx.PutToolCall(ctx, store.ToolCall{TenantID: "acme", CallID: "c1", Tool: "add_expense", Result: []byte(`{"ok":true}`)},
+			store.AuditEntry{TenantID: "acme", ID: "a1", UserID: "u0", Tool: "add_expense", CallID: "c1", Outcome: "ok", Args: []byte(`{}`)})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	afterStatements, afterCommits := s.WriteStats()
+	if n := afterStatements - statements; n != 2 {
+		t.Errorf("the change took %d write statements, want 2", n)
+	}
+	if n := afterCommits - commits; n != 1 {
+		t.Errorf("the change took %d commits, want 1", n)
+	}
+	if added.ID != 1 {
+		t.Errorf("the first expense got number %d, want 1", added.ID)
+	}
+	got, err := s.GetExpense(ctx, "acme", "u0", added.ID)
+	if err != nil || got.Item != "coffee" || got.AmountMinor != 350 {
+		t.Errorf("stored expense %+v, %v", got, err)
+	}
+	if c, err := s.GetToolCall(ctx, "acme", "c1"); err != nil || c.Tool != "add_expense" {
+		t.Errorf("stored call %+v, %v", c, err)
+	}
+}
