@@ -131,7 +131,7 @@ func (s *Store) saveConversationOnce(ctx context.Context, c Conversation, expect
 	q.WriteString(` SELECT COUNT(*) FROM c`)
 	var n int
 	if err := s.writeRow(ctx, q.String(), args, &n); err != nil {
-		return contentError(err)
+		return err
 	}
 	if n == 0 {
 		return ErrConflict

@@ -228,10 +228,6 @@ func (invalidContent) Permanent() bool { return true }
 // itself was at fault.
 func contentError(err error) error {
 	var pg *pgconn.PgError
-	var marked invalidContent
-	if errors.As(err, &marked) {
-		return err
-	}
 	if errors.As(err, &pg) && strings.HasPrefix(pg.Code, "22") {
 		return invalidContent{err}
 	}

@@ -190,7 +190,7 @@ func (s *Store) appendFrameOnce(ctx context.Context, f newFrame, title *string) 
 	if errors.As(err, &pg) && pg.Code == pgUniqueViolation && pg.ConstraintName == "frames_event" {
 		return 0, errFrameExists
 	}
-	return seq, contentError(err)
+	return seq, err
 }
 
 // frameCols are the columns a new frame is stored with.

@@ -80,35 +80,38 @@ func newPipe(db *sql.DB, stats *writeStats) *pipe {
 
 // exec runs q and returns the rows it affected, once committed.
 func (p *pipe) exec(ctx context.Context, q string, args []any) (int64, error) {
-	r, err := p.do(ctx, q, args, nil)
+	r := newPipeReq(ctx, q, args)
+	err := p.send1(r)
 	return r.n, err
 }
 
 // row runs q, which returns one row, and scans it into dest once
 // committed. No row is sql.ErrNoRows.
 func (p *pipe) row(ctx context.Context, q string, args []any, dest ...any) error {
-	_, err := p.do(ctx, q, args, dest)
-	return err
+	r := newPipeReq(ctx, q, args)
+	r.dest = dest
+	return p.send1(r)
 }
 
 // readRow runs the SELECT q, which returns one row, and scans it into
 // dest. No row is sql.ErrNoRows. It sees what was committed before it
 // was sent, and the writes sent before it in its pipeline.
 func (p *pipe) readRow(ctx context.Context, q string, args []any, dest ...any) error {
-	r := &pipeReq{ctx: ctx, q: q, args: args, dest: dest, read: true, done: make(chan struct{})}
+	r := newPipeReq(ctx, q, args)
+	r.dest, r.read = dest, true
 	return p.send1(r)
 }
 
 // readRows runs the SELECT q and hands its rows to each. each starts
 // again from the first row if the pipeline it was in runs again.
 func (p *pipe) readRows(ctx context.Context, q string, args []any, each func(rowScanner) error) error {
-	r := &pipeReq{ctx: ctx, q: q, args: args, rows: each, read: true, done: make(chan struct{})}
+	r := newPipeReq(ctx, q, args)
+	r.rows, r.read = each, true
 	return p.send1(r)
 }
 
-func (p *pipe) do(ctx context.Context, q string, args []any, dest []any) (*pipeReq, error) {
-	r := &pipeReq{ctx: ctx, q: q, args: args, dest: dest, done: make(chan struct{})}
-	return r, p.send1(r)
+func newPipeReq(ctx context.Context, q string, args []any) *pipeReq {
+	return &pipeReq{ctx: ctx, q: q, args: args, done: make(chan struct{})}
 }
 
 // send1 queues r and waits for its outcome.

@@ -68,31 +68,19 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-func postgresDSN(t *testing.T) string {
-	for _, e := range storetest.Engines() {
-		if e.Name == "postgres" {
-			return e.DSN(t)
-		}
-	}
-	t.Fatal("no postgres engine")
-	return ""
-}
-
 // Frames that arrive at once on Postgres are stored in one round trip and
 // one commit, each with its own seq, in the order of each user's.
 func TestPostgresWritesAtOnceShareOneCommit(t *testing.T) {
-	dsn := postgresDSN(t)
+	dsn := storetest.PostgresDSN(t)
 	s := storetest.Open(t, dsn)
 	ctx := context.Background()
 	const n = 60
-	seqs := make([]int64, n)
 	commits := pipelined(t, s, n, func(i int) {
-		seq, created, err := s.AppendConversationFrame(ctx, "acme", fmt.Sprintf("u%d", i%3), "c", fmt.Sprintf("ev-%d", i),
+		_, created, err := s.AppendConversationFrame(ctx, "acme", fmt.Sprintf("u%d", i%3), "c", fmt.Sprintf("ev-%d", i),
 			fmt.Appendf(nil, `{"type":"answer","turn_id":"t%d"}`, i), time.Now())
 		if err != nil || !created {
 			t.Errorf("frame %d: created %v, %v", i, created, err)
 		}
-		seqs[i] = seq
 	})
 	if commits != 1 {
 		t.Errorf("%d frames queued at once took %d commits, want 1", n, commits)
@@ -118,7 +106,7 @@ func TestPostgresWritesAtOnceShareOneCommit(t *testing.T) {
 // invalid content, and the writes queued with them are stored, with no
 // seq burned.
 func TestPostgresRefusedWriteFailsAlone(t *testing.T) {
-	dsn := postgresDSN(t)
+	dsn := storetest.PostgresDSN(t)
 	s := storetest.Open(t, dsn)
 	ctx := context.Background()
 	first, _, err := s.AppendConversationFrame(ctx, "acme", "u0", "c", "ev-again", []byte(`{"type":"answer","turn_id":"t"}`), time.Now())
@@ -168,7 +156,7 @@ func TestPostgresRefusedWriteFailsAlone(t *testing.T) {
 // writes: they find what is stored (or nothing, as ErrNotFound), and count
 // as no write.
 func TestPostgresReadsShareThePipeline(t *testing.T) {
-	dsn := postgresDSN(t)
+	dsn := storetest.PostgresDSN(t)
 	s := storetest.Open(t, dsn)
 	ctx := context.Background()
 	c := store.Conversation{TenantID: "acme", ConversationID: "c1", UserID: "u0", State: []byte(`{"history":[]}`), UpdatedAt: time.Now()}
@@ -205,7 +193,7 @@ func TestPostgresReadsShareThePipeline(t *testing.T) {
 		t.Errorf("%d statements queued at once took %d commits, want 1", len(errs), commits)
 	}
 	after, _ := s.WriteStats()
-	if after-statements != frames+1 { // and the lock statement
+	if after-statements != frames+1 { // and the statement that held the pipeline
 		t.Errorf("%d write statements counted, want %d", after-statements, frames+1)
 	}
 }
@@ -214,7 +202,7 @@ func TestPostgresReadsShareThePipeline(t *testing.T) {
 // up the statements sent with it: they are stored while it waits, and it
 // is stored once the row is free.
 func TestPostgresLockedRowHoldsUpNoOtherWrite(t *testing.T) {
-	dsn := postgresDSN(t)
+	dsn := storetest.PostgresDSN(t)
 	s := storetest.Open(t, dsn)
 	ctx := context.Background()
 	if _, _, err := s.AppendConversationFrame(ctx, "acme", "ux", "c", "ev-first", []byte(`{"type":"answer","turn_id":"t"}`), time.Now()); err != nil {
@@ -283,7 +271,7 @@ func TestPostgresLockedRowHoldsUpNoOtherWrite(t *testing.T) {
 // A query of many rows sent before a refused statement is read again when
 // the batch runs statement by statement: its caller gets the rows once.
 func TestPostgresRowsReadAgainAfterARefusal(t *testing.T) {
-	dsn := postgresDSN(t)
+	dsn := storetest.PostgresDSN(t)
 	s := storetest.Open(t, dsn)
 	ctx := context.Background()
 	for i := range 3 {
@@ -332,7 +320,7 @@ func TestPostgresRowsReadAgainAfterARefusal(t *testing.T) {
 // audit entry, in one transaction) is two statements, each one round trip:
 // the expense with its number, and the result with its audit entry.
 func TestPostgresToolChangeIsTwoStatements(t *testing.T) {
-	s := storetest.Open(t, postgresDSN(t))
+	s := storetest.Open(t, storetest.PostgresDSN(t))
 	ctx := context.Background()
 	statements, commits := s.WriteStats()
 	var added store.Expense
