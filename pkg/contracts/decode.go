@@ -150,11 +150,18 @@ func jsonError(err error) error {
 		return &ValidationError{Problem: fmt.Sprintf("malformed JSON at byte %d", syn.Offset)}
 	case errors.As(err, &typ):
 		field := typ.Field
+		if typ.Type == reflect.TypeFor[Amount]() {
+			// encoding/json built on json/v2 (Go 1.27's default, and Go 1.26
+			// with GOEXPERIMENT=jsonv2) leaves Field empty for an error that
+			// Amount.UnmarshalJSON returns; every Amount field is "amount"
+			// (TestAmountFieldsAreNamedAmount).
+			if field == "" {
+				field = "amount"
+			}
+			return &ValidationError{Field: field, Problem: "must be a number or a string such as 12.50"}
+		}
 		if field == "" {
 			return &ValidationError{Problem: "message must be a JSON object"}
-		}
-		if typ.Type == reflect.TypeFor[Amount]() {
-			return &ValidationError{Field: field, Problem: "must be a number or a string such as 12.50"}
 		}
 		return &ValidationError{Field: field, Problem: "must be " + jsonKind(typ.Type.Kind().String())}
 	case errors.Is(err, io.EOF):

@@ -3,6 +3,7 @@ package contracts
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -176,4 +177,23 @@ func FuzzAmount(f *testing.F) {
 			t.Fatalf("%d %s formats as %q, which reads back as %d, %v", minor, currency, FormatMinor(minor, currency), back, err)
 		}
 	})
+}
+
+// TestAmountFieldsAreNamedAmount keeps true what jsonError assumes when the
+// JSON decoder names no field for an amount of the wrong JSON type: every
+// Amount in a tool's arguments is the field "amount".
+func TestAmountFieldsAreNamedAmount(t *testing.T) {
+	amount := reflect.TypeFor[Amount]()
+	for _, spec := range Tools() {
+		typ := reflect.TypeOf(spec.NewArgs()).Elem()
+		for f := range typ.Fields() {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft == amount && f.Tag.Get("json") != "amount" && !strings.HasPrefix(f.Tag.Get("json"), "amount,") {
+				t.Errorf("%s's %s is an Amount named %q in JSON, not amount", spec.Name, f.Name, f.Tag.Get("json"))
+			}
+		}
+	}
 }
