@@ -7,7 +7,7 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 GOTOOLCHAIN=local go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X github.com/purser-ai/purser/internal/ops.version=${VERSION}" -o /purser ./cmd/purser
+RUN CGO_ENABLED=0 GOTOOLCHAIN=local GOEXPERIMENT=jsonv2 go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X github.com/purser-ai/purser/internal/ops.version=${VERSION}" -o /purser ./cmd/purser
 
 # nonroot: uid 65532, which the manifests' securityContext expects.
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -1,6 +1,10 @@
 # purser — the two commands a newcomer needs are `make run` and `make test`.
 GO ?= go
 export GOTOOLCHAIN := local
+## encoding/json built on json/v2: Go 1.27's default, the same v1 behaviour, about
+## twice as fast on a conversation's state (-bench StateCodec ./services/orchestrator).
+## A plain `go build` still works, with the older implementation.
+export GOEXPERIMENT ?= jsonv2
 
 .PHONY: run test test-env test-deploy build vet bench fuzz tidy-check chaos chaos-nats mutate
 
@@ -9,12 +13,14 @@ run:
 	$(GO) run ./cmd/purser up
 
 ## test: vet plus every test with the race detector (store suite on SQLite and Postgres),
+## then the contracts' decoding again on the older encoding/json (what a plain `go build` gets),
 ## then the deployment's tests (manifests, alert rules)
 ## It first sets up what the tests need (scripts/test-env.sh: starts the local PostgreSQL,
 ## installs chromium, chromium-driver and promtool) or stops naming what is missing.
 export PURSER_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 test: test-env vet
 	$(GO) test -race -count=1 -timeout 15m ./...
+	GOEXPERIMENT= $(GO) test -count=1 ./pkg/contracts
 	$(MAKE) test-deploy
 
 test-env:

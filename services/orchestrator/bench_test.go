@@ -113,3 +113,46 @@ func BenchmarkWaitingTurnMemory(b *testing.B) {
 	b.ReportMetric(float64(runtime.NumGoroutine()-g0)/float64(b.N), "goroutines/turn")
 	model.open()
 }
+
+// BenchmarkStateCodec is the JSON work on a conversation's state that each
+// event applied pays twice, decoding it when loaded and encoding it when
+// saved: a state as a busy conversation carries it (a full history, working
+// memory, a pending proposal, the applied ids), about 5 KB as stored.
+func BenchmarkStateCodec(b *testing.B) {
+	at := time.Date(2026, 11, 26, 12, 21, 3, 780446508, time.UTC)
+	s := orchestrator.State{UserID: "u1", Roles: []string{"member"}, Timezone: "Europe/London", Updated: at,
+		Memory: orchestrator.Memory{
+			"entities.balance": json.RawMessage(`{"range":"this_month","from":"2026-11-01","to":"2026-11-30","total":[{"minor":1400,"currency":"GBP"}],"count":4}`),
+			"entities.expense": json.RawMessage(`{"id":13,"item":"coffee","amount":{"minor":350,"currency":"GBP"},"date":"2026-11-26"}`),
+			"ids.expense_id":   json.RawMessage(`13`),
+			"params.range":     json.RawMessage(`"this_month"`),
+		},
+		Proposals: []orchestrator.PendingProposal{{ID: "p-t4ed6c8125d296c27ee15a60f95bf3a88-1", TurnID: "t4ed6c8125d296c27ee15a60f95bf3a88",
+			Text: "add coffee 3.50", Tool: contracts.ToolAddExpense, Args: json.RawMessage(`{"amount":"3.50","currency":"GBP","date":"2026-11-26","item":"coffee"}`),
+			Summary: "Add expense 'coffee' £3.50 on 2026-11-26?", Revision: 1, ExpiresAt: at.Add(15 * time.Minute)}},
+	}
+	for i := range 24 {
+		turn := fmt.Sprintf("t%031x", i)
+		s.Applied = append(s.Applied, turn)
+		e := orchestrator.Entry{Role: "user", Text: "how much did I spend this month?", TurnID: turn, At: at}
+		if i%2 == 1 {
+			e = orchestrator.Entry{Role: "assistant", Text: "You spent £14.00 this month (2026-11-01 to 2026-11-30), over 4 expenses.", TurnID: turn, At: at}
+		}
+		s.History = append(s.History, e)
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var got orchestrator.State
+		if err := json.Unmarshal(data, &got); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(got); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
