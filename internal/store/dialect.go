@@ -246,12 +246,29 @@ func (s *Store) writeRow(ctx context.Context, q string, args []any, dest ...any)
 
 // readRow runs a SELECT that returns one row and scans the row into dest;
 // outside a transaction on Postgres, in the pipeline with the statements
-// made at the same time.
+// made at the same time, and on SQLite through the readers' gate.
 func (s *Store) readRow(ctx context.Context, q string, args []any, dest ...any) error {
 	if !s.tx && s.pipe != nil {
 		return s.pipe.readRow(ctx, s.d.rebind(q), args, dest...)
 	}
+	leave, err := s.enterReaders(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return s.queryRow(ctx, q, args...).Scan(dest...)
+}
+
+// enterReaders takes q's place in the readers' gate when q is a read on
+// SQLite's readers, and returns what gives it up.
+func (s *Store) enterReaders(ctx context.Context, q string) (leave func(), err error) {
+	if s.tx || s.rgate == nil || !isRead(q) {
+		return func() {}, nil
+	}
+	if err := s.rgate.enter(ctx); err != nil {
+		return nil, err
+	}
+	return s.rgate.leave, nil
 }
 
 // rowScanner is what *sql.Rows and pgx's rows have in common.
@@ -264,11 +281,17 @@ type rowScanner interface {
 // readRows runs a SELECT and hands its rows to each, which reads them all
 // and may be called again from the first row (it must set what it
 // gathers, not add to it); outside a transaction on Postgres, in the
-// pipeline with the statements made at the same time.
+// pipeline with the statements made at the same time, and on SQLite
+// through the readers' gate.
 func (s *Store) readRows(ctx context.Context, q string, args []any, each func(rows rowScanner) error) error {
 	if !s.tx && s.pipe != nil {
 		return s.pipe.readRows(ctx, s.d.rebind(q), args, each)
 	}
+	leave, err := s.enterReaders(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return err

@@ -99,26 +99,33 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, p := range s.pools() {
 		st := p.db.Stats()
+		waits, waited := st.WaitCount, st.WaitDuration
+		if p.gate != nil {
+			// Reads wait in the gate, in turn, rather than in the pool.
+			waits += p.gate.waits.Load()
+			waited += time.Duration(p.gate.waited.Load())
+		}
 		ch <- prometheus.MustNewConstMetric(connsDesc, prometheus.GaugeValue, float64(st.InUse), p.name, "in_use")
 		ch <- prometheus.MustNewConstMetric(connsDesc, prometheus.GaugeValue, float64(st.Idle), p.name, "idle")
-		ch <- prometheus.MustNewConstMetric(waitsDesc, prometheus.CounterValue, float64(st.WaitCount), p.name)
-		ch <- prometheus.MustNewConstMetric(waitSecondsDesc, prometheus.CounterValue, st.WaitDuration.Seconds(), p.name)
+		ch <- prometheus.MustNewConstMetric(waitsDesc, prometheus.CounterValue, float64(waits), p.name)
+		ch <- prometheus.MustNewConstMetric(waitSecondsDesc, prometheus.CounterValue, waited.Seconds(), p.name)
 	}
 }
 
 type pool struct {
 	name string
 	db   *sql.DB
+	gate *readGate // the gate reads pass before asking the pool, if any
 }
 
 // pools are the store's connection pools by the name its metrics give
 // them.
 func (s *Store) pools() []pool {
 	if s.d.name == dialectPostgres {
-		return []pool{{"postgres", s.db}}
+		return []pool{{"postgres", s.db, nil}}
 	}
 	if s.rdb == s.db {
-		return []pool{{"writer", s.db}}
+		return []pool{{"writer", s.db, nil}}
 	}
-	return []pool{{"writer", s.db}, {"readers", s.rdb}}
+	return []pool{{"writer", s.db, nil}, {"readers", s.rdb, s.rgate}}
 }

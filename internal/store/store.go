@@ -59,6 +59,7 @@ type Store struct {
 	batch          *batcher      // SQLite's one writer; nil on Postgres
 	pipe           *pipe         // Postgres's grouped single statements; nil on SQLite
 	ckpt           *checkpointer // SQLite's log copier; nil on Postgres and :memory:
+	rgate          *readGate     // SQLite's read connections in turn; nil on Postgres and :memory:
 	// shared marks the Store of a transaction shared by several callers:
 	// its statements ignore cancellation, since SQLite answers an
 	// interrupted write by rolling back the whole transaction.
@@ -166,6 +167,7 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		s.wstmts, s.rstmts = newStmtCache(db), newStmtCache(rdb)
 		if cdb != nil {
 			s.ckpt = newCheckpointer(cdb)
+			s.rgate = newReadGate(sqliteReaders)
 		}
 		s.batch = newBatcher(s)
 	} else {
