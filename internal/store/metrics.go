@@ -21,9 +21,9 @@ var (
 	connsDesc = prometheus.NewDesc("purser_store_connections",
 		"Open database connections by pool (SQLite: writer, readers; Postgres: postgres) and state (in_use, idle).", []string{"pool", "state"}, nil)
 	waitsDesc = prometheus.NewDesc("purser_store_connection_waits_total",
-		"Times a statement waited for a free connection of the pool.", []string{"pool"}, nil)
+		"Times a statement waited for a free connection of the pool (SQLite readers: for its turn at one).", []string{"pool"}, nil)
 	waitSecondsDesc = prometheus.NewDesc("purser_store_connection_wait_seconds_total",
-		"Time statements spent waiting for a free connection of the pool.", []string{"pool"}, nil)
+		"Time statements spent waiting for a free connection of the pool (SQLite readers: for their turn at one).", []string{"pool"}, nil)
 	rerunsDesc = prometheus.NewDesc("purser_store_pipeline_reruns_total",
 		"Postgres pipelines rolled back because the server refused one of their statements (or one waited too long for a locked row), whose statements then ran one by one.", nil, nil)
 )
