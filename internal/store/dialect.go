@@ -251,25 +251,18 @@ func (s *Store) readRow(ctx context.Context, q string, args []any, dest ...any) 
 	if !s.tx && s.pipe != nil {
 		return s.pipe.readRow(ctx, s.d.rebind(q), args, dest...)
 	}
-	leave, err := s.enterReaders(ctx, q)
-	if err != nil {
-		return err
+	if s.gated(q) {
+		if err := s.rgate.enter(ctx); err != nil {
+			return err
+		}
+		defer s.rgate.leave()
 	}
-	defer leave()
 	return s.queryRow(ctx, q, args...).Scan(dest...)
 }
 
-// enterReaders takes q's place in the readers' gate when q is a read on
-// SQLite's readers, and returns what gives it up.
-func (s *Store) enterReaders(ctx context.Context, q string) (leave func(), err error) {
-	if s.tx || s.rgate == nil || !isRead(q) {
-		return func() {}, nil
-	}
-	if err := s.rgate.enter(ctx); err != nil {
-		return nil, err
-	}
-	return s.rgate.leave, nil
-}
+// gated reports whether q is a read on SQLite's readers, which takes its
+// place in the readers' gate.
+func (s *Store) gated(q string) bool { return !s.tx && s.rgate != nil && isRead(q) }
 
 // rowScanner is what *sql.Rows and pgx's rows have in common.
 type rowScanner interface {
@@ -287,11 +280,12 @@ func (s *Store) readRows(ctx context.Context, q string, args []any, each func(ro
 	if !s.tx && s.pipe != nil {
 		return s.pipe.readRows(ctx, s.d.rebind(q), args, each)
 	}
-	leave, err := s.enterReaders(ctx, q)
-	if err != nil {
-		return err
+	if s.gated(q) {
+		if err := s.rgate.enter(ctx); err != nil {
+			return err
+		}
+		defer s.rgate.leave()
 	}
-	defer leave()
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return err
