@@ -1,8 +1,8 @@
 # purser — the two commands a newcomer needs are `make run` and `make test`.
 GO ?= go
 export GOTOOLCHAIN := local
-## encoding/json built on json/v2: Go 1.27's default, the same v1 behaviour, about
-## twice as fast on a conversation's state (-bench StateCodec ./services/orchestrator).
+## encoding/json built on json/v2 (the baseline for Go 1.27), the same v1 behaviour, 1.5-2 times
+## as fast on a conversation's state (-bench StateCodec ./services/orchestrator).
 ## A plain `go build` still works, with the older implementation.
 export GOEXPERIMENT ?= jsonv2
 

@@ -151,7 +151,7 @@ func jsonError(err error) error {
 	case errors.As(err, &typ):
 		field := typ.Field
 		if typ.Type == reflect.TypeFor[Amount]() {
-			// encoding/json built on json/v2 (Go 1.27's default, and Go 1.26
+			// encoding/json built on json/v2 (the baseline for Go 1.27, and Go 1.26
 			// with GOEXPERIMENT=jsonv2) leaves Field empty for an error that
 			// Amount.UnmarshalJSON returns; every Amount field is "amount"
 			// (TestAmountFieldsAreNamedAmount).
