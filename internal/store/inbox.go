@@ -152,6 +152,9 @@ func (s *Store) appended(ctx context.Context, f newFrame, seq int64, err error) 
 // transaction back, and the counter step with it) if the event is stored
 // already.
 func (s *Store) appendFrameTx(ctx context.Context, f newFrame) (int64, error) {
+	if s.d.name == dialectSQLite {
+		return s.appendFrameSQLite(ctx, f)
+	}
 	seq, err := s.counter(ctx, f.tenantID, f.userID, "frame")
 	if err != nil {
 		return 0, err
@@ -165,6 +168,27 @@ func (s *Store) appendFrameTx(ctx context.Context, f newFrame) (int64, error) {
 		return 0, errFrameExists
 	}
 	return seq, nil
+}
+
+// appendFrameSQLite stores f under the user's next seq in one statement:
+// the seq is one more than the user's latest frame's, found at the end of
+// the frames' primary key, on the leaf the new frame goes to. SQLite has
+// one writer, so no other transaction can take the same seq meanwhile;
+// frames are never deleted, so a seq is never given twice; and a
+// rolled-back frame leaves no gap. It replaces the counter row's step,
+// a statement and a page of its own for every frame. A frame whose event
+// was stored before stores nothing and is errFrameExists.
+func (s *Store) appendFrameSQLite(ctx context.Context, f newFrame) (int64, error) {
+	var seq int64
+	err := s.queryRow(ctx, `INSERT INTO frames `+frameCols+`
+		SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM frames WHERE tenant_id = ? AND user_id = ?
+		ON CONFLICT DO NOTHING RETURNING seq`,
+		f.tenantID, f.userID, f.event(), blobArg(f.payload), s.d.ts(s.orNow(f.at)), f.conversationID, frameTurn(f.payload),
+		f.tenantID, f.userID).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, errFrameExists
+	}
+	return seq, err
 }
 
 // appendFrameOnce stores f on Postgres outside a transaction in one
