@@ -31,11 +31,20 @@ type checkpointer struct {
 }
 
 // Checkpoint settings, variables so that tests can make them small.
+//
+// A pass copies each page the log holds once, however often it was
+// written since the last pass, and then syncs the file. Pages written many
+// times a second (the ends of the frames, outbox and audit tables, the
+// upper levels of every index, a busy conversation's row) were copied ten
+// times a second with a pass every 100 ms; every second, they are copied
+// once. At 1,000 offline users that cut what purser wrote to the disk from
+// about 125 KB a turn to about 97.
 var (
-	checkpointEvery = 100 * time.Millisecond
+	checkpointEvery = time.Second
 	// restartFrames is the log length (in pages of 4 KiB) past which the
-	// writer is asked to let the log restart: 4096 pages is 16 MiB.
-	restartFrames = 4096
+	// writer is asked to let the log restart: 16384 pages is 64 MiB, about
+	// two passes' worth at 1,000 offline users.
+	restartFrames = 16384
 )
 
 func newCheckpointer(db *sql.DB) *checkpointer {
