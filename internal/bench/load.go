@@ -66,6 +66,9 @@ type Result struct {
 	// CPU is the CPU time this process used meanwhile: the bench's own
 	// clients, and purser or the baseline too when they run in it.
 	CPU time.Duration
+	// Written is what this process caused to be written to storage
+	// meanwhile, in bytes; -1 where the system cannot say.
+	Written int64
 }
 
 // TurnsPerSecond is the served rate.
@@ -126,6 +129,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	rec := &recorder{}
 	start, cpu := time.Now(), processCPU()
+	written, canWrite := processWritten()
 	stopAt := start.Add(opts.Duration)
 	var wg sync.WaitGroup
 	progressDone := make(chan struct{})
@@ -179,8 +183,12 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	defer rec.mu.Unlock()
 	slices.Sort(rec.e2e)
 	slices.Sort(rec.ttfb)
-	return Result{Elapsed: elapsed, Turns: len(rec.e2e), Errors: int(rec.errors.Load()), ErrorText: rec.errs,
-		E2E: rec.e2e, FirstByte: rec.ttfb, Connected: int(rec.connected.Load()), CPU: processCPU() - cpu}, ctx.Err()
+	res := Result{Elapsed: elapsed, Turns: len(rec.e2e), Errors: int(rec.errors.Load()), ErrorText: rec.errs,
+		E2E: rec.e2e, FirstByte: rec.ttfb, Connected: int(rec.connected.Load()), CPU: processCPU() - cpu, Written: -1}
+	if now, ok := processWritten(); ok && canWrite {
+		res.Written = now - written
+	}
+	return res, ctx.Err()
 }
 
 // user is one person: connect, then turns with pauses until stopAt.
@@ -335,8 +343,12 @@ func Report(w io.Writer, name string, r Result) {
 		ms(Quantile(r.E2E, .5)), ms(Quantile(r.E2E, .9)), ms(Quantile(r.E2E, .99)),
 		ms(Quantile(r.FirstByte, .5)), ms(Quantile(r.FirstByte, .99)), r.Errors)
 	if r.CPU > 0 && r.Turns > 0 && r.Elapsed > 0 {
-		fmt.Fprintf(w, "%-9s CPU %.2f ms a turn in this process (%.0f%% of one CPU, %d CPUs)\n", "", float64(r.CPU)/float64(r.Turns)/1e6,
+		fmt.Fprintf(w, "%-9s CPU %.2f ms a turn in this process (%.0f%% of one CPU, %d CPUs)", "", float64(r.CPU)/float64(r.Turns)/1e6,
 			100*r.CPU.Seconds()/r.Elapsed.Seconds(), runtime.NumCPU())
+		if r.Written >= 0 {
+			fmt.Fprintf(w, "; %.1f KB a turn written to storage", float64(r.Written)/float64(r.Turns)/1024)
+		}
+		fmt.Fprintln(w)
 	}
 	for _, e := range r.ErrorText {
 		fmt.Fprintf(w, "          error: %s\n", e)

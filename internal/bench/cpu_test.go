@@ -1,0 +1,45 @@
+package bench
+
+import (
+	"os"
+	"testing"
+)
+
+// The storage figure is write_bytes less what truncates cancelled, read
+// from the kernel's text.
+func TestParseWritten(t *testing.T) {
+	io := "rchar: 4096\nwchar: 81920\nsyscr: 3\nsyscw: 20\nread_bytes: 0\nwrite_bytes: 1228800\ncancelled_write_bytes: 409600\n"
+	if n, ok := parseWritten(io); !ok || n != 819200 {
+		t.Fatalf("parseWritten = %d, %v; want 819200, true", n, ok)
+	}
+	if _, ok := parseWritten("rchar: 1\n"); ok {
+		t.Fatal("a text without write_bytes gave a figure")
+	}
+}
+
+// On Linux the bench reads what this process wrote, and it grows when the
+// process writes and syncs a file.
+func TestProcessWrittenCountsAFileWritten(t *testing.T) {
+	before, ok := processWritten()
+	if !ok {
+		if _, err := os.Stat("/proc/self/io"); err == nil {
+			t.Fatal("/proc/self/io is there but gave no figure")
+		}
+		t.Skip("this system has no /proc/self/io")
+	}
+	f, err := os.Create(t.TempDir() + "/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(make([]byte, 1<<20)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := processWritten()
+	if after-before < 1<<20 {
+		t.Fatalf("written grew by %d bytes for a file of 1 MiB", after-before)
+	}
+}
