@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -49,6 +50,12 @@ func TestRunAgainstTheBaseline(t *testing.T) {
 	bench.Report(&out, "baseline", res)
 	if !strings.Contains(out.String(), "ms a turn in this process") {
 		t.Fatalf("report:\n%s", out.String())
+	}
+	// So is what the process wrote to storage, where the system says.
+	if _, err := os.Stat("/proc/self/io"); err == nil {
+		if res.Written < 0 || !strings.Contains(out.String(), "KB a turn written to storage") {
+			t.Fatalf("written %d; report:\n%s", res.Written, out.String())
+		}
 	}
 }
 
