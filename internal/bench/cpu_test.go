@@ -5,18 +5,6 @@ import (
 	"testing"
 )
 
-// The storage figure is write_bytes less what truncates cancelled, read
-// from the kernel's text.
-func TestParseWritten(t *testing.T) {
-	io := "rchar: 4096\nwchar: 81920\nsyscr: 3\nsyscw: 20\nread_bytes: 0\nwrite_bytes: 1228800\ncancelled_write_bytes: 409600\n"
-	if n, ok := parseWritten(io); !ok || n != 819200 {
-		t.Fatalf("parseWritten = %d, %v; want 819200, true", n, ok)
-	}
-	if _, ok := parseWritten("rchar: 1\n"); ok {
-		t.Fatal("a text without write_bytes gave a figure")
-	}
-}
-
 // On Linux the bench reads what this process wrote, and it grows when the
 // process writes and syncs a file.
 func TestProcessWrittenCountsAFileWritten(t *testing.T) {
