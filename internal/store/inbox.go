@@ -97,8 +97,9 @@ func (s *Store) AppendFrame(ctx context.Context, tenantID, userID, eventID strin
 
 // AppendConversationFrame is AppendFrame for a frame of a conversation,
 // which ConversationFrames then pages through. It, like AppendUserMessage,
-// commits on its own; called inside a caller's transaction, the counter
-// step of a redelivered event is left for that transaction to undo.
+// commits on its own; called inside a caller's transaction on Postgres,
+// the counter step of a redelivered event is left for that transaction to
+// undo (SQLite's frames take no counter step).
 func (s *Store) AppendConversationFrame(ctx context.Context, tenantID, userID, conversationID, eventID string, payload []byte, at time.Time) (int64, bool, error) {
 	f := newFrame{tenantID, userID, conversationID, eventID, payload, at}
 	var seq int64
@@ -147,10 +148,10 @@ func (s *Store) appended(ctx context.Context, f newFrame, seq int64, err error) 
 	return seq, true, nil
 }
 
-// appendFrameTx takes the user's next seq from the counter and stores the
-// frame under it, inside tx's transaction; errFrameExists (roll the
-// transaction back, and the counter step with it) if the event is stored
-// already.
+// appendFrameTx gives the frame the user's next seq and stores it, inside
+// tx's transaction: on SQLite in one statement (appendFrameSQLite), on
+// Postgres from the counter row. errFrameExists if the event is stored
+// already (roll the transaction back, and any counter step with it).
 func (s *Store) appendFrameTx(ctx context.Context, f newFrame) (int64, error) {
 	if s.d.name == dialectSQLite {
 		return s.appendFrameSQLite(ctx, f)
