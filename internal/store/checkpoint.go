@@ -42,9 +42,10 @@ type checkpointer struct {
 var (
 	checkpointEvery = time.Second
 	// restartFrames is the log length (in pages of 4 KiB) past which the
-	// writer is asked to let the log restart: 16384 pages is 64 MiB, about
-	// two passes' worth at 1,000 offline users.
-	restartFrames = 16384
+	// writer is asked to let the log restart: 4096 pages is 16 MiB. Even a
+	// lightly used purser passes it, since the writer rarely begins with
+	// the whole log copied, so the log's file stays about that long.
+	restartFrames = 4096
 )
 
 func newCheckpointer(db *sql.DB) *checkpointer {
