@@ -335,6 +335,45 @@ func keys[M ~map[string]V, V any](m M) []string {
 	return out
 }
 
+// An answer the model did not stream itself (the offline model's) reaches
+// the socket as one token before the Answer, not cut into words: the text
+// is all there at once, and a frame per word only costs.
+func TestAnAnswerNotStreamedByTheModelComesAsOneToken(t *testing.T) {
+	info := startUp(t)
+	c := dial(t, info, info.DemoToken)
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello there, how are you today?"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var tokens []contracts.ServerFrame
+	for {
+		_, data, err := c.conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		var f contracts.ServerFrame
+		if err := json.Unmarshal(data, &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.Type == contracts.FrameToken {
+			tokens = append(tokens, f)
+		}
+		if f.Type != contracts.FrameAnswer {
+			continue
+		}
+		if !strings.Contains(f.Answer.Content, " ") {
+			t.Fatalf("answer %q has one word: it cannot tell one token from many", f.Answer.Content)
+		}
+		if len(tokens) != 1 || tokens[0].Token.Text != f.Answer.Content || tokens[0].TurnID != f.TurnID {
+			first := ""
+			if len(tokens) > 0 {
+				first = tokens[0].Token.Text
+			}
+			t.Fatalf("%d tokens before the answer %q, the first %q; want one carrying it whole", len(tokens), f.Answer.Content, first)
+		}
+		return
+	}
+}
+
 // With a model server configured, purser up carries the conversation
 // through it and streams the answer's tokens to the socket.
 func TestUpWithAModelServer(t *testing.T) {

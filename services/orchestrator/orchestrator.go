@@ -463,8 +463,11 @@ func turnIDOf(p any) string {
 	return ""
 }
 
-// streamTokens sends the answer in pieces to the user's sockets before the
-// durable Answer arrives. Tokens are best effort: a lost token costs
+// streamTokens sends the answer to the user's sockets before the durable
+// Answer arrives, for a model that did not stream it itself. The text is
+// all there at once, so it goes as one token: cut into words it would
+// cost a bus message and a socket write per word, and reach the screen in
+// the same instant anyway. Tokens are best effort: a lost token costs
 // nothing, the Answer carries the whole text.
 func (o *Orchestrator) streamTokens(tenant, user, convID string, eff Effects) {
 	subject, err := bus.DeliverSubject(tenant, user)
@@ -477,14 +480,10 @@ func (o *Orchestrator) streamTokens(tenant, user, convID string, eff Effects) {
 			turnID = a.TurnID
 		}
 	}
-	for i, piece := range splitTokens(eff.Stream) {
-		f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: convID, TurnID: turnID, At: o.now().UTC(),
-			Token: &contracts.TokenBody{Text: piece, Index: i}}
-		b, _ := json.Marshal(f)
-		if err := o.pub.Publish(subject, message.NewMessage(fmt.Sprintf("%s-tok-%d", turnID, i), b)); err != nil {
-			return
-		}
-	}
+	f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: convID, TurnID: turnID, At: o.now().UTC(),
+		Token: &contracts.TokenBody{Text: eff.Stream}}
+	b, _ := json.Marshal(f)
+	_ = o.pub.Publish(subject, message.NewMessage(turnID+"-tok-0", b))
 }
 
 // tokenContext gives the model a sink that forwards answer tokens to the
@@ -512,19 +511,6 @@ func (o *Orchestrator) tokenContext(ctx context.Context, tenant string, s State,
 		_ = o.pub.Publish(subject, message.NewMessage(fmt.Sprintf("%s-tok-%d-%d", turnID, round, index), b))
 		index++
 	})
-}
-
-// splitTokens cuts text into word-sized pieces that join back exactly.
-func splitTokens(text string) []string {
-	var out []string
-	start := 0
-	for i, r := range text {
-		if r == ' ' && i > start {
-			out = append(out, text[start:i])
-			start = i
-		}
-	}
-	return append(out, text[start:])
 }
 
 // turnStart is when the turn an event belongs to started (zero if none).
