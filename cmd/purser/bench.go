@@ -29,7 +29,7 @@ import (
 func benchCmd(cfg *config.Config, stdout, stderr io.Writer) *cobra.Command {
 	var (
 		url, token, tenant, mix, stubAddr string
-		cpuProfile, debugAddr             string
+		cpuProfile, debugAddr, upLog      string
 		users, tenants                    int
 		duration, pause, ramp, latency    time.Duration
 		up, baseline                      bool
@@ -134,7 +134,11 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 					stopUp()
 					return nil
 				})
-				log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+				var level slog.Level
+				if err := level.UnmarshalText([]byte(upLog)); err != nil {
+					return fmt.Errorf("--up-log %q: want debug, info, warn or error", upLog)
+				}
+				log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 				g.Go(func() error { return app.Up(upCtx, c, log, func(i app.Info) { ready <- i }) })
 				select {
 				case i := <-ready:
@@ -246,6 +250,7 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 	f.BoolVar(&up, "up", false, "start purser in this process on a fresh data folder")
 	f.BoolVar(&baseline, "baseline", true, "also run the bare JetStream baseline and print the ratio")
 	f.StringVar(&debugAddr, "debug-addr", "", "serve /debug/pprof on this address while the bench runs")
+	f.StringVar(&upLog, "up-log", "error", "with --up: what the purser started here logs (warn shows what went wrong without a line for every turn)")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of this process (with --up, purser's too) to this file")
 	return cmd
 }
