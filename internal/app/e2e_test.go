@@ -335,6 +335,30 @@ func keys[M ~map[string]V, V any](m M) []string {
 	return out
 }
 
+// tokensThenAnswer reads frames until an answer and returns it with the
+// tokens that came before it, failing after 20 s.
+func (c *wsClient) tokensThenAnswer() (tokens []contracts.ServerFrame, answer contracts.ServerFrame) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for {
+		_, data, err := c.conn.Read(ctx)
+		if err != nil {
+			c.t.Fatalf("read: %v", err)
+		}
+		var f contracts.ServerFrame
+		if err := json.Unmarshal(data, &f); err != nil {
+			c.t.Fatal(err)
+		}
+		switch f.Type {
+		case contracts.FrameToken:
+			tokens = append(tokens, f)
+		case contracts.FrameAnswer:
+			return tokens, f
+		}
+	}
+}
+
 // An answer the model did not stream itself (the offline model's) reaches
 // the socket as one token before the Answer, not cut into words: the text
 // is all there at once, and a frame per word only costs.
@@ -342,35 +366,16 @@ func TestAnAnswerNotStreamedByTheModelComesAsOneToken(t *testing.T) {
 	info := startUp(t)
 	c := dial(t, info, info.DemoToken)
 	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello there, how are you today?"}`)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	var tokens []contracts.ServerFrame
-	for {
-		_, data, err := c.conn.Read(ctx)
-		if err != nil {
-			t.Fatalf("read: %v", err)
+	tokens, f := c.tokensThenAnswer()
+	if !strings.Contains(f.Answer.Content, " ") {
+		t.Fatalf("answer %q has one word: it cannot tell one token from many", f.Answer.Content)
+	}
+	if len(tokens) != 1 || tokens[0].Token.Text != f.Answer.Content || tokens[0].TurnID != f.TurnID {
+		first := ""
+		if len(tokens) > 0 {
+			first = tokens[0].Token.Text
 		}
-		var f contracts.ServerFrame
-		if err := json.Unmarshal(data, &f); err != nil {
-			t.Fatal(err)
-		}
-		if f.Type == contracts.FrameToken {
-			tokens = append(tokens, f)
-		}
-		if f.Type != contracts.FrameAnswer {
-			continue
-		}
-		if !strings.Contains(f.Answer.Content, " ") {
-			t.Fatalf("answer %q has one word: it cannot tell one token from many", f.Answer.Content)
-		}
-		if len(tokens) != 1 || tokens[0].Token.Text != f.Answer.Content || tokens[0].TurnID != f.TurnID {
-			first := ""
-			if len(tokens) > 0 {
-				first = tokens[0].Token.Text
-			}
-			t.Fatalf("%d tokens before the answer %q, the first %q; want one carrying it whole", len(tokens), f.Answer.Content, first)
-		}
-		return
+		t.Fatalf("%d tokens before the answer %q, the first %q; want one carrying it whole", len(tokens), f.Answer.Content, first)
 	}
 }
 
@@ -384,27 +389,13 @@ func TestUpWithAModelServer(t *testing.T) {
 	srv.Push(llmtest.Text("Hi", " there", ", Demo!"))
 	c := dial(t, info, info.DemoToken)
 	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	frames, f := c.tokensThenAnswer()
+	if f.Answer.Content != "Hi there, Demo!" {
+		t.Fatalf("answer = %q", f.Answer.Content)
+	}
 	var tokens []string
-	for {
-		_, data, err := c.conn.Read(ctx)
-		if err != nil {
-			t.Fatalf("read: %v", err)
-		}
-		var f contracts.ServerFrame
-		if err := json.Unmarshal(data, &f); err != nil {
-			t.Fatal(err)
-		}
-		if f.Type == contracts.FrameToken {
-			tokens = append(tokens, f.Token.Text)
-		}
-		if f.Type == contracts.FrameAnswer {
-			if f.Answer.Content != "Hi there, Demo!" {
-				t.Fatalf("answer = %q", f.Answer.Content)
-			}
-			break
-		}
+	for _, tok := range frames {
+		tokens = append(tokens, tok.Token.Text)
 	}
 	if strings.Join(tokens, "") != "Hi there, Demo!" || len(tokens) != 3 {
 		t.Fatalf("tokens = %q, want the three streamed pieces", tokens)
