@@ -7,9 +7,9 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// processCPU is the CPU time this process has used so far, user and
+// ProcessCPU is the CPU time this process has used so far, user and
 // system (0 where the system cannot say).
-func processCPU() time.Duration {
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

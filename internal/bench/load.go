@@ -128,7 +128,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 		opts.Mix = []Kind{KindRead, KindAdd, KindClarify}
 	}
 	rec := &recorder{}
-	start, cpu := time.Now(), processCPU()
+	start, cpu := time.Now(), ProcessCPU()
 	written, canWrite := processWritten()
 	stopAt := start.Add(opts.Duration)
 	var wg sync.WaitGroup
@@ -184,7 +184,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	slices.Sort(rec.e2e)
 	slices.Sort(rec.ttfb)
 	res := Result{Elapsed: elapsed, Turns: len(rec.e2e), Errors: int(rec.errors.Load()), ErrorText: rec.errs,
-		E2E: rec.e2e, FirstByte: rec.ttfb, Connected: int(rec.connected.Load()), CPU: processCPU() - cpu, Written: -1}
+		E2E: rec.e2e, FirstByte: rec.ttfb, Connected: int(rec.connected.Load()), CPU: ProcessCPU() - cpu, Written: -1}
 	if now, ok := processWritten(); ok && canWrite {
 		res.Written = now - written
 	}

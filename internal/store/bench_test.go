@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/purser-ai/purser/internal/bench"
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
 )
@@ -103,6 +104,7 @@ func atOnce(b *testing.B, op func() error, next *atomic.Int64, fill int64, worke
 	wg.Wait()
 	b.SetParallelism(parallelism)
 	b.ResetTimer()
+	cpu := bench.ProcessCPU()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if err := op(); err != nil {
@@ -111,6 +113,11 @@ func atOnce(b *testing.B, op func() error, next *atomic.Int64, fill int64, worke
 			}
 		}
 	})
+	// ns/op is the wall time per op with many at once: on SQLite, the one
+	// writer's capacity. cpu-ns/op is what an op costs this process's
+	// CPUs (on Postgres, not the server's), the figure to hold against a
+	// machine's cores.
+	b.ReportMetric(float64(bench.ProcessCPU()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkTurnWrites times the writes of a turn while many turns are
