@@ -40,10 +40,13 @@ type Options struct {
 	Tools         []toolrunner.Tool  // default toolrunner.Catalog()
 	Model         orchestrator.Model // default offline.Model{}
 	Orchestrator  orchestrator.Config
-	Mail          toolrunner.Mail   // adds the mail tools when set
-	Parser        toolrunner.Parser // runs the statement importer when set
-	Now           func() time.Time  // default time.Now
-	Log           *slog.Logger      // default: discard
+	// OrchestratorStore, when set, wraps the store each orchestrator uses
+	// (to make it fail, say).
+	OrchestratorStore func(orchestrator.Store) orchestrator.Store
+	Mail              toolrunner.Mail   // adds the mail tools when set
+	Parser            toolrunner.Parser // runs the statement importer when set
+	Now               func() time.Time  // default time.Now
+	Log               *slog.Logger      // default: discard
 }
 
 // System is a running set of services.
@@ -149,7 +152,11 @@ func (s *System) startOrchestrator(i int) {
 	s.component(fmt.Sprintf("orchestrator-%d", i), bus.OrchestratorConsumers(),
 		func(pub message.Publisher, _ jetstream.JetStream, r *message.Router, sub message.Subscriber, reg prometheus.Registerer) func(context.Context) {
 			relay := outbox.NewRelay(s.Store, pub, s.opts.Log, s.opts.Now)
-			o := orchestrator.New(s.opts.Orchestrator, s.Store, relay, pub, s.opts.Model, reg, s.opts.Log, s.opts.Now)
+			var st orchestrator.Store = s.Store
+			if s.opts.OrchestratorStore != nil {
+				st = s.opts.OrchestratorStore(st)
+			}
+			o := orchestrator.New(s.opts.Orchestrator, st, relay, pub, s.opts.Model, reg, s.opts.Log, s.opts.Now)
 			o.Register(r, sub)
 			return func(ctx context.Context) {
 				go o.Sweep(ctx, 100*time.Millisecond)

@@ -12,6 +12,9 @@ type metrics struct {
 	modelInFlight prometheus.Gauge
 	turnSeconds   *prometheus.HistogramVec
 	firstToken    prometheus.Histogram
+	// decisionRetries counts a model decision applied again after a
+	// failure that may pass.
+	decisionRetries prometheus.Counter
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -33,6 +36,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	m.firstToken = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "purser_turn_first_token_seconds",
 		Help:    "Time from a turn's start to the first streamed token of its answer.",
 		Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 12)})
-	reg.MustRegister(m.turns, m.decisions, m.proposals, m.bounds, m.modelSeconds, m.steps, m.modelInFlight, m.turnSeconds, m.firstToken)
+	m.decisionRetries = prometheus.NewCounter(prometheus.CounterOpts{Name: "purser_orchestrator_decision_retries_total",
+		Help: "Model decisions applied again after a failure that may pass (the store briefly unavailable, say)."})
+	reg.MustRegister(m.turns, m.decisions, m.proposals, m.bounds, m.modelSeconds, m.steps, m.modelInFlight, m.turnSeconds, m.firstToken,
+		m.decisionRetries)
 	return m
 }

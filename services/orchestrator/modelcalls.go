@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
 )
 
@@ -91,14 +92,46 @@ func (o *Orchestrator) startCall(tenant, convID string, s State, env Env, inline
 		if err := o.failAt("decided"); err != nil {
 			return // as if the process died with the decision in memory
 		}
-		if err := o.apply(ctx, tenant, convID, ev); err != nil && ctx.Err() == nil {
-			o.log.Warn("apply model decision", "tenant", tenant, "conversation", convID, "err", err)
-		}
+		o.applyDecision(ctx, tenant, convID, ev)
 	})
 	if !ok {
 		o.untrack(c)
 	}
 	return c
+}
+
+// Applying a model call's decision is tried again this many times, with
+// waits from decisionRetryWait doubling up to a second, when it fails in a
+// way that may pass (the store briefly unavailable, say): about 3.5 s in
+// all. Past that the pending call's lease is the last resort, and its user
+// waits the lease out whole.
+const (
+	decisionAttempts  = 8
+	decisionRetryWait = 50 * time.Millisecond
+)
+
+// applyDecision applies a pool call's decision as an event, trying again
+// while the failure may pass. Applying is idempotent: a decision already
+// applied finds its conversation no longer waiting for it.
+func (o *Orchestrator) applyDecision(ctx context.Context, tenant, convID string, ev Event) {
+	wait := decisionRetryWait
+	for attempt := 1; ; attempt++ {
+		err := o.apply(ctx, tenant, convID, ev)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		if bus.IsPermanent(err) || attempt == decisionAttempts {
+			o.log.Warn("apply model decision", "tenant", tenant, "conversation", convID, "attempts", attempt, "err", err)
+			return
+		}
+		o.metrics.decisionRetries.Inc()
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return
+		}
+		wait = min(2*wait, time.Second)
+	}
 }
 
 // decide asks the model once and turns the outcome into an EvDecision.

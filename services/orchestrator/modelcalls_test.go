@@ -3,6 +3,7 @@ package orchestrator_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/internal/systest"
 	"github.com/purser-ai/purser/pkg/contracts"
@@ -150,5 +152,47 @@ func TestPendingModelCallIsMadeAfterRestart(t *testing.T) {
 	}
 	if answers != 1 || st.Turn != nil {
 		t.Fatalf("history holds %d answers to the turn (turn still running: %v), want 1", answers, st.Turn != nil)
+	}
+}
+
+// flakyLoads is an orchestrator's store whose conversation loads fail
+// while failing is above zero, each failure taking one off: the store
+// briefly unavailable.
+type flakyLoads struct {
+	orchestrator.Store
+	failing atomic.Int32
+	failed  atomic.Int32
+}
+
+func (f *flakyLoads) LoadConversationWithOwner(ctx context.Context, tenantID, conversationID string) (store.Conversation, store.UserSettings, error) {
+	if f.failing.Add(-1) >= 0 {
+		f.failed.Add(1)
+		return store.Conversation{}, store.UserSettings{}, errors.New("database is locked")
+	}
+	return f.Store.LoadConversationWithOwner(ctx, tenantID, conversationID)
+}
+
+// A model's decision that cannot be applied at first, because the store
+// fails for a moment, is applied again within seconds: the turn gets its
+// answer without waiting out the pending call's lease (an hour here, so
+// only the retry can answer it).
+func TestDecisionAppliedAgainAfterAPassingFailure(t *testing.T) {
+	model := newHeldModel()
+	flaky := &flakyLoads{}
+	s := systest.Start(t, systest.Options{DSN: storetest.SQLiteDSN(t), Orchestrators: 1, Model: model,
+		Orchestrator:      orchestrator.Config{ModelInlineWait: -1, ModelLease: time.Hour},
+		OrchestratorStore: func(st orchestrator.Store) orchestrator.Store { flaky.Store = st; return flaky }})
+	ann := s.User("acme", "ann")
+	turn := ann.Say("hello")
+	waitUntil(t, "the call in flight", func() bool { return model.inFlight.Load() == 1 })
+	waitUntil(t, "the turn acked", func() bool { return turnsPending(t, s) == 0 })
+	flaky.failing.Store(3)
+	model.open()
+	a := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, turn)
+	if a.Content == "" {
+		t.Fatalf("empty answer %+v", a)
+	}
+	if n := flaky.failed.Load(); n != 3 {
+		t.Fatalf("%d loads failed, want the 3 made to fail", n)
 	}
 }
