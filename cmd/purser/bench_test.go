@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/purser-ai/purser/internal/config"
+	"github.com/purser-ai/purser/internal/syncbuf"
 )
 
 // runBench runs `purser bench` with args and returns what it printed.
@@ -14,33 +13,13 @@ func runBench(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	t.Setenv("TMPDIR", t.TempDir())
 	cfg := config.FromEnv(func(string) string { return "" })
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	cmd := benchCmd(&cfg, &out, &errOut)
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
 	err = cmd.Execute()
 	return out.String(), errOut.String(), err
-}
-
-// lockedBuffer is a bytes.Buffer safe to write from many goroutines: the
-// in-process purser's NATS connections log their closing from callbacks
-// that may still run after the command returns.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // --up-log sets what the purser started by the bench logs: at info, a

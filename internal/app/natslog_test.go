@@ -1,35 +1,22 @@
 package app
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/purser-ai/purser/internal/natstest"
+	"github.com/purser-ai/purser/internal/syncbuf"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // A service's lost NATS connection is logged (warn), with the connection's
 // name, so an operator sees the bus go away in the logs.
 func TestNATSConnectionChangesAreLogged(t *testing.T) {
 	srv, _ := natstest.Start(t)
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&out, nil))
 	nc, err := nats.Connect(srv.ClientURL(), append(connectionLogs(log), nats.Name("purser-test"), nats.MaxReconnects(-1))...)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/natstest"
+	"github.com/purser-ai/purser/internal/syncbuf"
 )
 
 // runNotifier runs `purser notifier` until it is ready, and returns a
@@ -67,7 +68,7 @@ func TestAStreamEditSurvivesARestartOfAService(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var logs lockedBuffer // the connection's close is logged from its own goroutine
+	var logs syncbuf.Buffer // the connection's close is logged from its own goroutine
 	runNotifier(t, cfg, slog.New(slog.NewTextHandler(&logs, nil)))()
 	s, _ = js.Stream(ctx, bus.StreamAgent)
 	if got := s.CachedInfo().Config; got.MaxBytes != 1<<30 || got.MaxAge != 24*time.Hour {

@@ -1,7 +1,6 @@
 package systest_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/natstest"
 	"github.com/purser-ai/purser/internal/store/storetest"
+	"github.com/purser-ai/purser/internal/syncbuf"
 	"github.com/purser-ai/purser/internal/systest"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/ingress"
@@ -47,21 +46,10 @@ var (
 )
 
 // logLines collects every log line of the run, at debug level.
-type logLines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
+type logLines struct{ syncbuf.Buffer }
 
 func (l *logLines) lines() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Split(strings.TrimSpace(l.buf.String()), "\n")
+	return strings.Split(strings.TrimSpace(l.String()), "\n")
 }
 
 // lateTokens lets the Gmail adapter be built before the system's store.

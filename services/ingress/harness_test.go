@@ -1,7 +1,6 @@
 package ingress_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,6 +24,7 @@ import (
 	"github.com/purser-ai/purser/internal/natstest"
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
+	"github.com/purser-ai/purser/internal/syncbuf"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/ingress"
 	"github.com/purser-ai/purser/services/notifier"
@@ -40,24 +40,6 @@ const (
 	audience = "purser"
 )
 
-// syncBuffer collects every log line of a test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type harness struct {
 	t        testing.TB
 	ns       *server.Server
@@ -65,7 +47,7 @@ type harness struct {
 	js       jetstream.JetStream
 	srv      *httptest.Server
 	reg      *prometheus.Registry
-	logs     *syncBuffer
+	logs     *syncbuf.Buffer
 	store    *store.Store // the notifier's
 	notifier *notifier.Notifier
 	nnc      *nats.Conn // the notifier's connection
@@ -99,7 +81,7 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	if err := bus.Provision(ctx, js, bus.NotifierConsumers()...); err != nil {
 		t.Fatalf("provision: %v", err)
 	}
-	h := &harness{t: t, ns: ns, nc: nc, js: js, reg: prometheus.NewRegistry(), logs: &syncBuffer{}, turns: make(chan contracts.UserTurn, 1024)}
+	h := &harness{t: t, ns: ns, nc: nc, js: js, reg: prometheus.NewRegistry(), logs: &syncbuf.Buffer{}, turns: make(chan contracts.UserTurn, 1024)}
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if _, ok := t.(*testing.B); ok {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -1,15 +1,14 @@
 package llm_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/purser-ai/purser/internal/store/storetest"
+	"github.com/purser-ai/purser/internal/syncbuf"
 	"github.com/purser-ai/purser/internal/systest"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/orchestrator/llm"
@@ -79,30 +78,12 @@ func TestConversationThroughTheOrchestrator(t *testing.T) {
 	}
 }
 
-// lockedBuffer collects log lines written from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // However many layers there are, an invalid output costs exactly one more
 // model call: the json adapter does not retry content itself, and the
 // orchestrator's one correction names the problem. Every rejection is
 // logged with its reason, never with the key or the person's words.
 func TestOneCorrectiveCallAcrossLayers(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &syncbuf.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	srv := llmtest.New(t)
 	m, _ := newModel(t, srv, func(c *llm.Config) { c.Protocol = llm.ProtocolJSON; c.Logger = log })
