@@ -136,3 +136,58 @@ func MailSubject(op, tenant, user string) (string, error) {
 
 // MailWildcard is purser.mail.*.*.*, what the toolrunner answers.
 func MailWildcard() string { return "purser.mail.*.*.*" }
+
+// parse returns the validated tokens of subject after prefix, exactly
+// len(names) of them; the error names what was wrong.
+func parse(subject, prefix string, names ...string) ([]string, error) {
+	rest, ok := strings.CutPrefix(subject, prefix+".")
+	if !ok {
+		return nil, fmt.Errorf("subject %q is not under %s", subject, prefix)
+	}
+	tokens := strings.Split(rest, ".")
+	if len(tokens) != len(names) {
+		return nil, fmt.Errorf("subject %q: want %d tokens after %s", subject, len(names), prefix)
+	}
+	for i, t := range tokens {
+		if !ValidToken(t) {
+			return nil, fmt.Errorf("subject %q: bad %s", subject, names[i])
+		}
+	}
+	return tokens, nil
+}
+
+// ParseToolResultSubject reads purser.tool.result.<tenant>.<conversation>.
+func ParseToolResultSubject(subject string) (tenant, conversation string, err error) {
+	t, err := parse(subject, "purser.tool.result", "tenant", "conversation")
+	if err != nil {
+		return "", "", err
+	}
+	return t[0], t[1], nil
+}
+
+// ParseAgentSubject reads purser.agent.<tenant>.<user>.<conversation>.
+func ParseAgentSubject(subject string) (tenant, user, conversation string, err error) {
+	t, err := parse(subject, "purser.agent", "tenant", "user", "conversation")
+	if err != nil {
+		return "", "", "", err
+	}
+	return t[0], t[1], t[2], nil
+}
+
+// ParseNotifySubject reads purser.notify.<tenant>.<user>.
+func ParseNotifySubject(subject string) (tenant, user string, err error) {
+	t, err := parse(subject, "purser.notify", "tenant", "user")
+	if err != nil {
+		return "", "", err
+	}
+	return t[0], t[1], nil
+}
+
+// ParseNotifierSubject reads purser.notifier.<op>.<tenant>.<user> for one op.
+func ParseNotifierSubject(op, subject string) (tenant, user string, err error) {
+	t, err := parse(subject, "purser.notifier."+op, "tenant", "user")
+	if err != nil {
+		return "", "", err
+	}
+	return t[0], t[1], nil
+}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/purser-ai/purser/internal/wording"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -52,7 +53,7 @@ func DescribeStep(st StepRecord) string {
 		if out.Count == 0 {
 			return fmt.Sprintf("You have no expenses %s.", rangeWords(out.Range, out.From, out.To))
 		}
-		return fmt.Sprintf("You spent %s %s across %d expense%s.", totals(out.Total), rangeWords(out.Range, out.From, out.To), out.Count, plural(out.Count))
+		return fmt.Sprintf("You spent %s %s across %d expense%s.", totals(out.Total), rangeWords(out.Range, out.From, out.To), out.Count, wording.Plural(out.Count))
 	case contracts.ToolGetRecentImports:
 		var out contracts.RecentImports
 		_ = json.Unmarshal(st.Data, &out)
@@ -128,13 +129,6 @@ func categorySuffix(c string) string {
 	return " (" + c + ")"
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 func rangeWords(r, from, to string) string {
 	switch r {
 	case "today", "yesterday":
@@ -172,7 +166,7 @@ func describeExpenses(out contracts.ExpenseList) string {
 	for _, e := range out.Expenses {
 		fmt.Fprintf(&b, "- #%d %s %s, %s%s\n", e.ID, e.Date, e.Item, FormatMoney(e.Amount), categorySuffix(e.Category))
 	}
-	fmt.Fprintf(&b, "Total: %s (%d expense%s).", totals(out.Totals), len(out.Expenses), plural(len(out.Expenses)))
+	fmt.Fprintf(&b, "Total: %s (%d expense%s).", totals(out.Totals), len(out.Expenses), wording.Plural(len(out.Expenses)))
 	return b.String()
 }
 
@@ -226,7 +220,7 @@ func describeImports(out contracts.RecentImports) string {
 		line := fmt.Sprintf("%s on %s: ", im.Filename, im.CreatedAt.Format("2 Jan 2006"))
 		switch im.Status {
 		case "imported":
-			line += fmt.Sprintf("%d transaction%s imported", im.Imported, plural(im.Imported))
+			line += fmt.Sprintf("%d transaction%s imported", im.Imported, wording.Plural(im.Imported))
 		case "failed":
 			line += "failed (" + im.Detail + ")"
 		default:
@@ -247,7 +241,7 @@ func describeTransactions(out contracts.TransactionList) string {
 	txs := append([]contracts.TransactionView(nil), out.Transactions...)
 	sort.SliceStable(txs, func(i, j int) bool { return txs[i].Date < txs[j].Date })
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d transaction%s:\n", out.Count, plural(out.Count))
+	fmt.Fprintf(&b, "%d transaction%s:\n", out.Count, wording.Plural(out.Count))
 	for _, t := range txs {
 		flag := ""
 		if t.ReviewStatus == "needs_review" {

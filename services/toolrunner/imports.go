@@ -16,6 +16,7 @@ import (
 
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/wording"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -242,7 +243,7 @@ func dedupeKey(l StatementLine) string {
 }
 
 func importDetail(added, dup, review int, lines []store.Transaction, uncertain []string) string {
-	parts := []string{fmt.Sprintf("%d new transaction%s", added, plural(added))}
+	parts := []string{fmt.Sprintf("%d new transaction%s", added, wording.Plural(added))}
 	if len(lines) > 0 {
 		from, to := lines[0].Date, lines[0].Date
 		for _, l := range lines {
@@ -303,7 +304,7 @@ func Preview(filename string, st Statement) string {
 		ccys = append(ccys, m.Currency)
 	}
 	n := len(st.Transactions)
-	parts := []string{fmt.Sprintf("%s: %d transaction%s", filename, n, plural(n)), dateSpan(from, to),
+	parts := []string{fmt.Sprintf("%s: %d transaction%s", filename, n, wording.Plural(n)), dateSpan(from, to),
 		"in " + strings.Join(ccys, ", "), "net " + strings.Join(ts, ", ")}
 	if review > 0 {
 		parts = append(parts, fmt.Sprintf("%d to review", review))
@@ -312,13 +313,6 @@ func Preview(filename string, st Statement) string {
 		parts = append(parts, "to check: "+strings.Join(st.Uncertain, "; "))
 	}
 	return strings.Join(parts, "; ")
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // notify publishes the import's outcome to the user's NOTIFY subject.
@@ -332,7 +326,7 @@ func (i *Importer) notify(doc store.Document, h bus.Headers) error {
 	switch doc.Status {
 	case store.DocumentImported:
 		n.Kind = "import_completed"
-		n.Title = fmt.Sprintf("Imported %d transaction%s from %s", doc.Imported, plural(doc.Imported), doc.Filename)
+		n.Title = fmt.Sprintf("Imported %d transaction%s from %s", doc.Imported, wording.Plural(doc.Imported), doc.Filename)
 	case store.DocumentFailed:
 		n.Kind = "import_failed"
 		n.Title = "Could not import " + doc.Filename

@@ -19,6 +19,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
+
+	"github.com/purser-ai/purser/internal/wording"
 )
 
 // Txn is one parsed transaction. AmountMinor is from the account holder's
@@ -313,7 +315,7 @@ func (b *builder) finish() (Result, error) {
 	}
 	if res.Rounded > 0 {
 		res.Uncertain = append(res.Uncertain, fmt.Sprintf("%d amount%s had more decimals than the currency has and %s rounded half to even (e.g. %s)",
-			res.Rounded, plural(res.Rounded), map[bool]string{true: "was", false: "were"}[res.Rounded == 1], example))
+			res.Rounded, wording.Plural(res.Rounded), map[bool]string{true: "was", false: "were"}[res.Rounded == 1], example))
 	}
 	if len(res.Transactions) == 0 {
 		return Result{}, unreadable("no transactions found")
@@ -343,13 +345,6 @@ func pow10i(n int) int64 {
 		v *= 10
 	}
 	return v
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // Currencies lists the currencies of a result's transactions, sorted.
