@@ -146,7 +146,7 @@ func endInput(t *testing.T, typed *io.PipeWriter, done chan error, why string) {
 	}
 }
 
-// The client's duty (README, "Client protocol"): a frame that was not
+// The client's duty (docs/protocol.md, "The client's duty"): a frame that was not
 // acked when the socket dropped is sent again on the next socket with the
 // same id, after a resume from the last seq seen; a frame that was acked
 // is not sent again.

@@ -11,7 +11,7 @@ import (
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
-// The authorization matrix (README, "Who may do what"): every expense and
+// The authorization matrix (docs/security.md, "Who may do what"): every expense and
 // transaction tool, called by an owner, a member and a viewer, on the
 // caller's own record, on another user's record in the same tenant, and on
 // a record of another tenant. Nobody reads or changes anyone else's

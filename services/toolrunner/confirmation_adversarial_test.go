@@ -21,7 +21,8 @@ import (
 )
 
 // Adversarial suites of the toolrunner's rules; each test names the rule
-// it defends (README, "Who may do what" and "Confirmations").
+// it defends (docs/security.md, "Who may do what" and "Every tool call";
+// docs/architecture.md, "The turn loop", for the confirmation gate).
 
 // Rule: confirmation gate. A forged proposal id, another tenant's
 // proposal under the same id, an expired or pending one, and a request
