@@ -31,7 +31,9 @@ func startPurser(t *testing.T) app.Info {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan app.Info, 1)
 	done := make(chan error, 1)
-	go func() { done <- app.Up(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(i app.Info) { ready <- i }) }()
+	go func() {
+		done <- app.Up(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), func(i app.Info) { ready <- i })
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
