@@ -3,23 +3,21 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/spf13/cobra"
 
 	"github.com/purser-ai/purser/internal/app"
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/config"
+	"github.com/purser-ai/purser/internal/wsclient"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -48,7 +46,7 @@ func chatCmd(cfg *config.Config, stdout io.Writer) *cobra.Command {
 			if url == "" {
 				url = localWebsocketURL(cfg.HTTPAddr)
 			}
-			return chat(ctx, dialer(url, token), os.Stdin, stdout, conversation, tz)
+			return chat(ctx, chatClient(url, token), os.Stdin, stdout, conversation, tz)
 		},
 	}
 	cmd.Flags().StringVar(&url, "url", "", "websocket URL (default: the local server at PURSER_HTTP_ADDR, ws://127.0.0.1:8080/v1/ws)")
@@ -58,40 +56,25 @@ func chatCmd(cfg *config.Config, stdout io.Writer) *cobra.Command {
 	return cmd
 }
 
-// errRefused is a connection attempt the server answered with a status
-// that another attempt would not change (a refused token, say).
-var errRefused = errors.New("refused")
-
-// dialer opens sockets to url with token. A refusal by status (401, 403)
-// wraps errRefused: reconnecting would be refused again.
-func dialer(url, token string) func(ctx context.Context) (*websocket.Conn, error) {
-	return func(ctx context.Context) (*websocket.Conn, error) {
-		conn, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{
-			HTTPHeader:   http.Header{"Authorization": []string{"Bearer " + token}},
-			Subprotocols: []string{auth.Subprotocol},
-		})
-		if err != nil {
-			if resp != nil && resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests {
-				return nil, fmt.Errorf("connect to %s: %w (%s)", url, errRefused, resp.Status)
-			}
-			return nil, fmt.Errorf("connect to %s: %w", url, err)
-		}
-		conn.SetReadLimit(-1) // the server bounds its own frames
-		return conn, nil
-	}
+// chatClient is the websocket client of the terminal: it reads frames of
+// any size (the server bounds its own).
+func chatClient(url, token string) *wsclient.Client {
+	return wsclient.New(wsclient.Config{URL: url, Token: token, ReadLimit: -1})
 }
 
-// chatSession is the client's side of the protocol across reconnects:
-// the frames written but not yet acked (resent, with the same id, on the
-// next socket) and the highest seq seen (the next socket resumes after it).
+// chatSession is the terminal's side of a chat across reconnects; the
+// client keeps the frames not acked yet and the highest seq seen.
 type chatSession struct {
 	out          io.Writer
 	conversation string
 	tz           string
+	client       *wsclient.Client
 
-	mu      sync.Mutex
-	unacked []sentFrame // in the order they were written
-	lastSeq int64
+	mu sync.Mutex
+	// tries counts the server's "unavailable" answers to a frame;
+	// waiting holds the frames whose resend is due.
+	tries   map[string]int
+	waiting map[string]bool
 	// acked is signalled when an ack (or an error naming an id) arrives.
 	acked chan struct{}
 	// proposals holds the ids of proposals offered, newest last.
@@ -106,15 +89,6 @@ type chatSession struct {
 // queue is sent again, doubled for each further try up to 8 s.
 var notQueuedBackoff = time.Second
 
-type sentFrame struct {
-	id   string
-	data []byte
-	// tries counts the server's "unavailable" answers to this frame;
-	// waiting is set while a resend of it is due.
-	tries   int
-	waiting bool
-}
-
 // notQueuedTries bounds how often a frame the server could not queue is
 // sent again before the person is told it failed.
 const notQueuedTries = 5
@@ -126,11 +100,12 @@ var errDisconnected = errors.New("disconnected")
 // acked, or ctx ends. A dropped socket is dialled again, with back-off;
 // the new socket resumes after the last seq seen and resends every frame
 // that was not acked, with its id, so that the server counts it once.
-func chat(ctx context.Context, dial func(context.Context) (*websocket.Conn, error), in io.Reader, out io.Writer, conversation, tz string) error {
+func chat(ctx context.Context, client *wsclient.Client, in io.Reader, out io.Writer, conversation, tz string) error {
 	out = &lockedWriter{w: out} // the socket's reader prints too
-	s := &chatSession{out: out, conversation: conversation, tz: tz, acked: make(chan struct{}, 1), proposals: make(chan string, 8),
-		due: make(chan string), ended: make(chan struct{})}
+	s := &chatSession{out: out, conversation: conversation, tz: tz, client: client, tries: map[string]int{}, waiting: map[string]bool{},
+		acked: make(chan struct{}, 1), proposals: make(chan string, 8), due: make(chan string), ended: make(chan struct{})}
 	defer close(s.ended)
+	defer client.Close()
 	lines := make(chan string)
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
@@ -150,9 +125,8 @@ func chat(ctx context.Context, dial func(context.Context) (*websocket.Conn, erro
 	fmt.Fprint(out, "> ")
 	backoff, connected := 100*time.Millisecond, false
 	for {
-		conn, err := dial(ctx)
-		if err != nil {
-			if !connected || errors.Is(err, errRefused) || ctx.Err() != nil {
+		if err := client.Connect(ctx); err != nil {
+			if !connected || errors.Is(err, wsclient.ErrRefused) || ctx.Err() != nil {
 				return err
 			}
 			fmt.Fprintf(out, "\n(%v; retrying in %s)\n", err, backoff)
@@ -165,7 +139,7 @@ func chat(ctx context.Context, dial func(context.Context) (*websocket.Conn, erro
 			continue
 		}
 		backoff = 100 * time.Millisecond
-		err = s.serve(ctx, conn, lines, connected)
+		err := s.serve(ctx, lines, connected)
 		if !errors.Is(err, errDisconnected) {
 			return err
 		}
@@ -178,40 +152,37 @@ func chat(ctx context.Context, dial func(context.Context) (*websocket.Conn, erro
 // not acked, then writes each line as a frame. It returns nil once the
 // input ended and every frame was acked, errDisconnected when the socket
 // dropped.
-func (s *chatSession) serve(ctx context.Context, conn *websocket.Conn, lines <-chan string, again bool) error {
+func (s *chatSession) serve(ctx context.Context, lines <-chan string, again bool) error {
 	dead := make(chan struct{})
-	go func() { defer close(dead); s.read(ctx, conn) }()
-	defer func() { conn.CloseNow(); <-dead }()
-	write := func(b []byte) error {
-		if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return errDisconnected
+	frames := s.client.Frames()
+	go func() {
+		defer close(dead)
+		for f := range frames {
+			s.show(f)
 		}
-		return nil
+	}()
+	defer func() { s.client.Close(); <-dead }()
+	failed := func(err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errDisconnected
 	}
 	if again {
 		s.mu.Lock()
-		after, resend := s.lastSeq, append([]sentFrame(nil), s.unacked...)
-		for i := range s.unacked {
-			s.unacked[i].waiting = false // resent below
-		}
+		clear(s.waiting) // resent below
 		s.mu.Unlock()
-		if after > 0 {
-			b, _ := json.Marshal(contracts.ResumeFrame{Type: contracts.FrameResume, AfterSeq: after})
-			if err := write(b); err != nil {
-				return err
+		if s.client.LastSeq() > 0 {
+			if err := s.client.Resume(ctx); err != nil {
+				return failed(err)
 			}
 		}
-		for _, f := range resend {
-			if err := write(f.data); err != nil {
-				return err
-			}
+		if err := s.client.ResendUnacked(ctx); err != nil {
+			return failed(err)
 		}
 	}
 	for n := 1; ; n++ {
-		if lines == nil && s.allAcked() {
+		if lines == nil && s.client.Unacked() == 0 {
 			return nil
 		}
 		select {
@@ -221,9 +192,9 @@ func (s *chatSession) serve(ctx context.Context, conn *websocket.Conn, lines <-c
 			return errDisconnected
 		case <-s.acked:
 		case id := <-s.due:
-			if data := s.takeDue(id); data != nil {
-				if err := write(data); err != nil {
-					return err
+			if s.takeDue(id) {
+				if _, err := s.client.Resend(ctx, id); err != nil {
+					return failed(err)
 				}
 			}
 		case text, ok := <-lines:
@@ -236,49 +207,35 @@ func (s *chatSession) serve(ctx context.Context, conn *websocket.Conn, lines <-c
 				fmt.Fprint(s.out, "> ")
 				continue
 			}
-			f := s.frame(text, n)
-			s.mu.Lock()
-			s.unacked = append(s.unacked, f)
-			s.mu.Unlock()
-			if err := write(f.data); err != nil {
-				return err
+			if err := s.send(ctx, text, n); err != nil {
+				return failed(err)
 			}
 		}
 	}
 }
 
-// frame builds the frame for a typed line: a decision on the newest
+// send writes the frame for a typed line: a decision on the newest
 // proposal for yes or no while one waits, a message otherwise. Each has
 // an id of its own, which a resend keeps.
-func (s *chatSession) frame(text string, n int) sentFrame {
+func (s *chatSession) send(ctx context.Context, text string, n int) error {
 	id := fmt.Sprintf("m%d-%d", time.Now().UnixNano(), n)
-	var frame any = contracts.MessageFrame{Type: contracts.FrameMessage, ID: id, ConversationID: s.conversation, Text: text, Timezone: s.tz}
 	if d := decision(text); d != "" {
 		select {
 		case p := <-s.proposals:
-			frame = contracts.ConfirmFrame{Type: contracts.FrameConfirm, ID: id, ConversationID: s.conversation, ProposalID: p, Decision: d}
+			return s.client.SendConfirm(ctx, contracts.ConfirmFrame{ID: id, ConversationID: s.conversation, ProposalID: p, Decision: d})
 		default:
 		}
 	}
-	b, _ := json.Marshal(frame)
-	return sentFrame{id: id, data: b}
+	return s.client.SendMessage(ctx, contracts.MessageFrame{ID: id, ConversationID: s.conversation, Text: text, Timezone: s.tz})
 }
 
-func (s *chatSession) allAcked() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.unacked) == 0
-}
-
-// answered drops the frame id from the unacked ones.
+// answered notes that frame id needs nothing more: acked (the client
+// dropped it already), or refused and given up.
 func (s *chatSession) answered(id string) {
+	s.client.Forget(id)
 	s.mu.Lock()
-	for i, f := range s.unacked {
-		if f.id == id {
-			s.unacked = append(s.unacked[:i:i], s.unacked[i+1:]...)
-			break
-		}
-	}
+	delete(s.tries, id)
+	delete(s.waiting, id)
 	s.mu.Unlock()
 	select {
 	case s.acked <- struct{}{}:
@@ -292,90 +249,67 @@ func (s *chatSession) answered(id string) {
 // same id, after a back-off; after notQueuedTries answers the person is
 // told. It reports whether the frame will be sent again.
 func (s *chatSession) notQueued(id string) bool {
+	if !s.client.Pending(id) {
+		return false
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := range s.unacked {
-		f := &s.unacked[i]
-		if f.id != id {
-			continue
-		}
-		if f.tries++; f.tries >= notQueuedTries {
-			return false
-		}
-		wait := min(notQueuedBackoff<<(f.tries-1), 8*time.Second)
-		f.waiting = true
-		fmt.Fprintf(s.out, "\n(not queued yet; sending it again in %s)\n", wait)
-		time.AfterFunc(wait, func() {
-			select {
-			case s.due <- id:
-			case <-s.ended:
-			}
-		})
-		return true
+	if s.tries[id]++; s.tries[id] >= notQueuedTries {
+		return false
 	}
-	return false
+	wait := min(notQueuedBackoff<<(s.tries[id]-1), 8*time.Second)
+	s.waiting[id] = true
+	fmt.Fprintf(s.out, "\n(not queued yet; sending it again in %s)\n", wait)
+	time.AfterFunc(wait, func() {
+		select {
+		case s.due <- id:
+		case <-s.ended:
+		}
+	})
+	return true
 }
 
-// takeDue returns the frame id to send again, or nil when it needs no
-// resend any more (acked meanwhile, or resent by a reconnect).
-func (s *chatSession) takeDue(id string) []byte {
+// takeDue reports whether frame id is still to be sent again: not acked
+// meanwhile, nor resent by a reconnect.
+func (s *chatSession) takeDue(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := range s.unacked {
-		if f := &s.unacked[i]; f.id == id && f.waiting {
-			f.waiting = false
-			return f.data
-		}
-	}
-	return nil
+	due := s.waiting[id]
+	delete(s.waiting, id)
+	return due
 }
 
-// read prints the socket's frames until it fails.
-func (s *chatSession) read(ctx context.Context, conn *websocket.Conn) {
+// show prints one frame of the socket.
+func (s *chatSession) show(f contracts.ServerFrame) {
 	out := s.out
-	for {
-		_, data, err := conn.Read(ctx)
-		if err != nil {
+	switch {
+	case f.Type == contracts.FrameAck && f.Ack != nil:
+		s.answered(f.Ack.ID)
+	case f.Type == contracts.FrameAnswer && f.Answer != nil:
+		fmt.Fprintf(out, "\npurser: %s\n> ", f.Answer.Content)
+	case f.Type == contracts.FrameClarify && f.Clarify != nil:
+		fmt.Fprintf(out, "\npurser asks: %s\n> ", f.Clarify.Question)
+	case f.Type == contracts.FrameProposal && f.Proposal != nil:
+		fmt.Fprintf(out, "\npurser proposes: %s (yes/no)\n> ", f.Proposal.Summary)
+		select {
+		case s.proposals <- f.Proposal.ProposalID:
+		default:
+		}
+	case f.Type == contracts.FrameToolStart && f.Tool != nil:
+		fmt.Fprintf(out, "  … %s\n", f.Tool.Tool)
+	case f.Type == contracts.FrameNotification && f.Notification != nil:
+		fmt.Fprintf(out, "\n[notification] %s\n> ", f.Notification.Body)
+	case f.Type == contracts.FrameError && f.Error != nil:
+		if f.Error.ID != "" && f.Error.Code == contracts.ErrCodeUnavailable && s.notQueued(f.Error.ID) {
 			return
 		}
-		var f contracts.ServerFrame
-		if json.Unmarshal(data, &f) != nil {
-			continue
+		// Any other error naming a frame answers it: the server
+		// refused it (invalid, rate limited), and resending would
+		// not help.
+		if f.Error.ID != "" {
+			s.answered(f.Error.ID)
 		}
-		if f.Seq > 0 {
-			s.mu.Lock()
-			s.lastSeq = max(s.lastSeq, f.Seq)
-			s.mu.Unlock()
-		}
-		switch {
-		case f.Type == contracts.FrameAck && f.Ack != nil:
-			s.answered(f.Ack.ID)
-		case f.Type == contracts.FrameAnswer && f.Answer != nil:
-			fmt.Fprintf(out, "\npurser: %s\n> ", f.Answer.Content)
-		case f.Type == contracts.FrameClarify && f.Clarify != nil:
-			fmt.Fprintf(out, "\npurser asks: %s\n> ", f.Clarify.Question)
-		case f.Type == contracts.FrameProposal && f.Proposal != nil:
-			fmt.Fprintf(out, "\npurser proposes: %s (yes/no)\n> ", f.Proposal.Summary)
-			select {
-			case s.proposals <- f.Proposal.ProposalID:
-			default:
-			}
-		case f.Type == contracts.FrameToolStart && f.Tool != nil:
-			fmt.Fprintf(out, "  … %s\n", f.Tool.Tool)
-		case f.Type == contracts.FrameNotification && f.Notification != nil:
-			fmt.Fprintf(out, "\n[notification] %s\n> ", f.Notification.Body)
-		case f.Type == contracts.FrameError && f.Error != nil:
-			if f.Error.ID != "" && f.Error.Code == contracts.ErrCodeUnavailable && s.notQueued(f.Error.ID) {
-				continue
-			}
-			// Any other error naming a frame answers it: the server
-			// refused it (invalid, rate limited), and resending would
-			// not help.
-			if f.Error.ID != "" {
-				s.answered(f.Error.ID)
-			}
-			fmt.Fprintf(out, "\nerror: %s\n> ", f.Error.Message)
-		}
+		fmt.Fprintf(out, "\nerror: %s\n> ", f.Error.Message)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/wsclient"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -127,7 +128,7 @@ func startChat(t *testing.T) (s *socketScript, typed *io.PipeWriter, printed fun
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	done = make(chan error, 1)
-	go func() { done <- chat(ctx, dialer(s.url, "tok"), in, out, "c1", "UTC") }()
+	go func() { done <- chat(ctx, chatClient(s.url, "tok"), in, out, "c1", "UTC") }()
 	return s, typed, printed, done
 }
 
@@ -202,7 +203,7 @@ func TestChatDecisionCarriesAnID(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	out := &lockedWriter{w: &strings.Builder{}}
-	go func() { done <- chat(ctx, dialer(s.url, "tok"), in, out, "c1", "UTC") }()
+	go func() { done <- chat(ctx, chatClient(s.url, "tok"), in, out, "c1", "UTC") }()
 	c := s.next()
 	at := time.Now().UTC()
 	writeFrame(t, c, contracts.ServerFrame{Type: contracts.FrameProposal, Seq: 1, ConversationID: "c1", TurnID: "t1", At: at,
@@ -227,8 +228,8 @@ func TestChatDecisionCarriesAnID(t *testing.T) {
 // A server that refuses the token is not dialled again and again.
 func TestChatStopsWhenTheTokenIsRefused(t *testing.T) {
 	s := newSocketScript(t)
-	err := chat(context.Background(), dialer(s.url, "not-the-token"), strings.NewReader("hi\n"), io.Discard, "c1", "UTC")
-	if !errors.Is(err, errRefused) || !strings.Contains(err.Error(), "401") {
+	err := chat(context.Background(), chatClient(s.url, "not-the-token"), strings.NewReader("hi\n"), io.Discard, "c1", "UTC")
+	if !errors.Is(err, wsclient.ErrRefused) || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("chat with a refused token = %v", err)
 	}
 }

@@ -17,8 +17,6 @@ import (
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/store"
-	"github.com/purser-ai/purser/services/toolrunner/mailbox"
-	"github.com/purser-ai/purser/services/toolrunner/statements"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -60,12 +58,12 @@ func newRoot(getenv func(string) string, stdout, stderr io.Writer) *cobra.Comman
 	root.AddCommand(streamsCmd(&cfg, stdout))
 	root.AddCommand(benchCmd(&cfg, stdout, stderr))
 	root.AddCommand(&cobra.Command{
-		Use:    "import-worker",
+		Use:    app.ImportWorkerCommand,
 		Short:  "Parse one statement from stdin under sandbox limits (started by the toolrunner)",
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return statements.ServeWorker(os.Stdin, stdout)
+			return app.ServeImportWorker(os.Stdin, stdout)
 		},
 	})
 	root.AddCommand(&cobra.Command{
@@ -155,7 +153,7 @@ func mailTokenCmd(cfg *config.Config, stdout io.Writer) *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			if err := (mailbox.StoredTokens{Store: st, Key: key}).Put(cmd.Context(), tenant, user, &tok); err != nil {
+			if err := app.PutMailToken(cmd.Context(), st, key, tenant, user, &tok); err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "Gmail token stored for %s/%s\n", tenant, user)

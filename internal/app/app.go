@@ -121,7 +121,7 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		}
 		// Statements are parsed in a sandboxed child process, for imports
 		// and for the previews a search shows before the yes.
-		parser := statements.Parser{Sandbox: &statements.Sandbox{Command: []string{exe, "import-worker"}}}
+		parser := statements.Parser{Sandbox: &statements.Sandbox{Command: []string{exe, ImportWorkerCommand}}}
 		all := append(toolrunner.Catalog(), toolrunner.MailTools(mail, &toolrunner.Previewer{Parser: parser, Hints: toolrunner.StatementHints(d.store)})...)
 		tools := toolrunner.Select(all, d.cfg.Tools)
 		if len(tools) == 0 {

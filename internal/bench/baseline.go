@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -174,7 +175,7 @@ func StartBaseline(modelLatency time.Duration) (*Baseline, error) {
 }
 
 func (b *Baseline) serveSocket(ctx context.Context, js jetstream.JetStream, w http.ResponseWriter, r *http.Request) {
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"purser.v1"}})
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{auth.Subprotocol}})
 	if err != nil {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/bench"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/orchestrator"
@@ -103,7 +104,7 @@ func TestStubModelDecidesTheBenchTurns(t *testing.T) {
 func TestRefusedFrameCountsAsAnErrorAtOnce(t *testing.T) {
 	var refused atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"purser.v1"}})
+		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{auth.Subprotocol}})
 		if err != nil {
 			return
 		}

@@ -2,19 +2,16 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/coder/websocket"
-
+	"github.com/purser-ai/purser/internal/wsclient"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -40,9 +37,9 @@ type Options struct {
 	Ramp     time.Duration         // users connect spread over this
 	Mix      []Kind                // turns each user goes through in turn
 	Progress func(p Progress)      // called every second or so; may be nil
-	Dial     func(ctx context.Context, url string, opts *websocket.DialOptions) (*websocket.Conn, *http.Response, error)
-	Timeout  time.Duration // one turn's limit, default 60 s
-	Label    string        // names conversations apart between runs
+	Dial     wsclient.DialFunc     // default websocket.Dial
+	Timeout  time.Duration         // one turn's limit, default 60 s
+	Label    string                // names conversations apart between runs
 }
 
 // Progress is a running count.
@@ -118,9 +115,6 @@ func (r *recorder) fail(err error) {
 // Run drives opts.Users users until opts.Duration is over and every
 // user's last turn ended (or timed out).
 func Run(ctx context.Context, opts Options) (Result, error) {
-	if opts.Dial == nil {
-		opts.Dial = websocket.Dial
-	}
 	if opts.Timeout == 0 {
 		opts.Timeout = time.Minute
 	}
@@ -193,41 +187,17 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 
 // user is one person: connect, then turns with pauses until stopAt.
 func user(ctx context.Context, opts Options, i int, stopAt time.Time, rec *recorder) error {
-	header := http.Header{}
-	if tok := opts.Token(i); tok != "" {
-		header.Set("Authorization", "Bearer "+tok)
-	}
+	client := wsclient.New(wsclient.Config{URL: opts.URL, Token: opts.Token(i), Dial: opts.Dial})
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	conn, _, err := opts.Dial(dctx, opts.URL, &websocket.DialOptions{HTTPHeader: header, Subprotocols: []string{"purser.v1"}})
+	err := client.Connect(dctx)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
-	defer conn.CloseNow()
-	conn.SetReadLimit(1 << 20)
+	defer client.Close()
 	rec.connected.Add(1)
-	frames := make(chan contracts.ServerFrame, 64)
-	rctx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() {
-		defer close(frames)
-		for {
-			_, data, err := conn.Read(rctx)
-			if err != nil {
-				return
-			}
-			var f contracts.ServerFrame
-			if json.Unmarshal(data, &f) == nil {
-				select {
-				case frames <- f:
-				case <-rctx.Done():
-					return
-				}
-			}
-		}
-	}()
 	conv := fmt.Sprintf("%s-u%d", opts.Label, i)
-	u := &session{conn: conn, frames: frames, conv: conv, timeout: opts.Timeout, rec: rec}
+	u := &session{client: client, frames: client.Frames(), conv: conv, timeout: opts.Timeout, rec: rec}
 	for n := 0; time.Now().Before(stopAt) && ctx.Err() == nil; n++ {
 		kind := opts.Mix[(i+n)%len(opts.Mix)]
 		id := fmt.Sprintf("%s-%d", conv, n)
@@ -239,8 +209,8 @@ func user(ctx context.Context, opts Options, i int, stopAt time.Time, rec *recor
 		case KindAdd:
 			f, ok := u.turn(ctx, message(id, conv, "add coffee £3.50"), contracts.FrameProposal)
 			if ok && f.Proposal != nil {
-				u.turn(ctx, map[string]any{"type": "confirm", "id": id + "-yes", "conversation_id": conv,
-					"proposal_id": f.Proposal.ProposalID, "decision": "approve"}, contracts.FrameAnswer)
+				u.turn(ctx, outgoing{confirm: &contracts.ConfirmFrame{ID: id + "-yes", ConversationID: conv,
+					ProposalID: f.Proposal.ProposalID, Decision: "approve"}}, contracts.FrameAnswer)
 			}
 		}
 		if opts.Pause > 0 {
@@ -253,30 +223,51 @@ func user(ctx context.Context, opts Options, i int, stopAt time.Time, rec *recor
 	return nil
 }
 
-func message(id, conv, text string) map[string]any {
-	return map[string]any{"type": "message", "id": id, "conversation_id": conv, "text": text, "timezone": "UTC"}
+// outgoing is the frame that starts a turn: a message or a decision.
+type outgoing struct {
+	message *contracts.MessageFrame
+	confirm *contracts.ConfirmFrame
+}
+
+func message(id, conv, text string) outgoing {
+	return outgoing{message: &contracts.MessageFrame{ID: id, ConversationID: conv, Text: text, Timezone: "UTC"}}
+}
+
+func (o outgoing) id() string {
+	if o.message != nil {
+		return o.message.ID
+	}
+	return o.confirm.ID
 }
 
 type session struct {
 	maxSeq  int64 // frames at or below it were seen: a redelivered copy is skipped
-	conn    *websocket.Conn
+	client  *wsclient.Client
 	frames  <-chan contracts.ServerFrame
 	conv    string
 	timeout time.Duration
 	rec     *recorder
 }
 
+// send writes frame once: the bench measures, it does not retry.
+func (s *session) send(ctx context.Context, frame outgoing) error {
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if frame.message != nil {
+		return s.client.SendMessage(wctx, *frame.message)
+	}
+	return s.client.SendConfirm(wctx, *frame.confirm)
+}
+
 // turn sends frame and waits for the frame that ends it: want, or an
 // error. It returns that frame and whether it was want.
-func (s *session) turn(ctx context.Context, frame map[string]any, want string) (contracts.ServerFrame, bool) {
-	b, _ := json.Marshal(frame)
+func (s *session) turn(ctx context.Context, frame outgoing, want string) (contracts.ServerFrame, bool) {
+	id := frame.id()
+	defer s.client.Forget(id) // nothing is sent again
 	s.rec.inFlight.Add(1)
 	defer s.rec.inFlight.Add(-1)
 	start := time.Now()
-	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	err := s.conn.Write(wctx, websocket.MessageText, b)
-	cancel()
-	if err != nil {
+	if err := s.send(ctx, frame); err != nil {
 		s.rec.fail(fmt.Errorf("send: %w", err))
 		return contracts.ServerFrame{}, false
 	}
@@ -290,7 +281,7 @@ func (s *session) turn(ctx context.Context, frame map[string]any, want string) (
 				s.rec.fail(errors.New("connection closed"))
 				return contracts.ServerFrame{}, false
 			}
-			if f.Type == contracts.FrameError && f.Error != nil && f.Error.ID != "" && f.Error.ID == frame["id"] {
+			if f.Type == contracts.FrameError && f.Error != nil && f.Error.ID != "" && f.Error.ID == id {
 				// Refused before it became a turn (a rate limit, a frame
 				// that could not be queued): such errors name the frame,
 				// not the conversation.

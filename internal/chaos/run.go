@@ -73,6 +73,13 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 
 	minter := auth.NewMinter([]byte(c.secret), "purser", "purser", time.Now)
 	users := make([]*user, cfg.Users)
+	defer func() {
+		for _, u := range users {
+			if u != nil {
+				u.client.Close()
+			}
+		}
+	}()
 	for i := range users {
 		id := fmt.Sprintf("u%03d", i)
 		tok, err := minter.Mint("chaos", id, []auth.Role{auth.RoleMember}, 12*time.Hour)

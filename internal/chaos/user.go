@@ -2,18 +2,14 @@ package chaos
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
-
-	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/internal/wsclient"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -31,13 +27,11 @@ type expense struct {
 // of a client: a frame not acked is sent again with the same id, and after
 // a reconnect the socket resumes from the last seq seen.
 type user struct {
-	id, token, url string
-	rng            *rand.Rand
+	id     string
+	client *wsclient.Client
+	rng    *rand.Rand
 
 	mu       sync.Mutex
-	conn     *websocket.Conn
-	frames   chan contracts.ServerFrame
-	lastSeq  int64
 	answers  map[string][]int64 // turn id -> seqs of its terminal frames
 	expenses map[int64]*expense
 	deleted  map[int64]bool
@@ -49,26 +43,20 @@ type user struct {
 }
 
 func newUser(id, token, ingress string, seed uint64) *user {
-	return &user{id: id, token: token, url: "ws://" + ingress + "/v1/ws", rng: rand.New(rand.NewPCG(seed, 7)),
-		answers: map[string][]int64{}, expenses: map[int64]*expense{}, deleted: map[int64]bool{}}
+	return &user{id: id, client: wsclient.New(wsclient.Config{URL: "ws://" + ingress + "/v1/ws", Token: token, Buffer: 256}),
+		rng: rand.New(rand.NewPCG(seed, 7)), answers: map[string][]int64{}, expenses: map[int64]*expense{}, deleted: map[int64]bool{}}
 }
 
 // connect (re)opens the socket and resumes after the last seq seen.
 func (u *user) connect(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
 		dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		conn, _, err := websocket.Dial(dctx, u.url, &websocket.DialOptions{
-			HTTPHeader: http.Header{"Authorization": []string{"Bearer " + u.token}}, Subprotocols: []string{auth.Subprotocol}})
+		err := u.client.Connect(dctx)
 		cancel()
 		if err == nil {
-			conn.SetReadLimit(1 << 20)
-			frames := make(chan contracts.ServerFrame, 256)
-			u.mu.Lock()
-			u.conn, u.frames = conn, frames
-			after := u.lastSeq
-			u.mu.Unlock()
-			go u.read(ctx, conn, frames)
-			return u.write(ctx, fmt.Sprintf(`{"type":"resume","after_seq":%d}`, after))
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			return u.client.Resume(wctx)
 		}
 		if ctx.Err() != nil || attempt > 300 {
 			return fmt.Errorf("%s: connect: %w", u.id, err)
@@ -77,46 +65,14 @@ func (u *user) connect(ctx context.Context) error {
 	}
 }
 
-func (u *user) read(ctx context.Context, conn *websocket.Conn, out chan<- contracts.ServerFrame) {
-	defer close(out)
-	for {
-		_, data, err := conn.Read(ctx)
-		if err != nil {
-			return
-		}
-		var f contracts.ServerFrame
-		if json.Unmarshal(data, &f) != nil {
-			continue
-		}
-		u.mu.Lock()
-		if f.Seq > u.lastSeq {
-			u.lastSeq = f.Seq
-		}
-		u.mu.Unlock()
-		select {
-		case out <- f:
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-func (u *user) write(ctx context.Context, frame string) error {
-	u.mu.Lock()
-	conn := u.conn
-	u.mu.Unlock()
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	return conn.Write(wctx, websocket.MessageText, []byte(frame))
-}
-
 var errStuck = errors.New("stuck")
 
-// exchange sends frame (with client id id) until it is acked, then waits
-// for the frame that ends its turn. Frames of other turns are ignored; a
-// terminal frame seen again under the same seq (a replay) is not counted
-// twice.
-func (u *user) exchange(ctx context.Context, id, frame string, limit time.Duration) (contracts.ServerFrame, error) {
+// exchange sends frame until it is acked, then waits for the frame that
+// ends its turn. Frames of other turns are ignored; a terminal frame seen
+// again under the same seq (a replay) is not counted twice.
+func (u *user) exchange(ctx context.Context, frame outgoing, limit time.Duration) (contracts.ServerFrame, error) {
+	id := frame.id()
+	defer u.client.Forget(id) // acked, or given up as stuck
 	deadline := time.Now().Add(limit)
 	turnID := ""
 	resend := time.Now()
@@ -130,7 +86,7 @@ func (u *user) exchange(ctx context.Context, id, frame string, limit time.Durati
 	}
 	for time.Now().Before(deadline) {
 		if turnID == "" && !time.Now().Before(resend) {
-			if err := u.write(ctx, frame); err != nil {
+			if err := u.send(ctx, frame); err != nil {
 				note("write failed: %v; reconnecting", err)
 				if err := u.connect(ctx); err != nil {
 					return contracts.ServerFrame{}, err
@@ -140,13 +96,10 @@ func (u *user) exchange(ctx context.Context, id, frame string, limit time.Durati
 			note("sent %s", id)
 			resend = time.Now().Add(5 * time.Second)
 		}
-		u.mu.Lock()
-		frames := u.frames
-		u.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return contracts.ServerFrame{}, ctx.Err()
-		case f, ok := <-frames:
+		case f, ok := <-u.client.Frames():
 			if !ok { // the socket dropped: reconnect, resume, resend if unacked
 				note("socket closed; reconnecting")
 				if err := u.connect(ctx); err != nil {
@@ -185,6 +138,29 @@ func (u *user) exchange(ctx context.Context, id, frame string, limit time.Durati
 		}
 	}
 	return contracts.ServerFrame{}, fmt.Errorf("%w; the client saw:\n      %s", errStuck, strings.Join(trail, "\n      "))
+}
+
+// outgoing is the one frame an exchange sends: a message or a decision.
+type outgoing struct {
+	message *contracts.MessageFrame
+	confirm *contracts.ConfirmFrame
+}
+
+func (o outgoing) id() string {
+	if o.message != nil {
+		return o.message.ID
+	}
+	return o.confirm.ID
+}
+
+// send writes o, or writes it again under its id.
+func (u *user) send(ctx context.Context, o outgoing) error {
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if o.message != nil {
+		return u.client.SendMessage(wctx, *o.message)
+	}
+	return u.client.SendConfirm(wctx, *o.confirm)
 }
 
 func isTerminal(typ string) bool {
@@ -247,8 +223,7 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 		text = fmt.Sprintf("delete expense %d", target)
 	}
 	mid := fmt.Sprintf("%s-%d-m", u.id, k)
-	msg, _ := json.Marshal(map[string]string{"type": "message", "id": mid, "conversation_id": conv, "text": text})
-	p, err := u.exchange(ctx, mid, string(msg), limit)
+	p, err := u.exchange(ctx, outgoing{message: &contracts.MessageFrame{ID: mid, ConversationID: conv, Text: text}}, limit)
 	if err != nil {
 		u.record(start, fmt.Sprintf("%s turn %d (%s): %v", u.id, k, text, err), true)
 		return
@@ -258,8 +233,7 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 		return
 	}
 	cid := fmt.Sprintf("%s-%d-c", u.id, k)
-	confirm, _ := json.Marshal(map[string]string{"type": "confirm", "id": cid, "conversation_id": conv, "proposal_id": p.Proposal.ProposalID, "decision": "approve"})
-	a, err := u.exchange(ctx, cid, string(confirm), limit)
+	a, err := u.exchange(ctx, outgoing{confirm: &contracts.ConfirmFrame{ID: cid, ConversationID: conv, ProposalID: p.Proposal.ProposalID, Decision: "approve"}}, limit)
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	switch {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -174,15 +173,17 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	return b.Buffer.Write(p)
 }
 
-// TestHookEnv names a test-only hook the worker honours before parsing:
-// "spin" burns CPU forever, "alloc" allocates without bound, "crash"
-// exits at once. Only tests set it; it is read from the worker's own
-// environment, which a file cannot reach.
-const TestHookEnv = "PURSER_STATEMENTS_TEST_HOOK"
-
 // ServeWorker is the worker: it limits itself, reads one request from r,
 // parses, and writes the reply to w.
 func ServeWorker(r io.Reader, w io.Writer) error {
+	return serveWorker(r, w, parseRequest)
+}
+
+// serveWorker is ServeWorker with its parser passed in: parse runs once
+// the worker is confined and limited, so a test can stand a hostile
+// parser in its place (one that spins, allocates or crashes) and see the
+// limits stop it. Nothing that ships passes anything but parseRequest.
+func serveWorker(r io.Reader, w io.Writer, parse func(request) reply) error {
 	vm := vmSize() // /proc is closed after confine
 	if note, err := confine(); err != nil {
 		return fmt.Errorf("worker: %w", err)
@@ -211,33 +212,16 @@ func ServeWorker(r io.Reader, w io.Writer) error {
 			}
 		}
 	}
-	switch os.Getenv(TestHookEnv) {
-	case "spin":
-		for i := 0; ; i++ {
-			_ = strconv.Itoa(i)
-		}
-	case "alloc":
-		var hog [][]byte
-		for {
-			b := make([]byte, 64<<20)
-			for i := 0; i < len(b); i += 4096 {
-				b[i] = 1 // touch every page
-			}
-			hog = append(hog, b)
-		}
-	case "crash":
-		os.Exit(3)
-	case "escape":
-		return json.NewEncoder(w).Encode(reply{Error: escapeAttempts(os.Getenv(TestHookEnv+"_PATH"), os.Getenv(TestHookEnv+"_ADDR"))})
-	}
+	return json.NewEncoder(w).Encode(parse(req))
+}
+
+// parseRequest parses the statement of req into the worker's reply.
+func parseRequest(req request) reply {
 	res, err := Parse(req.Name, req.Data, req.Options)
-	rep := reply{}
 	if err != nil {
-		rep.Error = err.Error()
-	} else {
-		rep.Result = &res
+		return reply{Error: err.Error()}
 	}
-	return json.NewEncoder(w).Encode(rep)
+	return reply{Result: &res}
 }
 
 // watchRSS kills the worker's process group when its resident memory
@@ -285,42 +269,4 @@ func vmSize() int64 {
 	}
 	pages, _ := strconv.ParseInt(f[0], 10, 64)
 	return pages * int64(os.Getpagesize())
-}
-
-// escapeAttempts is the "escape" test hook: what a hostile parser would
-// try after confinement, each reported as "open" or "denied".
-func escapeAttempts(path, addr string) string {
-	var out []string
-	try := func(what string, err error) {
-		if err == nil {
-			out = append(out, what+"=open")
-		} else {
-			out = append(out, what+"=denied")
-		}
-	}
-	_, err := os.ReadFile("/etc/passwd")
-	try("passwd", err)
-	_, err = os.ReadFile(path)
-	try("file", err)
-	f, err := os.Create(path + ".new")
-	if err == nil {
-		f.Close()
-	}
-	try("create", err)
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err == nil {
-		c.Close()
-	}
-	try("tcp", err)
-	u, err := net.Dial("udp", "127.0.0.1:53")
-	if err == nil {
-		u.Close()
-	}
-	try("udp", err)
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err == nil {
-		syscall.Close(fd)
-	}
-	try("socket", err)
-	return strings.Join(out, " ")
 }

@@ -7,18 +7,26 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
 const workerEnv = "PURSER_STATEMENTS_WORKER"
 
+// hookEnv names the hostile parser the worker plays in place of the real
+// one (see hostileParser). Only this test binary reads it: purser's
+// worker always parses.
+const hookEnv = "PURSER_STATEMENTS_TEST_HOOK"
+
 // TestMain turns the test binary into the sandbox's worker when asked,
-// the way purser runs "purser import-worker".
+// the way purser runs "purser import-worker", with the parser named by
+// hookEnv.
 func TestMain(m *testing.M) {
 	if os.Getenv(workerEnv) == "1" {
-		if err := ServeWorker(os.Stdin, os.Stdout); err != nil {
+		if err := serveWorker(os.Stdin, os.Stdout, hostileParser(os.Getenv(hookEnv))); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
 		}
@@ -27,10 +35,84 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// hostileParser is the parser the worker runs for hook, once confined and
+// limited: "spin" burns CPU forever, "alloc" allocates without bound,
+// "crash" exits at once, "escape" reports what a parser could reach
+// (escapeAttempts); "" is the real parser.
+func hostileParser(hook string) func(request) reply {
+	switch hook {
+	case "spin":
+		return func(request) reply {
+			for i := 0; ; i++ {
+				_ = strconv.Itoa(i)
+			}
+		}
+	case "alloc":
+		return func(request) reply {
+			var hog [][]byte
+			for {
+				b := make([]byte, 64<<20)
+				for i := 0; i < len(b); i += 4096 {
+					b[i] = 1 // touch every page
+				}
+				hog = append(hog, b)
+			}
+		}
+	case "crash":
+		return func(request) reply {
+			os.Exit(3)
+			return reply{}
+		}
+	case "escape":
+		return func(request) reply {
+			return reply{Error: escapeAttempts(os.Getenv(hookEnv+"_PATH"), os.Getenv(hookEnv+"_ADDR"))}
+		}
+	}
+	return parseRequest
+}
+
+// escapeAttempts is what a hostile parser would try after confinement,
+// each reported as "open" or "denied".
+func escapeAttempts(path, addr string) string {
+	var out []string
+	try := func(what string, err error) {
+		if err == nil {
+			out = append(out, what+"=open")
+		} else {
+			out = append(out, what+"=denied")
+		}
+	}
+	_, err := os.ReadFile("/etc/passwd")
+	try("passwd", err)
+	_, err = os.ReadFile(path)
+	try("file", err)
+	f, err := os.Create(path + ".new")
+	if err == nil {
+		f.Close()
+	}
+	try("create", err)
+	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
+	if err == nil {
+		c.Close()
+	}
+	try("tcp", err)
+	u, err := net.Dial("udp", "127.0.0.1:53")
+	if err == nil {
+		u.Close()
+	}
+	try("udp", err)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.Close(fd)
+	}
+	try("socket", err)
+	return strings.Join(out, " ")
+}
+
 func sandbox(hook string) *Sandbox {
 	env := []string{workerEnv + "=1"}
 	if hook != "" {
-		env = append(env, TestHookEnv+"="+hook)
+		env = append(env, hookEnv+"="+hook)
 	}
 	return &Sandbox{Command: []string{os.Args[0]}, Env: env, MaxInput: 1 << 20, CPU: time.Second, Memory: 256 << 20, Wall: 20 * time.Second,
 		Options: Options{DefaultCurrency: "GBP"}}
@@ -153,7 +235,7 @@ func TestSandboxConfinesTheParser(t *testing.T) {
 	}
 	defer ln.Close()
 	s := sandbox("escape")
-	s.Env = append(s.Env, TestHookEnv+"_PATH="+secret, TestHookEnv+"_ADDR="+ln.Addr().String())
+	s.Env = append(s.Env, hookEnv+"_PATH="+secret, hookEnv+"_ADDR="+ln.Addr().String())
 	_, err = s.Parse(context.Background(), "x.csv", []byte("x"))
 	var f *Failure
 	if !errors.As(err, &f) {
