@@ -68,15 +68,16 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	go func() { defer wg.Done(); c.writeLoop(ctx) }()
 	stopPings := c.pings(ctx)
 	defer stopPings()
+	stopHold := func() {}
 	if in.cfg.ResumeWindow > 0 {
 		// The initial hold ends at the first client frame, or here.
 		wg.Add(1)
 		t := time.AfterFunc(in.cfg.ResumeWindow, func() { defer wg.Done(); c.endInitialHold() })
-		defer func() {
+		stopHold = func() {
 			if t.Stop() {
 				wg.Done()
 			}
-		}()
+		}
 	}
 	if !principal.ExpiresAt.IsZero() {
 		t := time.AfterFunc(principal.ExpiresAt.Sub(in.now()), func() { c.closeWith(StatusTokenExpired, "token expired") })
@@ -85,6 +86,7 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	c.readLoop(ctx)
 	c.closeWith(websocket.StatusNormalClosure, "")
 	cancel()
+	stopHold()
 	wg.Wait()
 	in.log.Debug("socket closed", "tenant", c.tenant, "user", c.user, "code", int(c.closeCode))
 }
