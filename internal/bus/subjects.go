@@ -63,33 +63,82 @@ func DLQSubject(service string) (string, error) {
 	return subject("purser.dlq", []string{"service"}, service)
 }
 
-// Requests the notifier answers on core NATS: the ingress, which keeps no
-// database, reads catch-up frames and the inbox through them.
-const (
-	NotifierResume        = "resume"
-	NotifierNotifications = "notifications"
-	NotifierRead          = "read"
-	NotifierTurn          = "turn"
-	NotifierAudit         = "audit"
-	NotifierMatch         = "match"
-	NotifierUserMessage   = "user_message"
-	NotifierConversations = "conversations"
-	NotifierHistory       = "history"
-)
+// NotifierCall is one request the notifier answers on core NATS, on
+// purser.notifier.<Op>.<tenant>.<user>, with its request and reply types:
+// the ingress asks and the notifier answers through the same value, so the
+// two cannot disagree on what a subject carries. Tenant and user come from
+// the subject, which only the ingress names, after authentication.
+type NotifierCall[Req, Rep any] struct {
+	// Op is the subject's third token.
+	Op string
+}
 
-// NotifierOps are every request the notifier answers.
-var NotifierOps = []string{NotifierResume, NotifierNotifications, NotifierRead, NotifierTurn, NotifierAudit, NotifierMatch,
-	NotifierUserMessage, NotifierConversations, NotifierHistory}
+// Subject is purser.notifier.<op>.<tenant>.<user>.
+func (c NotifierCall[Req, Rep]) Subject(tenant, user string) (string, error) {
+	return NotifierSubject(c.Op, tenant, user)
+}
+
+// Wildcard is purser.notifier.<op>.*.*, what the notifier serves.
+func (c NotifierCall[Req, Rep]) Wildcard() string { return "purser.notifier." + c.Op + ".*.*" }
+
+// Parse reads the tenant and user of one of this call's subjects.
+func (c NotifierCall[Req, Rep]) Parse(subject string) (tenant, user string, err error) {
+	return ParseNotifierSubject(c.Op, subject)
+}
+
+// The requests the notifier answers: the ingress, which keeps no
+// database, reads catch-up frames, turns, history and the inbox through
+// them, and has the user's own messages stored.
+
+// NotifierResume asks for a page of stored frames after a seq.
+func NotifierResume() NotifierCall[contracts.ResumeRequest, contracts.ResumeReply] {
+	return NotifierCall[contracts.ResumeRequest, contracts.ResumeReply]{Op: "resume"}
+}
+
+// NotifierNotifications lists the inbox.
+func NotifierNotifications() NotifierCall[contracts.NotificationsRequest, contracts.NotificationsReply] {
+	return NotifierCall[contracts.NotificationsRequest, contracts.NotificationsReply]{Op: "notifications"}
+}
+
+// NotifierMarkRead marks one notification read.
+func NotifierMarkRead() NotifierCall[contracts.MarkReadRequest, contracts.MarkReadReply] {
+	return NotifierCall[contracts.MarkReadRequest, contracts.MarkReadReply]{Op: "read"}
+}
+
+// NotifierTurnFrames asks for the stored frames of one turn.
+func NotifierTurnFrames() NotifierCall[contracts.TurnFramesRequest, contracts.TurnFramesReply] {
+	return NotifierCall[contracts.TurnFramesRequest, contracts.TurnFramesReply]{Op: "turn"}
+}
+
+// NotifierAudit asks for the tenant's audit log.
+func NotifierAudit() NotifierCall[contracts.AuditRequest, contracts.AuditReply] {
+	return NotifierCall[contracts.AuditRequest, contracts.AuditReply]{Op: "audit"}
+}
+
+// NotifierMatch finds the pending proposal that restates a call.
+func NotifierMatch() NotifierCall[contracts.MatchRequest, contracts.MatchReply] {
+	return NotifierCall[contracts.MatchRequest, contracts.MatchReply]{Op: "match"}
+}
+
+// NotifierUserMessage stores and delivers the user's own message.
+func NotifierUserMessage() NotifierCall[contracts.UserMessageRequest, contracts.UserMessageReply] {
+	return NotifierCall[contracts.UserMessageRequest, contracts.UserMessageReply]{Op: "user_message"}
+}
+
+// NotifierConversations lists the user's conversations.
+func NotifierConversations() NotifierCall[contracts.ConversationsRequest, contracts.ConversationsReply] {
+	return NotifierCall[contracts.ConversationsRequest, contracts.ConversationsReply]{Op: "conversations"}
+}
+
+// NotifierHistory asks for a page of one conversation's frames.
+func NotifierHistory() NotifierCall[contracts.HistoryRequest, contracts.HistoryReply] {
+	return NotifierCall[contracts.HistoryRequest, contracts.HistoryReply]{Op: "history"}
+}
 
 // NotifierSubject is purser.notifier.<op>.<tenant>.<user>, on core NATS.
-// Tenant and user come from the subject, which only the ingress names,
-// after authentication.
 func NotifierSubject(op, tenant, user string) (string, error) {
 	return subject("purser.notifier", []string{"op", "tenant", "user"}, op, tenant, user)
 }
-
-// NotifierWildcard is purser.notifier.<op>.*.*, what the notifier serves.
-func NotifierWildcard(op string) string { return "purser.notifier." + op + ".*.*" }
 
 // CheckIdentity refuses, as a permanent error, a message whose subject is
 // not the one its payload's identity maps to (want, from one of the

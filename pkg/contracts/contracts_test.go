@@ -28,6 +28,8 @@ func goldens() map[string]struct {
 	fresh func() any
 } {
 	total := int64(2)
+	// frame42 is a stored frame as the notifier's replies carry it.
+	frame42 := json.RawMessage(`{"type":"answer","seq":42,"conversation_id":"c1","turn_id":"t1","at":"2026-11-22T09:30:00Z","answer":{"turn_id":"t1","content":"You spent £12.50 this month."}}`)
 	return map[string]struct {
 		value any
 		fresh func() any
@@ -51,6 +53,63 @@ func goldens() map[string]struct {
 		"frame_answer":  {&ServerFrame{Type: FrameAnswer, Seq: 42, ConversationID: "c1", TurnID: "t1", At: sentAt, Answer: &Answer{TurnID: "t1", Content: "You spent £12.50 this month."}}, func() any { return new(ServerFrame) }},
 		"frame_token":   {&ServerFrame{Type: FrameToken, ConversationID: "c1", TurnID: "t1", At: sentAt, Token: &TokenBody{Text: "You spent", Index: 0}}, func() any { return new(ServerFrame) }},
 		"frame_error":   {&ServerFrame{Type: FrameError, At: sentAt, Error: &ErrorBody{Code: ErrCodeBadFrame, Message: "conversation_id: must be 1-64 letters, digits, '_' or '-'", ID: "m3"}}, func() any { return new(ServerFrame) }},
+
+		// The notifier's requests and replies, one pair per op.
+		"inbox_resume_request":        {&ResumeRequest{AfterSeq: 41, Limit: 200}, func() any { return new(ResumeRequest) }},
+		"inbox_resume_reply":          {&ResumeReply{Frames: []json.RawMessage{frame42}, More: true}, func() any { return new(ResumeReply) }},
+		"inbox_notifications_request": {&NotificationsRequest{Unread: true, Limit: 50}, func() any { return new(NotificationsRequest) }},
+		"inbox_notifications_reply":   {&NotificationsReply{Notifications: []Notification{{ID: "n1", Kind: "import_completed", Title: "Imported 12 transactions", CreatedAt: sentAt, Read: true}}}, func() any { return new(NotificationsReply) }},
+		"inbox_read_request":          {&MarkReadRequest{ID: "n1"}, func() any { return new(MarkReadRequest) }},
+		"inbox_read_reply":            {&MarkReadReply{InboxFailure{Error: &InboxError{Code: InboxNotFound, Message: "no such notification"}}}, func() any { return new(MarkReadReply) }},
+		"inbox_turn_request":          {&TurnFramesRequest{TurnID: "t1"}, func() any { return new(TurnFramesRequest) }},
+		"inbox_turn_reply":            {&TurnFramesReply{Frames: []json.RawMessage{frame42}}, func() any { return new(TurnFramesReply) }},
+		"inbox_audit_request":         {&AuditRequest{Limit: 50}, func() any { return new(AuditRequest) }},
+		"inbox_audit_reply":           {&AuditReply{Audit: []AuditEntry{{ID: "a1", UserID: "demo", Tool: ToolAddExpense, CallID: "t1-s1-c0", Outcome: "ok", Args: json.RawMessage(`{"item":"lunch","amount":"12.50"}`), DurationMS: 3, CreatedAt: sentAt}}}, func() any { return new(AuditReply) }},
+		"inbox_match_request":         {&MatchRequest{ConversationID: "c1", Tool: ToolDeleteExpense, Args: json.RawMessage(`{"id":3}`)}, func() any { return new(MatchRequest) }},
+		"inbox_match_reply":           {&MatchReply{ProposalID: "p1"}, func() any { return new(MatchReply) }},
+		"inbox_user_message_request":  {&UserMessageRequest{TurnID: "t1", ConversationID: "c1", ID: "m1", Text: "what did I spend this month?"}, func() any { return new(UserMessageRequest) }},
+		"inbox_user_message_reply":    {&UserMessageReply{Seen: true}, func() any { return new(UserMessageReply) }},
+		"inbox_conversations_request": {&ConversationsRequest{Limit: 50}, func() any { return new(ConversationsRequest) }},
+		"inbox_conversations_reply":   {&ConversationsReply{Conversations: []ConversationSummary{{ID: "c1", Title: "what did I spend this month?", CreatedAt: sentAt, UpdatedAt: sentAt.Add(time.Minute)}}}, func() any { return new(ConversationsReply) }},
+		"inbox_history_request":       {&HistoryRequest{ConversationID: "c1", BeforeSeq: 43, Limit: 50}, func() any { return new(HistoryRequest) }},
+		"inbox_history_reply":         {&HistoryReply{Frames: []json.RawMessage{frame42}}, func() any { return new(HistoryReply) }},
+	}
+}
+
+// The notifier's requests are decoded like every message: unknown fields,
+// another op's fields and missing names are refused.
+func TestInboxRequestsReject(t *testing.T) {
+	tests := []struct {
+		name      string
+		give      string
+		into      any
+		wantField string
+	}{
+		{"unknown field", `{"after":1}`, new(ResumeRequest), "after"},
+		{"another op's field", `{"after_seq":1,"unread":true}`, new(ResumeRequest), "unread"},
+		{"negative seq", `{"after_seq":-1}`, new(ResumeRequest), "after_seq"},
+		{"page too large", `{"limit":1001}`, new(NotificationsRequest), "limit"},
+		{"read without id", `{}`, new(MarkReadRequest), "id"},
+		{"read of a dotted id", `{"id":"n.1"}`, new(MarkReadRequest), "id"},
+		{"turn without id", `{}`, new(TurnFramesRequest), "turn_id"},
+		{"match without tool", `{"conversation_id":"c1"}`, new(MatchRequest), "tool"},
+		{"match without conversation", `{"tool":"add_expense"}`, new(MatchRequest), "conversation_id"},
+		{"user message without text", `{"turn_id":"t1","conversation_id":"c1"}`, new(UserMessageRequest), "text"},
+		{"user message with a control character", `{"turn_id":"t1","conversation_id":"c1","text":"a\u0007b"}`, new(UserMessageRequest), "text"},
+		{"history without conversation", `{"before_seq":3}`, new(HistoryRequest), "conversation_id"},
+		{"tenant in the body", `{"tenant_id":"evil"}`, new(ConversationsRequest), "tenant_id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Decode([]byte(tt.give), tt.into)
+			var verr *ValidationError
+			if !errors.As(err, &verr) {
+				t.Fatalf("Decode(%s) = %v, want a *ValidationError", tt.give, err)
+			}
+			if verr.Field != tt.wantField {
+				t.Errorf("field = %q, want %q (%v)", verr.Field, tt.wantField, err)
+			}
+		})
 	}
 }
 
@@ -381,5 +440,32 @@ func TestUnsafeTextRefusedInMessagesAndArgs(t *testing.T) {
 	}
 	if _, err := spec.DecodeArgs([]byte(`{"item":"tea","amount":"4"}`)); err != nil {
 		t.Errorf("clean args refused: %v", err)
+	}
+}
+
+// What an ingress of the single InboxRequest type sent for each op still
+// decodes into that op's request, so a rolling deploy keeps answering.
+func TestInboxRequestBodiesOfOldIngressesDecode(t *testing.T) {
+	tests := []struct {
+		name string
+		give string
+		into any
+	}{
+		{"resume", `{"after_seq":41,"limit":200}`, new(ResumeRequest)},
+		{"notifications", `{"limit":50,"unread":true}`, new(NotificationsRequest)},
+		{"read", `{"id":"n1"}`, new(MarkReadRequest)},
+		{"turn", `{"turn_id":"t1"}`, new(TurnFramesRequest)},
+		{"audit", `{"limit":50}`, new(AuditRequest)},
+		{"match", `{"conversation_id":"c1","tool":"delete_expense","args":{"id":3}}`, new(MatchRequest)},
+		{"user_message", `{"id":"m1","turn_id":"t1","conversation_id":"c1","text":"hi"}`, new(UserMessageRequest)},
+		{"conversations", `{"limit":50}`, new(ConversationsRequest)},
+		{"history", `{"limit":50,"conversation_id":"c1","before_seq":43}`, new(HistoryRequest)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := Decode([]byte(tt.give), tt.into); err != nil {
+				t.Errorf("Decode(%s) = %v, want nil", tt.give, err)
+			}
+		})
 	}
 }

@@ -5,50 +5,150 @@ import (
 	"time"
 )
 
-// InboxRequest is the body of a request to the notifier on
-// purser.notifier.<op>.<tenant>.<user>; each op reads its own fields.
-type InboxRequest struct {
-	// AfterSeq and Limit page the resume op.
+// The notifier answers the ingress, which keeps no database, by core NATS
+// request/reply on purser.notifier.<op>.<tenant>.<user>: one op per
+// request type below, each with its own reply type. Tenant and user come
+// from the subject, which only the ingress names, after authentication;
+// no request carries them. Every reply embeds InboxFailure: when its Error
+// is set, nothing else is.
+
+// ResumeRequest asks for one page of the user's stored frames after
+// AfterSeq, in seq order (op resume). Limit 0 takes the notifier's
+// default page.
+type ResumeRequest struct {
 	AfterSeq int64 `json:"after_seq,omitempty" validate:"gte=0"`
 	Limit    int   `json:"limit,omitempty" validate:"gte=0,lte=1000"`
-	// Unread (and Limit) filter the notifications op.
-	Unread bool `json:"unread,omitempty"`
-	// ID names the notification the read op marks read.
-	ID string `json:"id,omitempty" validate:"omitempty,purserid"`
-	// TurnID names the turn whose stored frames the turn op returns.
-	TurnID string `json:"turn_id,omitempty" validate:"omitempty,purserid"`
-	// ConversationID, Tool and Args ask the match op for the pending
-	// proposal of that conversation that names exactly this call (the
-	// original chat contract's confirm: {tool, args}).
-	ConversationID string          `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
-	Tool           string          `json:"tool,omitempty" validate:"omitempty,purserid"`
-	Args           json.RawMessage `json:"args,omitempty"`
-	// Text (with TurnID, ConversationID and ID, the client's message id)
-	// is the user_message op's message to store and deliver.
-	Text string `json:"text,omitempty" validate:"max=4000,text"`
-	// BeforeSeq pages the history op backwards (0: the newest).
-	BeforeSeq int64 `json:"before_seq,omitempty" validate:"gte=0"`
 }
 
-// InboxReply answers an InboxRequest. When Error is set nothing else is.
-type InboxReply struct {
-	// Frames are encoded ServerFrames in seq order, each with its seq;
-	// More says another page follows after the last one.
-	Frames        []json.RawMessage `json:"frames,omitempty"`
-	More          bool              `json:"more,omitempty"`
-	Notifications []Notification    `json:"notifications,omitempty"`
-	Audit         []AuditEntry      `json:"audit,omitempty"`
-	// ProposalID is the match op's answer.
+// ResumeReply is one page of frames: encoded ServerFrames in seq order,
+// each with its seq; More says another page follows after the last one.
+type ResumeReply struct {
+	Frames []json.RawMessage `json:"frames,omitempty"`
+	More   bool              `json:"more,omitempty"`
+	InboxFailure
+}
+
+// NotificationsRequest lists the user's inbox, newest first (op
+// notifications): only the unread ones when Unread is set.
+type NotificationsRequest struct {
+	Unread bool `json:"unread,omitempty"`
+	Limit  int  `json:"limit,omitempty" validate:"gte=0,lte=1000"`
+}
+
+// NotificationsReply is the user's inbox.
+type NotificationsReply struct {
+	Notifications []Notification `json:"notifications,omitempty"`
+	InboxFailure
+}
+
+// MarkReadRequest marks one of the user's notifications read (op read).
+// Another user's id is not found, like an unknown one.
+type MarkReadRequest struct {
+	ID string `json:"id" validate:"required,purserid"`
+}
+
+// MarkReadReply says the notification is read (or why not).
+type MarkReadReply struct {
+	InboxFailure
+}
+
+// TurnFramesRequest asks for the user's stored frames of one turn (op
+// turn), so that a repeated message or confirm is answered with the
+// outcome the first one had.
+type TurnFramesRequest struct {
+	TurnID string `json:"turn_id" validate:"required,purserid"`
+}
+
+// TurnFramesReply holds the turn's frames in seq order, each with its seq.
+type TurnFramesReply struct {
+	Frames []json.RawMessage `json:"frames,omitempty"`
+	InboxFailure
+}
+
+// AuditRequest asks for the tenant's latest audit entries (op audit). The
+// ingress asks only for an owner.
+type AuditRequest struct {
+	Limit int `json:"limit,omitempty" validate:"gte=0,lte=1000"`
+}
+
+// AuditReply is the tenant's latest audit entries, newest first.
+type AuditReply struct {
+	Audit []AuditEntry `json:"audit,omitempty"`
+	InboxFailure
+}
+
+// MatchRequest asks for the one pending proposal of the user's
+// conversation that names exactly this call (op match): the original chat
+// contract confirmed a call by restating its tool and arguments.
+type MatchRequest struct {
+	ConversationID string          `json:"conversation_id" validate:"required,purserid"`
+	Tool           string          `json:"tool" validate:"required,purserid"`
+	Args           json.RawMessage `json:"args,omitempty"`
+}
+
+// MatchReply names the matching proposal; none, or more than one, is an
+// InboxConflict.
+type MatchReply struct {
 	ProposalID string `json:"proposal_id,omitempty"`
-	// Conversations is the conversations op's answer.
+	InboxFailure
+}
+
+// UserMessageRequest has the notifier store what the user wrote in turn
+// TurnID as a frame of its conversation and deliver it to all the user's
+// sockets (op user_message). ID is the client's id for the message.
+type UserMessageRequest struct {
+	TurnID         string `json:"turn_id" validate:"required,purserid"`
+	ConversationID string `json:"conversation_id" validate:"required,purserid"`
+	ID             string `json:"id,omitempty" validate:"omitempty,purserid"`
+	Text           string `json:"text" validate:"required,max=4000,text"`
+}
+
+// UserMessageReply says whether the message was stored before: then its
+// turn was sent before (and may have finished).
+type UserMessageReply struct {
+	Seen bool `json:"seen,omitempty"`
+	InboxFailure
+}
+
+// ConversationsRequest lists the user's conversations, the latest used
+// first (op conversations).
+type ConversationsRequest struct {
+	Limit int `json:"limit,omitempty" validate:"gte=0,lte=1000"`
+}
+
+// ConversationsReply is the user's conversations.
+type ConversationsReply struct {
 	Conversations []ConversationSummary `json:"conversations,omitempty"`
-	// Seen is the user_message op's answer: the message was stored
-	// before, so its turn was sent before (and may have finished).
-	Seen  bool        `json:"seen,omitempty"`
+	InboxFailure
+}
+
+// HistoryRequest asks for one page of a conversation's frames before
+// BeforeSeq (0: the newest), oldest first (op history).
+type HistoryRequest struct {
+	ConversationID string `json:"conversation_id" validate:"required,purserid"`
+	BeforeSeq      int64  `json:"before_seq,omitempty" validate:"gte=0"`
+	Limit          int    `json:"limit,omitempty" validate:"gte=0,lte=1000"`
+}
+
+// HistoryReply is one page of the conversation's frames, oldest first,
+// each with its seq; More says older frames remain.
+type HistoryReply struct {
+	Frames []json.RawMessage `json:"frames,omitempty"`
+	More   bool              `json:"more,omitempty"`
+	InboxFailure
+}
+
+// InboxFailure is the part every notifier reply shares: why the request
+// failed, when it did. A failure encodes as {"error":{...}} and decodes
+// into any reply type.
+type InboxFailure struct {
 	Error *InboxError `json:"error,omitempty"`
 }
 
-// InboxError says why an inbox request failed, without internals.
+// Failure returns the reply's error, nil when the request succeeded.
+func (f InboxFailure) Failure() *InboxError { return f.Error }
+
+// InboxError says why a notifier request failed, without internals.
 type InboxError struct {
 	Code    string `json:"code"` // one of the Inbox* codes
 	Message string `json:"message"`

@@ -24,8 +24,7 @@ func (in *Ingress) serveAudit(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		req := contracts.InboxRequest{Limit: limit}
-		reply, err := in.request(r.Context(), bus.NotifierAudit, p.TenantID, p.UserID, req)
+		reply, err := ask(r.Context(), in, bus.NotifierAudit(), p.TenantID, p.UserID, contracts.AuditRequest{Limit: limit})
 		if err != nil {
 			in.notifierFailed(w, err)
 			return

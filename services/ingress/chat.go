@@ -154,20 +154,10 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 		if conv == "" {
 			conv = DefaultChatConversation(p.UserID)
 		}
-		tz := req.Timezone
-		if tz == "" && req.UserContext != nil {
-			tz = req.UserContext.Timezone
-		}
-		if tz == "" {
-			tz = p.Timezone
-		}
-		if tz == "" {
-			tz = in.cfg.DefaultTimezone
-		}
 		if req.Confirm != nil && req.Confirm.Tool != "" {
 			// The original contract's confirm restates the call.
-			reply, err := in.request(r.Context(), bus.NotifierMatch, p.TenantID, p.UserID,
-				contracts.InboxRequest{ConversationID: conv, Tool: req.Confirm.Tool, Args: req.Confirm.Args})
+			reply, err := ask(r.Context(), in, bus.NotifierMatch(), p.TenantID, p.UserID,
+				contracts.MatchRequest{ConversationID: conv, Tool: req.Confirm.Tool, Args: req.Confirm.Args})
 			var ie *contracts.InboxError
 			switch {
 			case errors.As(err, &ie) && ie.Code == contracts.InboxConflict:
@@ -182,19 +172,15 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 			}
 			req.Confirm = &chatConfirm{ProposalID: reply.ProposalID, Decision: "approve"}
 		}
-		var t contracts.UserTurn
+		input := turnInput{ConversationID: conv, Text: text, Timezone: req.Timezone}
 		if req.Confirm != nil {
-			t = confirmTurn(p.TenantID, p.UserID, rolesOf(p), conv, "", req.Confirm.ProposalID, req.Confirm.Decision, req.Confirm.Args, tz, in.now())
-		} else {
-			t = contracts.UserTurn{
-				TurnID: turnID(p.TenantID, p.UserID, conv, in.newID()), TenantID: p.TenantID, UserID: p.UserID, Roles: rolesOf(p),
-				ConversationID: conv, Text: text, Timezone: tz, SentAt: in.now().UTC(),
-			}
+			input.Confirm = &contracts.Confirm{ProposalID: req.Confirm.ProposalID, Decision: req.Confirm.Decision, Args: req.Confirm.Args}
 		}
-		t.Currency = p.Currency
-		if req.UserContext != nil && req.UserContext.Currency != "" {
-			t.Currency = req.UserContext.Currency
+		if uc := req.UserContext; uc != nil {
+			input.Timezone = firstSet(input.Timezone, uc.Timezone)
+			input.Currency = uc.Currency
 		}
+		t := in.newTurn(senderOf(p), input)
 		typ := "http_" + contracts.FrameMessage
 		if req.Confirm != nil {
 			typ = "http_" + contracts.FrameConfirm

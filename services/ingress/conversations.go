@@ -25,8 +25,8 @@ import (
 // rebuild its window from), and then the turn would be skipped as done
 // with nothing sent back.
 func (in *Ingress) recordUserMessage(ctx context.Context, t contracts.UserTurn, clientID string) (seen bool, err error) {
-	reply, err := in.request(ctx, bus.NotifierUserMessage, t.TenantID, t.UserID,
-		contracts.InboxRequest{TurnID: t.TurnID, ConversationID: t.ConversationID, ID: clientID, Text: t.Text})
+	reply, err := ask(ctx, in, bus.NotifierUserMessage(), t.TenantID, t.UserID,
+		contracts.UserMessageRequest{TurnID: t.TurnID, ConversationID: t.ConversationID, ID: clientID, Text: t.Text})
 	if err != nil {
 		return false, err
 	}
@@ -82,7 +82,7 @@ func (c *client) conversations(ctx context.Context, f *contracts.ConversationsFr
 	if limit == 0 {
 		limit = 50
 	}
-	reply, err := c.in.request(ctx, bus.NotifierConversations, c.tenant, c.user, contracts.InboxRequest{Limit: limit})
+	reply, err := ask(ctx, c.in, bus.NotifierConversations(), c.tenant, c.user, contracts.ConversationsRequest{Limit: limit})
 	if err != nil {
 		c.sendError(f.ID, contracts.ErrCodeUnavailable, "your conversations cannot be listed right now; try again")
 		return
@@ -122,7 +122,7 @@ func (in *Ingress) serveConversations(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		reply, err := in.request(r.Context(), bus.NotifierConversations, p.TenantID, p.UserID, contracts.InboxRequest{Limit: limit})
+		reply, err := ask(r.Context(), in, bus.NotifierConversations(), p.TenantID, p.UserID, contracts.ConversationsRequest{Limit: limit})
 		if err != nil {
 			in.notifierFailed(w, err)
 			return
@@ -159,8 +159,8 @@ func (in *Ingress) serveHistory(w http.ResponseWriter, r *http.Request) {
 			}
 			before = n
 		}
-		reply, err := in.request(r.Context(), bus.NotifierHistory, p.TenantID, p.UserID,
-			contracts.InboxRequest{ConversationID: conv, BeforeSeq: before, Limit: limit})
+		reply, err := ask(r.Context(), in, bus.NotifierHistory(), p.TenantID, p.UserID,
+			contracts.HistoryRequest{ConversationID: conv, BeforeSeq: before, Limit: limit})
 		if err != nil {
 			in.notifierFailed(w, err)
 			return

@@ -1,9 +1,7 @@
 package ingress
 
-import "github.com/purser-ai/purser/pkg/contracts"
-
-// AfterPublish has f run on each socket turn between its publish and its
-// ack, with a way to deliver a frame to the user's sockets at that moment.
-func AfterPublish(f func(t contracts.UserTurn, deliver func(frame []byte))) func(*Config) {
-	return func(cfg *Config) { cfg.afterPublish = f }
+// DeliverLive hands frame to the user's sockets on this ingress at once,
+// as if it had come live from the notifier.
+func (in *Ingress) DeliverLive(tenant, user string, frame []byte) {
+	in.hub.fanOut(userKey{tenant, user}, newOutFrame(frame, ""))
 }

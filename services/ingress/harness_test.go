@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/coder/websocket"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -65,6 +66,10 @@ type harness struct {
 	// turn ids it answered.
 	once bool
 	done map[string]bool
+	// afterPublish, when set, runs on each turn the ingress published,
+	// before its publish returns (so before a socket's ack).
+	afterPublish func(t contracts.UserTurn, deliver func(frame []byte))
+	in           *ingress.Ingress
 }
 
 type harnessOption func(*ingress.Config)
@@ -182,12 +187,61 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := ingress.New(cfg, verifier, inc, bus.NewPublisher(inc, ijs), ingress.NewMetrics(h.reg), log, time.Now)
+	in := ingress.New(cfg, verifier, inc, &hookedPublisher{Publisher: bus.NewPublisher(inc, ijs), h: h}, ingress.NewMetrics(h.reg), log, time.Now)
+	h.mu.Lock()
+	h.in = in
+	h.mu.Unlock()
 	mux := http.NewServeMux()
 	in.Routes(mux)
 	h.srv = httptest.NewServer(mux)
 	t.Cleanup(func() { in.Close(); h.srv.Close() })
 	return h
+}
+
+// onPublish has f run on each turn the ingress publishes, right after the
+// publish and before the ingress goes on (a socket's ack waits), with a way
+// to deliver a frame to the user's sockets at that moment.
+func (h *harness) onPublish(f func(t contracts.UserTurn, deliver func(frame []byte))) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.afterPublish = f
+}
+
+// hookedPublisher is the ingress's publisher with the harness's
+// afterPublish hook: the seam is the publisher a test passes in, so
+// nothing of it ships.
+type hookedPublisher struct {
+	*bus.Publisher
+	h *harness
+}
+
+func (p *hookedPublisher) Publish(topic string, msgs ...*message.Message) error {
+	if err := p.Publisher.Publish(topic, msgs...); err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		p.after(m)
+	}
+	return nil
+}
+
+func (p *hookedPublisher) PublishDedup(topic string, m *message.Message) (bool, error) {
+	dup, err := p.Publisher.PublishDedup(topic, m)
+	if err == nil {
+		p.after(m)
+	}
+	return dup, err
+}
+
+func (p *hookedPublisher) after(m *message.Message) {
+	p.h.mu.Lock()
+	f, in := p.h.afterPublish, p.h.in
+	p.h.mu.Unlock()
+	var t contracts.UserTurn
+	if f == nil || json.Unmarshal(m.Payload, &t) != nil {
+		return
+	}
+	f(t, func(frame []byte) { in.DeliverLive(t.TenantID, t.UserID, frame) })
 }
 
 // orchestrate answers a turn by its text, as the orchestrator would:

@@ -68,11 +68,6 @@ type Config struct {
 	// MaxSocketsPerUser is how many sockets one user may hold open on
 	// this replica; one more is refused with 429. Default 16.
 	MaxSocketsPerUser int
-
-	// afterPublish, set only by tests, runs on a socket's turn between its
-	// publish and its ack; deliver hands a frame to the user's sockets as
-	// if it had come live from the notifier.
-	afterPublish func(t contracts.UserTurn, deliver func(frame []byte))
 }
 
 func (c Config) withDefaults() Config {
@@ -250,7 +245,7 @@ func (in *Ingress) busUp() error {
 // notifier) and the one that ended it, if it has ended: what a repeated
 // message or confirm is answered with.
 func (in *Ingress) storedOutcome(ctx context.Context, t contracts.UserTurn) (frames []*outFrame, end *outFrame, err error) {
-	reply, err := in.request(ctx, bus.NotifierTurn, t.TenantID, t.UserID, contracts.InboxRequest{TurnID: t.TurnID})
+	reply, err := ask(ctx, in, bus.NotifierTurnFrames(), t.TenantID, t.UserID, contracts.TurnFramesRequest{TurnID: t.TurnID})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -21,7 +21,7 @@ type notificationList struct {
 func (in *Ingress) serveNotifications(w http.ResponseWriter, r *http.Request) {
 	in.api("notifications", http.MethodGet, w, r, func(w http.ResponseWriter, r *http.Request, p auth.Principal) {
 		q := r.URL.Query()
-		req := contracts.InboxRequest{Limit: 50}
+		req := contracts.NotificationsRequest{Limit: 50}
 		switch q.Get("unread") {
 		case "", "0", "false":
 		case "1", "true":
@@ -35,7 +35,7 @@ func (in *Ingress) serveNotifications(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		req.Limit = limit
-		reply, err := in.request(r.Context(), bus.NotifierNotifications, p.TenantID, p.UserID, req)
+		reply, err := ask(r.Context(), in, bus.NotifierNotifications(), p.TenantID, p.UserID, req)
 		if err != nil {
 			in.notifierFailed(w, err)
 			return
@@ -62,7 +62,7 @@ func (in *Ingress) serveMarkRead(w http.ResponseWriter, r *http.Request) {
 			writeJSONError(w, http.StatusNotFound, "not_found", "no such notification")
 			return
 		}
-		if _, err := in.request(r.Context(), bus.NotifierRead, p.TenantID, p.UserID, contracts.InboxRequest{ID: id}); err != nil {
+		if _, err := ask(r.Context(), in, bus.NotifierMarkRead(), p.TenantID, p.UserID, contracts.MarkReadRequest{ID: id}); err != nil {
 			in.notifierFailed(w, err)
 			return
 		}

@@ -45,21 +45,13 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
 	c := &client{
-		ctx:     ctx,
-		in:      in,
-		conn:    conn,
-		tenant:  principal.TenantID,
-		user:    principal.UserID,
-		roles:   rolesOf(principal),
-		tz:      principal.Timezone,
-		ccy:     principal.Currency,
-		send:    make(chan *outFrame, in.cfg.SendQueue),
-		done:    make(chan struct{}),
-		holding: in.cfg.ResumeWindow > 0,
-		initial: in.cfg.ResumeWindow > 0,
-	}
-	if c.initial {
-		c.first = make(chan struct{})
+		ctx:    ctx,
+		in:     in,
+		conn:   conn,
+		sender: senderOf(principal),
+		send:   make(chan *outFrame, in.cfg.SendQueue),
+		done:   make(chan struct{}),
+		order:  newSequencer(in.cfg.ResumeWindow > 0, in.cfg.SendQueue),
 	}
 	if err := in.hub.add(c, in.cfg.MaxSocketsPerUser); errors.Is(err, errTooManySockets) {
 		_ = conn.Close(websocket.StatusPolicyViolation, "too many open connections for this user")
@@ -76,19 +68,16 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	go func() { defer wg.Done(); c.writeLoop(ctx) }()
 	stopPings := c.pings(ctx)
 	defer stopPings()
-	if c.first != nil {
+	stopHold := func() {}
+	if in.cfg.ResumeWindow > 0 {
+		// The initial hold ends at the first client frame, or here.
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t := time.NewTimer(in.cfg.ResumeWindow)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				c.endInitialHold()
-			case <-c.first:
-			case <-c.done:
+		t := time.AfterFunc(in.cfg.ResumeWindow, func() { defer wg.Done(); c.endInitialHold() })
+		stopHold = func() {
+			if t.Stop() {
+				wg.Done()
 			}
-		}()
+		}
 	}
 	if !principal.ExpiresAt.IsZero() {
 		t := time.AfterFunc(principal.ExpiresAt.Sub(in.now()), func() { c.closeWith(StatusTokenExpired, "token expired") })
@@ -97,6 +86,7 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	c.readLoop(ctx)
 	c.closeWith(websocket.StatusNormalClosure, "")
 	cancel()
+	stopHold()
 	wg.Wait()
 	in.log.Debug("socket closed", "tenant", c.tenant, "user", c.user, "code", int(c.closeCode))
 }
@@ -123,46 +113,24 @@ func (in *Ingress) authenticate(w http.ResponseWriter, r *http.Request) (auth.Pr
 }
 
 // client is one websocket. Its frames go out through send, written by one
-// goroutine, so a slow socket never blocks delivery to others.
+// goroutine, so a slow socket never blocks delivery to others; their
+// order is kept by order (order.go).
 type client struct {
-	in     *Ingress
-	conn   *websocket.Conn
-	tenant string
-	user   string
-	roles  []string
-	// tz and ccy are the user's time zone and currency from their token's
-	// claims, when it has them.
-	tz, ccy string
-	send    chan *outFrame
+	sender
+	in   *Ingress
+	conn *websocket.Conn
+	send chan *outFrame
+	ctx  context.Context // the socket's; gap fills run under it
 
 	// lastConversation is the conversation of the latest message frame;
 	// a confirm without a conversation id belongs to it. Reader-owned.
 	lastConversation string
-	// sawFrame is set by the reader at the first client frame; first,
-	// when there is an initial hold, closes then.
-	sawFrame bool
-	first    chan struct{}
 
-	// flushMu serializes what may write held or replayed frames: a
-	// resume, and the end of the initial hold.
+	// flushMu serializes what may queue held or replayed frames: a
+	// catch-up, and the end of the initial hold.
 	flushMu sync.Mutex
-	mu      sync.Mutex
-	// holding: live frames wait in held, in arrival order.
-	holding bool
-	held    []*outFrame
-	// initial: the hold since the upgrade has not ended yet.
-	initial bool
-	// replayed is the highest seq a resume covered: live frames at or
-	// below it reached the client already (or it said it had them).
-	replayed int64
-	// delivered is the highest seq queued to this socket (or covered by a
-	// resume); 0 until the first. A live frame past delivered+1 means one
-	// went missing on its way here (published out of order by a notifier
-	// that crashed between storing and publishing, or lost in a NATS
-	// reconnect): the socket catches up from the store before it goes on.
-	delivered int64
-	filling   bool
-	ctx       context.Context // the socket's; gap fills run under it
+	mu      sync.Mutex // guards order
+	order   sequencer
 
 	closeOnce   sync.Once
 	done        chan struct{}
@@ -191,14 +159,9 @@ func (c *client) readLoop(ctx context.Context) {
 
 func (c *client) handle(ctx context.Context, data []byte) {
 	f, err := contracts.DecodeClientFrame(data)
-	first := !c.sawFrame
-	if first {
-		c.sawFrame = true
-		if c.first != nil {
-			close(c.first)
-		}
-	}
-	if first && (err != nil || f.Resume == nil) {
+	if err != nil || f.Resume == nil {
+		// The first frame of any type but resume ends the initial hold; a
+		// resume takes it over.
 		c.endInitialHold()
 	}
 	if err != nil {
@@ -223,17 +186,7 @@ func (c *client) handle(ctx context.Context, data []byte) {
 			return
 		}
 		c.lastConversation = m.ConversationID
-		tz := m.Timezone
-		if tz == "" {
-			tz = c.tz
-		}
-		if tz == "" {
-			tz = c.in.cfg.DefaultTimezone
-		}
-		t := contracts.UserTurn{
-			TurnID: turnID(c.tenant, c.user, m.ConversationID, m.ID), TenantID: c.tenant, UserID: c.user, Roles: c.roles,
-			ConversationID: m.ConversationID, Text: m.Text, Timezone: tz, Currency: c.ccy, SentAt: c.in.now().UTC(),
-		}
+		t := c.in.newTurn(c.sender, turnInput{ConversationID: m.ConversationID, ClientID: m.ID, Text: m.Text, Timezone: m.Timezone})
 		c.submit(ctx, m.ID, t)
 	case f.Confirm != nil:
 		c.in.metrics.framesIn.WithLabelValues(contracts.FrameConfirm).Inc()
@@ -249,27 +202,9 @@ func (c *client) handle(ctx context.Context, data []byte) {
 			c.sendError(cf.ID, contracts.ErrCodeBadFrame, "conversation_id: is required before any message on this connection")
 			return
 		}
-		tz := c.tz
-		if tz == "" {
-			tz = c.in.cfg.DefaultTimezone
-		}
-		t := confirmTurn(c.tenant, c.user, c.roles, conv, cf.ID, cf.ProposalID, cf.Decision, cf.Args, tz, c.in.now())
-		t.Currency = c.ccy
+		t := c.in.newTurn(c.sender, turnInput{ConversationID: conv, ClientID: cf.ID,
+			Confirm: &contracts.Confirm{ProposalID: cf.ProposalID, Decision: cf.Decision, Args: cf.Args}})
 		c.submit(ctx, cf.ID, t)
-	}
-}
-
-// confirmTurn is the turn of a decision on a proposal. Without a client
-// id, the decision itself is the identity: a double-clicked approve is one
-// turn.
-func confirmTurn(tenant, user string, roles []string, conv, clientID, proposalID, decision string, args json.RawMessage, tz string, now time.Time) contracts.UserTurn {
-	if clientID == "" {
-		clientID = "confirm-" + proposalID + "-" + decision
-	}
-	return contracts.UserTurn{
-		TurnID: turnID(tenant, user, conv, clientID), TenantID: tenant, UserID: user, Roles: roles,
-		ConversationID: conv, Confirm: &contracts.Confirm{ProposalID: proposalID, Decision: decision, Args: args},
-		Timezone: tz, SentAt: now.UTC(),
 	}
 }
 
@@ -308,9 +243,6 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 		return
 	}
 	repeated, err := c.in.publishTurn(ctx, t)
-	if h := c.in.cfg.afterPublish; h != nil && err == nil {
-		h(t, func(data []byte) { c.in.hub.fanOut(userKey{t.TenantID, t.UserID}, newOutFrame(data, "")) })
-	}
 	if err != nil {
 		var verr *contracts.ValidationError
 		if errors.As(err, &verr) {
@@ -363,40 +295,6 @@ func (c *client) sendFrame(f contracts.ServerFrame) {
 	c.enqueue(&outFrame{data: b, typ: f.Type, seq: f.Seq})
 }
 
-// deliver takes a live frame from the user's deliver subject: dropped if a
-// resume replayed it, held while a hold lasts, queued otherwise.
-func (c *client) deliver(f *outFrame) {
-	c.mu.Lock()
-	if f.seq > 0 && f.seq <= c.replayed && !f.again {
-		c.mu.Unlock()
-		return
-	}
-	if !c.holding && f.seq > 0 && c.delivered > 0 && f.seq > c.delivered+1 && !c.filling {
-		// A gap: hold this frame and fetch the missing ones first.
-		c.holding, c.filling = true, true
-		c.held = append(c.held, f)
-		after := c.delivered
-		c.mu.Unlock()
-		go c.fill(after)
-		return
-	}
-	if !c.holding && f.seq > c.delivered {
-		c.delivered = f.seq
-	}
-	if c.holding {
-		if len(c.held) >= cap(c.send) {
-			c.mu.Unlock()
-			c.overflow()
-			return
-		}
-		c.held = append(c.held, f)
-		c.mu.Unlock()
-		return
-	}
-	c.mu.Unlock()
-	c.enqueue(f)
-}
-
 // enqueue never blocks: a socket whose queue is full is closed with 1008 and
 // its client resumes from the last seq it saw, so memory per socket stays
 // bounded whatever the client's speed.
@@ -423,47 +321,6 @@ func (c *client) enqueueWait(f *outFrame) bool {
 func (c *client) overflow() {
 	c.in.metrics.queueDrops.Inc()
 	c.closeWith(websocket.StatusPolicyViolation, "too slow: reconnect and resume")
-}
-
-// endInitialHold releases the frames held since the upgrade, once.
-func (c *client) endInitialHold() {
-	c.flushMu.Lock()
-	defer c.flushMu.Unlock()
-	c.mu.Lock()
-	initial := c.initial
-	c.initial = false
-	c.mu.Unlock()
-	if initial {
-		c.release()
-	}
-}
-
-// release queues the held frames in order, skipping replayed ones, and
-// ends the hold once none is left; frames arriving meanwhile are held
-// behind them. The caller holds flushMu.
-func (c *client) release() {
-	for {
-		c.mu.Lock()
-		if len(c.held) == 0 {
-			c.holding = false
-			c.mu.Unlock()
-			return
-		}
-		batch, replayed := c.held, c.replayed
-		c.held = nil
-		c.mu.Unlock()
-		for _, f := range batch {
-			if f.seq > 0 && f.seq <= replayed && !f.again {
-				continue
-			}
-			if !c.enqueueWait(f) {
-				return
-			}
-			c.mu.Lock()
-			c.delivered = max(c.delivered, f.seq)
-			c.mu.Unlock()
-		}
-	}
 }
 
 // writeLoop writes queued frames until the socket is done, then closes it

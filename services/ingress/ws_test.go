@@ -133,12 +133,13 @@ func TestMessageIsAckedAndAnswered(t *testing.T) {
 // the ingress, the turn's proposal reached the socket before its ack, and
 // the client, which learns the turn id from the ack, never matched it.
 func TestAckComesBeforeEveryFrameOfItsTurn(t *testing.T) {
-	h := newHarness(t, ingress.AfterPublish(func(turn contracts.UserTurn, deliver func([]byte)) {
+	h := newHarness(t)
+	h.onPublish(func(turn contracts.UserTurn, deliver func([]byte)) {
 		// A frame of the turn arrives while the ack is not queued yet.
 		b, _ := json.Marshal(contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: turn.ConversationID, TurnID: turn.TurnID,
 			At: time.Now().UTC(), Token: &contracts.TokenBody{Text: "early", Index: 0}})
 		deliver(b)
-	}))
+	})
 	c := h.dial(h.token("acme", "ann"))
 	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello"}`)
 	var order []string

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -118,12 +117,10 @@ func (n *Notifier) Register(r *message.Router, sub message.Subscriber) {
 
 // HandleAgent turns one AGENT event into a client frame.
 func (n *Notifier) HandleAgent(msg *message.Message) error {
-	// purser.agent.<tenant>.<user>.<conversation>
-	tokens, err := subjectTokens(msg, "purser.agent.", 3)
+	tenant, user, conv, err := bus.ParseAgentSubject(msg.Metadata.Get(bus.MetaSubject))
 	if err != nil {
-		return err
+		return bus.Permanent(err)
 	}
-	tenant, user, conv := tokens[0], tokens[1], tokens[2]
 	if err := bus.CheckIdentity(msg, msg.Metadata.Get(bus.MetaSubject), nil, tenant, user, conv); err != nil {
 		return err
 	}
@@ -167,11 +164,10 @@ func (n *Notifier) HandleAgent(msg *message.Message) error {
 
 // HandleNotify stores one notification in the inbox and delivers it.
 func (n *Notifier) HandleNotify(msg *message.Message) error {
-	tokens, err := subjectTokens(msg, "purser.notify.", 2)
+	tenant, user, err := bus.ParseNotifySubject(msg.Metadata.Get(bus.MetaSubject))
 	if err != nil {
-		return err
+		return bus.Permanent(err)
 	}
-	tenant, user := tokens[0], tokens[1]
 	if err := bus.CheckIdentity(msg, msg.Metadata.Get(bus.MetaSubject), nil, tenant, user, ""); err != nil {
 		return err
 	}
@@ -282,31 +278,6 @@ func (n *Notifier) publish(event *message.Message, tenant, user string, frame co
 	}
 	n.frames.WithLabelValues(frame.Type).Inc()
 	return nil
-}
-
-// subjectTokens returns the want validated tokens after prefix in the
-// message's subject.
-func subjectTokens(msg *message.Message, prefix string, want int) ([]string, error) {
-	tokens, err := splitTokens(msg.Metadata.Get(bus.MetaSubject), prefix, want)
-	if err != nil {
-		return nil, bus.Permanent(err)
-	}
-	return tokens, nil
-}
-
-// splitTokens returns the want validated tokens after prefix in subject.
-func splitTokens(subject, prefix string, want int) ([]string, error) {
-	rest, ok := strings.CutPrefix(subject, prefix)
-	tokens := strings.Split(rest, ".")
-	if !ok || len(tokens) != want {
-		return nil, fmt.Errorf("unexpected subject %q", subject)
-	}
-	for _, t := range tokens {
-		if !bus.ValidToken(t) {
-			return nil, fmt.Errorf("bad token in subject %q", subject)
-		}
-	}
-	return tokens, nil
 }
 
 // decode is contracts.Decode with bad input marked permanent: a message

@@ -114,11 +114,11 @@ func TestRedeliveredEventsKeepTheirSeq(t *testing.T) {
 
 			// Catch-up returns each stored frame once; the inbox holds one
 			// notification.
-			r := n.reply(bus.NotifierResume, &nats.Msg{Subject: "purser.notifier.resume.acme.ann", Data: []byte(`{"after_seq":0}`)})
+			r := ask(t, n, bus.NotifierResume(), "acme.ann", `{"after_seq":0}`)
 			if r.Error != nil || len(r.Frames) != 3 || r.More {
 				t.Fatalf("resume = %d frames, more %v, error %v", len(r.Frames), r.More, r.Error)
 			}
-			inbox := n.reply(bus.NotifierNotifications, &nats.Msg{Subject: "purser.notifier.notifications.acme.ann"})
+			inbox := ask(t, n, bus.NotifierNotifications(), "acme.ann", ``)
 			if inbox.Error != nil || len(inbox.Notifications) != 1 || inbox.Notifications[0].Read {
 				t.Fatalf("inbox = %+v", inbox)
 			}
@@ -145,6 +145,48 @@ func TestBadEventsArePermanentErrors(t *testing.T) {
 	}
 }
 
+// ask answers one request on call's subject for who ("tenant.user") as
+// the responder would, and decodes the reply.
+func ask[Req, Rep any](t *testing.T, n *Notifier, call bus.NotifierCall[Req, Rep], who, body string) Rep {
+	t.Helper()
+	for _, e := range n.endpoints() {
+		if e.op != call.Op {
+			continue
+		}
+		b, err := json.Marshal(e.answer(&nats.Msg{Subject: "purser.notifier." + call.Op + "." + who, Data: []byte(body)}))
+		if err != nil {
+			t.Fatalf("encode %s reply: %v", call.Op, err)
+		}
+		var rep Rep
+		if err := contracts.Decode(b, &rep); err != nil {
+			t.Fatalf("decode %s reply %s: %v", call.Op, b, err)
+		}
+		return rep
+	}
+	t.Fatalf("no endpoint answers %s", call.Op)
+	panic("unreachable")
+}
+
+// failureOf is call with any reply read as its failure alone.
+func failureOf[Req, Rep any](call bus.NotifierCall[Req, Rep]) bus.NotifierCall[Req, contracts.InboxFailure] {
+	return bus.NotifierCall[Req, contracts.InboxFailure]{Op: call.Op}
+}
+
+// Every op is served, each on a subject of its own.
+func TestEveryRequestHasItsOwnSubject(t *testing.T) {
+	n, _ := newNotifier(t, storetest.SQLiteDSN(t))
+	seen := map[string]bool{}
+	for _, e := range n.endpoints() {
+		if seen[e.wildcard] {
+			t.Errorf("subject %s is served twice", e.wildcard)
+		}
+		seen[e.wildcard] = true
+	}
+	if got, want := len(seen), 9; got != want {
+		t.Errorf("served %d subjects, want %d", got, want)
+	}
+}
+
 func TestInboxRequests(t *testing.T) {
 	n, _ := newNotifier(t, storetest.SQLiteDSN(t))
 	note, _ := json.Marshal(contracts.Notification{ID: "n1", Kind: "import_failed", Title: "Import failed", CreatedAt: time.Now().UTC()})
@@ -153,37 +195,75 @@ func TestInboxRequests(t *testing.T) {
 	if err := n.HandleNotify(m); err != nil {
 		t.Fatal(err)
 	}
-	ask := func(op, who, body string) contracts.InboxReply {
-		return n.reply(op, &nats.Msg{Subject: "purser.notifier." + op + "." + who, Data: []byte(body)})
-	}
-	for name, c := range map[string]struct {
-		op, who, body, code string
+	tests := []struct {
+		name     string
+		give     func() contracts.InboxFailure
+		wantCode string
 	}{
-		"unknown field":       {bus.NotifierResume, "acme.ann", `{"after":1}`, contracts.InboxBadRequest},
-		"negative seq":        {bus.NotifierResume, "acme.ann", `{"after_seq":-1}`, contracts.InboxBadRequest},
-		"read without id":     {bus.NotifierRead, "acme.ann", `{}`, contracts.InboxBadRequest},
-		"read someone else's": {bus.NotifierRead, "acme.bob", `{"id":"n1"}`, contracts.InboxNotFound},
-		"read other tenant":   {bus.NotifierRead, "evil.ann", `{"id":"n1"}`, contracts.InboxNotFound},
-		"no such id":          {bus.NotifierRead, "acme.ann", `{"id":"n2"}`, contracts.InboxNotFound},
-	} {
-		r := ask(c.op, c.who, c.body)
-		if r.Error == nil || r.Error.Code != c.code {
-			t.Errorf("%s: reply %+v, want error %s", name, r, c.code)
-		}
-		if r.Error != nil && strings.Contains(r.Error.Message, "sql") {
-			t.Errorf("%s: error leaks internals: %q", name, r.Error.Message)
-		}
+		{"unknown field", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierResume()), "acme.ann", `{"after":1}`)
+		}, contracts.InboxBadRequest},
+		{"another op's field", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierResume()), "acme.ann", `{"after_seq":1,"unread":true}`)
+		}, contracts.InboxBadRequest},
+		{"negative seq", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierResume()), "acme.ann", `{"after_seq":-1}`)
+		}, contracts.InboxBadRequest},
+		{"bad subject", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierResume()), "acme.ann.x", `{}`)
+		}, contracts.InboxBadRequest},
+		{"read without id", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierMarkRead()), "acme.ann", `{}`)
+		}, contracts.InboxBadRequest},
+		{"read with an empty body", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierMarkRead()), "acme.ann", ``)
+		}, contracts.InboxBadRequest},
+		{"turn without id", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierTurnFrames()), "acme.ann", `{}`)
+		}, contracts.InboxBadRequest},
+		{"history without conversation", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierHistory()), "acme.ann", `{"limit":5}`)
+		}, contracts.InboxBadRequest},
+		{"user message without text", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierUserMessage()), "acme.ann", `{"turn_id":"t1","conversation_id":"c1"}`)
+		}, contracts.InboxBadRequest},
+		{"match of an unknown tool", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierMatch()), "acme.ann", `{"conversation_id":"c1","tool":"rm_rf"}`)
+		}, contracts.InboxBadRequest},
+		{"match with nothing pending", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierMatch()), "acme.ann", `{"conversation_id":"c1","tool":"delete_expense","args":{"id":1}}`)
+		}, contracts.InboxConflict},
+		{"read someone else's", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierMarkRead()), "acme.bob", `{"id":"n1"}`)
+		}, contracts.InboxNotFound},
+		{"read other tenant", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierMarkRead()), "evil.ann", `{"id":"n1"}`)
+		}, contracts.InboxNotFound},
+		{"no such id", func() contracts.InboxFailure {
+			return ask(t, n, failureOf(bus.NotifierMarkRead()), "acme.ann", `{"id":"n2"}`)
+		}, contracts.InboxNotFound},
 	}
-	if unread := ask(bus.NotifierNotifications, "acme.ann", `{"unread":true}`); len(unread.Notifications) != 1 {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.give()
+			if got.Error == nil || got.Error.Code != tt.wantCode {
+				t.Fatalf("reply %+v, want error %s", got.Error, tt.wantCode)
+			}
+			if strings.Contains(got.Error.Message, "sql") {
+				t.Errorf("error leaks internals: %q", got.Error.Message)
+			}
+		})
+	}
+	if unread := ask(t, n, bus.NotifierNotifications(), "acme.ann", `{"unread":true}`); len(unread.Notifications) != 1 {
 		t.Fatalf("unread before reading = %+v", unread)
 	}
-	if r := ask(bus.NotifierRead, "acme.ann", `{"id":"n1"}`); r.Error != nil {
+	if r := ask(t, n, bus.NotifierMarkRead(), "acme.ann", `{"id":"n1"}`); r.Error != nil {
 		t.Fatalf("mark read: %+v", r.Error)
 	}
-	if unread := ask(bus.NotifierNotifications, "acme.ann", `{"unread":true}`); len(unread.Notifications) != 0 {
+	if unread := ask(t, n, bus.NotifierNotifications(), "acme.ann", `{"unread":true}`); len(unread.Notifications) != 0 {
 		t.Fatalf("unread after reading = %+v", unread)
 	}
-	if all := ask(bus.NotifierNotifications, "acme.ann", ``); len(all.Notifications) != 1 || !all.Notifications[0].Read {
+	if all := ask(t, n, bus.NotifierNotifications(), "acme.ann", ``); len(all.Notifications) != 1 || !all.Notifications[0].Read {
 		t.Fatalf("inbox after reading = %+v", all)
 	}
 }

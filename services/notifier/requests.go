@@ -17,9 +17,10 @@ import (
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
-// The notifier answers core NATS requests on bus.NotifierSubject: the
-// ingress, which keeps no database, reads catch-up frames and the inbox
-// through them, as contracts.InboxRequest and contracts.InboxReply.
+// The notifier answers core NATS requests on the subjects of
+// bus.NotifierCall, one per operation, each with its own request and reply
+// types in pkg/contracts: the ingress, which keeps no database, reads
+// catch-up frames and the inbox through them.
 
 const queueGroup = "notifier"
 
@@ -42,6 +43,64 @@ const requestTimeout = 10 * time.Second
 // queue in NATS's pending buffer and other replicas take their share.
 const maxAnswering = 256
 
+// endpoint is one request the notifier answers: the subjects it serves
+// and how it answers one request on them.
+type endpoint struct {
+	op       string
+	wildcard string
+	answer   func(m *nats.Msg) any
+}
+
+// serve binds handle to call: the subject names tenant and user, the body
+// decodes (unknown fields rejected) and validates into call's request,
+// and handle's reply, or its error as an InboxFailure, is the answer. An
+// error that is not an *contracts.InboxError is logged and answered as
+// unavailable, so no internals reach the ingress.
+func serve[Req, Rep any](n *Notifier, call bus.NotifierCall[Req, Rep], handle func(ctx context.Context, tenant, user string, req Req) (Rep, error)) endpoint {
+	return endpoint{op: call.Op, wildcard: call.Wildcard(), answer: func(m *nats.Msg) any {
+		tenant, user, err := call.Parse(m.Subject)
+		if err != nil {
+			return contracts.InboxFailure{Error: badRequest("subject: " + err.Error())}
+		}
+		var req Req
+		if len(m.Data) > 0 {
+			err = contracts.Decode(m.Data, &req)
+		} else {
+			err = contracts.Validate(&req)
+		}
+		if err != nil {
+			return contracts.InboxFailure{Error: badRequest(err.Error())}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+		defer cancel()
+		rep, err := handle(ctx, tenant, user, req)
+		if err != nil {
+			var ie *contracts.InboxError
+			if errors.As(err, &ie) {
+				return contracts.InboxFailure{Error: ie}
+			}
+			n.log.Error("notifier request", "op", call.Op, "tenant", tenant, "err", err)
+			return unavailable()
+		}
+		return rep
+	}}
+}
+
+// endpoints are every request the notifier answers.
+func (n *Notifier) endpoints() []endpoint {
+	return []endpoint{
+		serve(n, bus.NotifierResume(), n.resume),
+		serve(n, bus.NotifierNotifications(), n.notifications),
+		serve(n, bus.NotifierMarkRead(), n.markRead),
+		serve(n, bus.NotifierTurnFrames(), n.turnFrames),
+		serve(n, bus.NotifierAudit(), n.audit),
+		serve(n, bus.NotifierMatch(), n.match),
+		serve(n, bus.NotifierUserMessage(), n.userMessage),
+		serve(n, bus.NotifierConversations(), n.conversations),
+		serve(n, bus.NotifierHistory(), n.history),
+	}
+}
+
 // Responder answers the notifier's requests. Close unsubscribes and waits
 // for the requests being answered.
 type Responder struct {
@@ -54,18 +113,18 @@ type Responder struct {
 // owning nc.
 func (n *Notifier) Respond(nc *nats.Conn) (*Responder, error) {
 	r := &Responder{slots: make(chan struct{}, maxAnswering)}
-	for _, op := range bus.NotifierOps {
-		sub, err := nc.QueueSubscribe(bus.NotifierWildcard(op), queueGroup, func(m *nats.Msg) {
+	for _, e := range n.endpoints() {
+		sub, err := nc.QueueSubscribe(e.wildcard, queueGroup, func(m *nats.Msg) {
 			r.slots <- struct{}{}
 			r.wg.Add(1)
 			go func() {
 				defer func() { <-r.slots; r.wg.Done() }()
-				n.answer(op, m)
+				answer(e, m)
 			}()
 		})
 		if err != nil {
 			r.Close()
-			return nil, fmt.Errorf("subscribe %s requests: %w", op, err)
+			return nil, fmt.Errorf("subscribe %s requests: %w", e.op, err)
 		}
 		// The slots bound the work; the pending buffer only holds
 		// requests waiting for one.
@@ -87,59 +146,20 @@ func (r *Responder) Close() {
 	r.wg.Wait()
 }
 
-func (n *Notifier) answer(op string, m *nats.Msg) {
+func answer(e endpoint, m *nats.Msg) {
 	if m.Reply == "" {
 		return
 	}
-	reply := n.reply(op, m)
-	b, err := json.Marshal(reply)
+	b, err := json.Marshal(e.answer(m))
 	if err != nil {
-		b, _ = json.Marshal(contracts.InboxReply{Error: &contracts.InboxError{Code: contracts.InboxUnavailable, Message: "could not encode the reply"}})
+		b, _ = json.Marshal(contracts.InboxFailure{Error: &contracts.InboxError{Code: contracts.InboxUnavailable, Message: "could not encode the reply"}})
 	}
 	_ = m.Respond(b)
 }
 
-func (n *Notifier) reply(op string, m *nats.Msg) contracts.InboxReply {
-	// purser.notifier.<op>.<tenant>.<user>; the wildcard matched two tokens.
-	tokens, err := splitTokens(m.Subject, strings.TrimSuffix(bus.NotifierWildcard(op), "*.*"), 2)
-	if err != nil {
-		return badRequest("subject: " + err.Error())
-	}
-	tenant, user := tokens[0], tokens[1]
-	var req contracts.InboxRequest
-	if len(m.Data) > 0 {
-		if err := contracts.Decode(m.Data, &req); err != nil {
-			return badRequest(err.Error())
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
-	defer cancel()
-	switch op {
-	case bus.NotifierResume:
-		return n.resume(ctx, tenant, user, req)
-	case bus.NotifierNotifications:
-		return n.notifications(ctx, tenant, user, req)
-	case bus.NotifierRead:
-		return n.markRead(ctx, tenant, user, req)
-	case bus.NotifierTurn:
-		return n.turnFrames(ctx, tenant, user, req)
-	case bus.NotifierAudit:
-		return n.audit(ctx, tenant, req)
-	case bus.NotifierMatch:
-		return n.match(ctx, tenant, user, req)
-	case bus.NotifierUserMessage:
-		return n.userMessage(ctx, tenant, user, req)
-	case bus.NotifierConversations:
-		return n.conversations(ctx, tenant, user, req)
-	case bus.NotifierHistory:
-		return n.history(ctx, tenant, user, req)
-	}
-	return badRequest("unknown request")
-}
-
 // resume returns one page of the user's stored frames after req.AfterSeq,
 // each with its seq set.
-func (n *Notifier) resume(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
+func (n *Notifier) resume(ctx context.Context, tenant, user string, req contracts.ResumeRequest) (contracts.ResumeReply, error) {
 	limit := req.Limit
 	if limit <= 0 {
 		limit = DefaultResumeLimit
@@ -148,10 +168,9 @@ func (n *Notifier) resume(ctx context.Context, tenant, user string, req contract
 	// One more than asked says whether another page follows.
 	stored, err := n.store.FramesAfter(ctx, tenant, user, req.AfterSeq, limit+1)
 	if err != nil {
-		n.log.Error("resume: read frames", "tenant", tenant, "err", err)
-		return unavailable()
+		return contracts.ResumeReply{}, fmt.Errorf("read frames: %w", err)
 	}
-	out := contracts.InboxReply{More: len(stored) > limit}
+	out := contracts.ResumeReply{More: len(stored) > limit}
 	size := 0
 	for i, f := range stored[:min(len(stored), limit)] {
 		var frame contracts.ServerFrame
@@ -172,7 +191,7 @@ func (n *Notifier) resume(ctx context.Context, tenant, user string, req contract
 		size += len(b)
 		out.Frames = append(out.Frames, b)
 	}
-	return out
+	return out, nil
 }
 
 // turnFramesMax bounds the frames the turn op returns (a turn has a
@@ -182,61 +201,53 @@ const turnFramesMax = 200
 // turnFrames returns the user's stored frames of turn req.TurnID, each
 // with its seq, so that a repeated message or confirm can be answered
 // with the outcome the first one had.
-func (n *Notifier) turnFrames(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
-	if req.TurnID == "" {
-		return badRequest("turn_id: is required")
-	}
+func (n *Notifier) turnFrames(ctx context.Context, tenant, user string, req contracts.TurnFramesRequest) (contracts.TurnFramesReply, error) {
 	stored, err := n.store.FramesOfTurn(ctx, tenant, user, req.TurnID, turnFramesMax)
 	if err != nil {
-		n.log.Error("turn: read frames", "tenant", tenant, "err", err)
-		return unavailable()
+		return contracts.TurnFramesReply{}, fmt.Errorf("read frames of turn: %w", err)
 	}
-	var out contracts.InboxReply
-	out.Frames = n.withSeqs(ctx, tenant, stored)
-	return out
+	return contracts.TurnFramesReply{Frames: n.withSeqs(ctx, tenant, stored)}, nil
 }
 
 // audit returns the tenant's latest audit entries. Only the ingress asks,
 // and only for an owner (bus permissions keep other publishers off
 // purser.notifier.>).
-func (n *Notifier) audit(ctx context.Context, tenant string, req contracts.InboxRequest) contracts.InboxReply {
+func (n *Notifier) audit(ctx context.Context, tenant, _ string, req contracts.AuditRequest) (contracts.AuditReply, error) {
 	limit := req.Limit
 	if limit <= 0 {
 		limit = 50
 	}
 	entries, err := n.store.ListAudit(ctx, tenant, min(limit, 200))
 	if err != nil {
-		n.log.Error("audit: list", "tenant", tenant, "err", err)
-		return unavailable()
+		return contracts.AuditReply{}, fmt.Errorf("list audit: %w", err)
 	}
-	out := contracts.InboxReply{Audit: make([]contracts.AuditEntry, 0, len(entries))}
+	out := contracts.AuditReply{Audit: make([]contracts.AuditEntry, 0, len(entries))}
 	for _, e := range entries {
 		out.Audit = append(out.Audit, contracts.AuditEntry{ID: e.ID, UserID: e.UserID, Tool: e.Tool, CallID: e.CallID, Outcome: e.Outcome,
 			Args: e.Args, DurationMS: e.DurationMS, CreatedAt: e.CreatedAt.UTC()})
 	}
-	return out
+	return out, nil
 }
 
 // match finds the one pending proposal of the user's conversation whose
 // tool and canonical arguments equal the request's: the original chat
 // contract confirmed a call by restating it. None, or more than one, is a
 // conflict.
-func (n *Notifier) match(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
-	conflict := func(msg string) contracts.InboxReply {
-		return contracts.InboxReply{Error: &contracts.InboxError{Code: contracts.InboxConflict, Message: msg}}
+func (n *Notifier) match(ctx context.Context, tenant, user string, req contracts.MatchRequest) (contracts.MatchReply, error) {
+	conflict := func(msg string) error {
+		return &contracts.InboxError{Code: contracts.InboxConflict, Message: msg}
 	}
 	spec, ok := contracts.LookupTool(req.Tool)
-	if req.ConversationID == "" || !ok {
-		return badRequest("conversation_id and a known tool are required")
+	if !ok {
+		return contracts.MatchReply{}, badRequest("conversation_id and a known tool are required")
 	}
 	want, err := spec.CanonicalArgs(req.Args)
 	if err != nil {
-		return badRequest("args: " + err.Error())
+		return contracts.MatchReply{}, badRequest("args: " + err.Error())
 	}
 	pending, err := n.store.PendingProposals(ctx, tenant, user, req.ConversationID, n.now(), 50)
 	if err != nil {
-		n.log.Error("match: pending proposals", "tenant", tenant, "err", err)
-		return unavailable()
+		return contracts.MatchReply{}, fmt.Errorf("pending proposals: %w", err)
 	}
 	var found []string
 	for _, p := range pending {
@@ -249,21 +260,18 @@ func (n *Notifier) match(ctx context.Context, tenant, user string, req contracts
 	}
 	switch len(found) {
 	case 0:
-		return conflict("no pending proposal matches that tool and those arguments")
+		return contracts.MatchReply{}, conflict("no pending proposal matches that tool and those arguments")
 	case 1:
-		return contracts.InboxReply{ProposalID: found[0]}
+		return contracts.MatchReply{ProposalID: found[0]}, nil
 	}
-	return conflict("more than one pending proposal matches; confirm by proposal_id")
+	return contracts.MatchReply{}, conflict("more than one pending proposal matches; confirm by proposal_id")
 }
 
 // userMessage stores what the user wrote as a frame of its conversation
 // and delivers it to all the user's sockets, so every device shows both
 // sides; the first message of a conversation titles it. The turn id makes
 // it idempotent: the same message again keeps its first seq.
-func (n *Notifier) userMessage(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
-	if req.TurnID == "" || req.ConversationID == "" || req.Text == "" {
-		return badRequest("turn_id, conversation_id and text are required")
-	}
+func (n *Notifier) userMessage(ctx context.Context, tenant, user string, req contracts.UserMessageRequest) (contracts.UserMessageReply, error) {
 	frame := contracts.ServerFrame{Type: contracts.FrameUserMessage, ConversationID: req.ConversationID, TurnID: req.TurnID,
 		At: n.now().UTC(), UserMessage: &contracts.UserMessage{ID: req.ID, Text: req.Text}}
 	event := message.NewMessage("um-"+req.TurnID, nil)
@@ -272,10 +280,9 @@ func (n *Notifier) userMessage(ctx context.Context, tenant, user string, req con
 	event.Metadata.Set(bus.HeaderCreatedAt, frame.At.Format(time.RFC3339Nano))
 	created, err := n.deliver(event, tenant, user, frame, title(req.Text))
 	if err != nil {
-		n.log.Error("user message: deliver", "tenant", tenant, "err", err)
-		return unavailable()
+		return contracts.UserMessageReply{}, fmt.Errorf("deliver user message: %w", err)
 	}
-	return contracts.InboxReply{Seen: !created}
+	return contracts.UserMessageReply{Seen: !created}, nil
 }
 
 // title is a conversation's title: its first message's first words.
@@ -288,31 +295,27 @@ func title(text string) string {
 }
 
 // conversations lists the user's conversations, the latest used first.
-func (n *Notifier) conversations(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
+func (n *Notifier) conversations(ctx context.Context, tenant, user string, req contracts.ConversationsRequest) (contracts.ConversationsReply, error) {
 	limit := req.Limit
 	if limit <= 0 {
 		limit = 50
 	}
 	list, err := n.store.ListConversations(ctx, tenant, user, min(limit, 200))
 	if err != nil {
-		n.log.Error("list conversations", "tenant", tenant, "err", err)
-		return unavailable()
+		return contracts.ConversationsReply{}, fmt.Errorf("list conversations: %w", err)
 	}
-	out := contracts.InboxReply{Conversations: make([]contracts.ConversationSummary, 0, len(list))}
+	out := contracts.ConversationsReply{Conversations: make([]contracts.ConversationSummary, 0, len(list))}
 	for _, c := range list {
 		out.Conversations = append(out.Conversations, contracts.ConversationSummary{ID: c.ConversationID, Title: c.Title,
 			CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()})
 	}
-	return out
+	return out, nil
 }
 
 // history returns one page of a conversation's frames before req.BeforeSeq
 // (the newest when 0), oldest first, each with its seq; More says older
 // frames remain.
-func (n *Notifier) history(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
-	if req.ConversationID == "" {
-		return badRequest("conversation_id: is required")
-	}
+func (n *Notifier) history(ctx context.Context, tenant, user string, req contracts.HistoryRequest) (contracts.HistoryReply, error) {
 	limit := req.Limit
 	if limit <= 0 {
 		limit = 50
@@ -320,57 +323,56 @@ func (n *Notifier) history(ctx context.Context, tenant, user string, req contrac
 	limit = min(limit, MaxResumeLimit)
 	stored, err := n.store.ConversationFrames(ctx, tenant, user, req.ConversationID, req.BeforeSeq, limit+1)
 	if err != nil {
-		n.log.Error("history: read frames", "tenant", tenant, "err", err)
-		return unavailable()
+		return contracts.HistoryReply{}, fmt.Errorf("read conversation frames: %w", err)
 	}
-	out := contracts.InboxReply{More: len(stored) > limit}
+	out := contracts.HistoryReply{More: len(stored) > limit}
 	if out.More {
 		stored = stored[1:]
 	}
 	out.Frames = n.withSeqs(ctx, tenant, stored)
-	return out
+	return out, nil
 }
 
-func (n *Notifier) notifications(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
+// notifications lists the user's inbox, newest first.
+func (n *Notifier) notifications(ctx context.Context, tenant, user string, req contracts.NotificationsRequest) (contracts.NotificationsReply, error) {
 	limit := req.Limit
 	if limit <= 0 {
 		limit = 50
 	}
 	list, err := n.store.ListNotifications(ctx, tenant, user, req.Unread, min(limit, 200))
 	if err != nil {
-		n.log.Error("list notifications", "tenant", tenant, "err", err)
-		return unavailable()
+		return contracts.NotificationsReply{}, fmt.Errorf("list notifications: %w", err)
 	}
-	out := contracts.InboxReply{Notifications: make([]contracts.Notification, 0, len(list))}
+	out := contracts.NotificationsReply{Notifications: make([]contracts.Notification, 0, len(list))}
 	for _, s := range list {
 		out.Notifications = append(out.Notifications, contracts.Notification{
 			ID: s.ID, Kind: s.Kind, Title: s.Title, Body: s.Body, Data: s.Data, CreatedAt: s.CreatedAt.UTC(), Read: s.ReadAt != nil,
 		})
 	}
-	return out
+	return out, nil
 }
 
-func (n *Notifier) markRead(ctx context.Context, tenant, user string, req contracts.InboxRequest) contracts.InboxReply {
-	if req.ID == "" {
-		return badRequest("id: is required")
-	}
+// markRead marks one of the user's notifications read.
+func (n *Notifier) markRead(ctx context.Context, tenant, user string, req contracts.MarkReadRequest) (contracts.MarkReadReply, error) {
 	err := n.store.MarkNotificationRead(ctx, tenant, user, req.ID, n.now().UTC())
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return contracts.InboxReply{Error: &contracts.InboxError{Code: contracts.InboxNotFound, Message: "no such notification"}}
+		return contracts.MarkReadReply{}, &contracts.InboxError{Code: contracts.InboxNotFound, Message: "no such notification"}
 	case err != nil:
-		n.log.Error("mark notification read", "tenant", tenant, "err", err)
-		return unavailable()
+		return contracts.MarkReadReply{}, fmt.Errorf("mark notification read: %w", err)
 	}
-	return contracts.InboxReply{}
+	return contracts.MarkReadReply{}, nil
 }
 
-func badRequest(msg string) contracts.InboxReply {
-	return contracts.InboxReply{Error: &contracts.InboxError{Code: contracts.InboxBadRequest, Message: msg}}
+// badRequest is the error of a request the notifier cannot answer as asked.
+func badRequest(msg string) *contracts.InboxError {
+	return &contracts.InboxError{Code: contracts.InboxBadRequest, Message: msg}
 }
 
-func unavailable() contracts.InboxReply {
-	return contracts.InboxReply{Error: &contracts.InboxError{Code: contracts.InboxUnavailable, Message: "the inbox is unavailable; retry"}}
+// unavailable is the answer when the store failed; the reason is logged,
+// not sent.
+func unavailable() contracts.InboxFailure {
+	return contracts.InboxFailure{Error: &contracts.InboxError{Code: contracts.InboxUnavailable, Message: "the inbox is unavailable; retry"}}
 }
 
 // withSeqs encodes stored frames with their seqs, leaving out any that

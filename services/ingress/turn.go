@@ -1,0 +1,66 @@
+package ingress
+
+import (
+	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// sender is who sends a turn, as their token says: identity, roles, and
+// the time zone and currency of its claims, when it has them.
+type sender struct {
+	tenant, user string
+	roles        []string
+	tz, ccy      string
+}
+
+// senderOf is the sender a verified token names.
+func senderOf(p auth.Principal) sender {
+	return sender{tenant: p.TenantID, user: p.UserID, roles: rolesOf(p), tz: p.Timezone, ccy: p.Currency}
+}
+
+// turnInput is what a client sends for one turn, whichever way it came
+// (a websocket frame, POST /v1/chat, next an upload): text or a decision.
+type turnInput struct {
+	ConversationID string
+	// ClientID is the client's id for the message or decision; the turn
+	// id derives from it, so the same id again is the same turn. Empty,
+	// a decision is identified by itself (a double-clicked approve is one
+	// turn) and a message gets a fresh id.
+	ClientID string
+	Text     string
+	Confirm  *contracts.Confirm
+	// Timezone and Currency, when set, override the sender's.
+	Timezone string
+	Currency string
+}
+
+// newTurn is the one constructor of a UserTurn. The time zone is the
+// input's, else the sender's, else the configured default (none: the
+// orchestrator applies the user's own setting); the currency is the
+// input's, else the sender's. It does not validate: publishTurn does.
+func (in *Ingress) newTurn(s sender, t turnInput) contracts.UserTurn {
+	clientID := t.ClientID
+	switch {
+	case clientID != "":
+	case t.Confirm != nil:
+		clientID = "confirm-" + t.Confirm.ProposalID + "-" + t.Confirm.Decision
+	default:
+		clientID = in.newID()
+	}
+	return contracts.UserTurn{
+		TurnID: turnID(s.tenant, s.user, t.ConversationID, clientID), TenantID: s.tenant, UserID: s.user, Roles: s.roles,
+		ConversationID: t.ConversationID, Text: t.Text, Confirm: t.Confirm,
+		Timezone: firstSet(t.Timezone, s.tz, in.cfg.DefaultTimezone), Currency: firstSet(t.Currency, s.ccy),
+		SentAt: in.now().UTC(),
+	}
+}
+
+// firstSet is the first of values that is not empty.
+func firstSet(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,80 @@
+package ingress
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+func TestNewTurn(t *testing.T) {
+	now := time.Date(2026, 11, 22, 9, 30, 0, 0, time.FixedZone("X", 3600))
+	in := &Ingress{cfg: Config{DefaultTimezone: "UTC"}, now: func() time.Time { return now }, newID: func() string { return "hfresh" }}
+	ann := sender{tenant: "acme", user: "ann", roles: []string{"member"}, tz: "Europe/London", ccy: "GBP"}
+	bare := sender{tenant: "acme", user: "bob", roles: []string{"owner"}}
+	approve := &contracts.Confirm{ProposalID: "p1", Decision: "approve"}
+	edit := &contracts.Confirm{ProposalID: "p1", Decision: "edit", Args: json.RawMessage(`{"amount":"3.00"}`)}
+	tests := []struct {
+		name string
+		from sender
+		give turnInput
+		want contracts.UserTurn
+	}{
+		{
+			name: "a message takes the sender's time zone and currency",
+			from: ann,
+			give: turnInput{ConversationID: "c1", ClientID: "m1", Text: "hi"},
+			want: contracts.UserTurn{TurnID: turnID("acme", "ann", "c1", "m1"), TenantID: "acme", UserID: "ann", Roles: []string{"member"},
+				ConversationID: "c1", Text: "hi", Timezone: "Europe/London", Currency: "GBP", SentAt: now.UTC()},
+		},
+		{
+			name: "the input's time zone and currency win",
+			from: ann,
+			give: turnInput{ConversationID: "c1", ClientID: "m1", Text: "hi", Timezone: "Asia/Tokyo", Currency: "JPY"},
+			want: contracts.UserTurn{TurnID: turnID("acme", "ann", "c1", "m1"), TenantID: "acme", UserID: "ann", Roles: []string{"member"},
+				ConversationID: "c1", Text: "hi", Timezone: "Asia/Tokyo", Currency: "JPY", SentAt: now.UTC()},
+		},
+		{
+			name: "without either, the configured time zone and no currency",
+			from: bare,
+			give: turnInput{ConversationID: "c1", ClientID: "m1", Text: "hi"},
+			want: contracts.UserTurn{TurnID: turnID("acme", "bob", "c1", "m1"), TenantID: "acme", UserID: "bob", Roles: []string{"owner"},
+				ConversationID: "c1", Text: "hi", Timezone: "UTC", SentAt: now.UTC()},
+		},
+		{
+			name: "a message without a client id gets a fresh one",
+			from: bare,
+			give: turnInput{ConversationID: "c1", Text: "hi"},
+			want: contracts.UserTurn{TurnID: turnID("acme", "bob", "c1", "hfresh"), TenantID: "acme", UserID: "bob", Roles: []string{"owner"},
+				ConversationID: "c1", Text: "hi", Timezone: "UTC", SentAt: now.UTC()},
+		},
+		{
+			name: "a decision without a client id is identified by itself",
+			from: ann,
+			give: turnInput{ConversationID: "c1", Confirm: approve},
+			want: contracts.UserTurn{TurnID: turnID("acme", "ann", "c1", "confirm-p1-approve"), TenantID: "acme", UserID: "ann", Roles: []string{"member"},
+				ConversationID: "c1", Confirm: approve, Timezone: "Europe/London", Currency: "GBP", SentAt: now.UTC()},
+		},
+		{
+			name: "a decision with a client id keeps it",
+			from: ann,
+			give: turnInput{ConversationID: "c1", ClientID: "d7", Confirm: edit},
+			want: contracts.UserTurn{TurnID: turnID("acme", "ann", "c1", "d7"), TenantID: "acme", UserID: "ann", Roles: []string{"member"},
+				ConversationID: "c1", Confirm: edit, Timezone: "Europe/London", Currency: "GBP", SentAt: now.UTC()},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := in.newTurn(tt.from, tt.give)
+			if diff := cmp.Diff(got, tt.want); diff != "" {
+				t.Errorf("newTurn (-got +want):\n%s", diff)
+			}
+			if err := contracts.Validate(&got); err != nil {
+				t.Errorf("the turn is invalid: %v", err)
+			}
+		})
+	}
+}
