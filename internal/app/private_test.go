@@ -58,7 +58,7 @@ func TestPrivateDir(t *testing.T) {
 // nothing under the folder, the embedded JetStream store included, is
 // readable by others.
 func TestUpMakesTheDataFolderPrivate(t *testing.T) {
-	old := syscall.Umask(0o022) // the usual umask: new files 0644 unless made private
+	old := syscall.Umask(0o022)              // the usual umask: new files 0644 unless made private
 	t.Cleanup(func() { syscall.Umask(old) }) // after Up has stopped
 	dir := filepath.Join(t.TempDir(), "data")
 	for _, d := range []string{dir, filepath.Join(dir, "nats"), filepath.Join(dir, "nats-auth"), filepath.Join(dir, "mailbox")} {
