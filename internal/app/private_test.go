@@ -58,8 +58,10 @@ func TestPrivateDir(t *testing.T) {
 // nothing under the folder, the embedded JetStream store included, is
 // readable by others.
 func TestUpMakesTheDataFolderPrivate(t *testing.T) {
-	old := syscall.Umask(0o022)              // the usual umask: new files 0644 unless made private
-	t.Cleanup(func() { syscall.Umask(old) }) // after Up has stopped
+	// The usual umask, under which new files are 0644 unless made
+	// private; put back after Up has stopped.
+	old := syscall.Umask(0o022)
+	t.Cleanup(func() { syscall.Umask(old) })
 	dir := filepath.Join(t.TempDir(), "data")
 	for _, d := range []string{dir, filepath.Join(dir, "nats"), filepath.Join(dir, "nats-auth"), filepath.Join(dir, "mailbox")} {
 		if err := os.Mkdir(d, 0o755); err != nil {
