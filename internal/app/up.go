@@ -46,13 +46,16 @@ func (i Info) WebsocketURL() string { return "ws://" + i.HTTPAddr + "/v1/ws" }
 
 // Up runs all four services in one process over an embedded NATS server
 // (JetStream in <data>/nats) and SQLite (<data>/purser.db) until ctx ends.
-// ready, when not nil, is called once everything is serving.
+// The data folder and what purser writes in it are private to the user it
+// runs as (folders 0700, files 0600), whatever they were before; a folder
+// others could read is made private with a warning. ready, when not nil,
+// is called once everything is serving.
 func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Info)) error {
 	if err := cfg.Check(config.ModeUp); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return fmt.Errorf("PURSER_DATA_DIR: %w", err)
+	if err := privateData(cfg, log); err != nil {
+		return err
 	}
 	var secret []byte
 	if cfg.JWKSURL == "" {

@@ -30,7 +30,7 @@ type Config struct {
 	JWKSURL  string        // RS256 and ES256 when set; exactly one of Secret and JWKSURL
 	Issuer   string        // required; the token's iss must equal it
 	Audience string        // required; the token's aud must contain it
-	Leeway   time.Duration // clock skew allowed on exp and nbf
+	Leeway   time.Duration // clock skew allowed on exp, nbf and iat
 	// MaxLifetime bounds how far ahead a token's exp may be (and, when it
 	// carries iat, exp - iat): a stolen long-lived token is refused.
 	// Default DefaultMaxLifetime.
@@ -41,6 +41,13 @@ type Config struct {
 
 // DefaultMaxLifetime is the longest token lifetime accepted by default.
 const DefaultMaxLifetime = 24 * time.Hour
+
+// MaxIssuedAhead is how far in the future (beyond Leeway) a token's iat may
+// be: an issuer whose clock runs a little ahead is accepted, a token
+// stamped as issued later than that is refused. A minute covers the drift
+// of clocks kept by NTP; a token minted ahead of its use by more than that
+// is not one an honest issuer makes.
+const MaxIssuedAhead = time.Minute
 
 // Verifier checks tokens. It is safe for concurrent use.
 type Verifier struct {
@@ -161,14 +168,25 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Principal, error) 
 	return p, nil
 }
 
-// checkLifetime refuses a token that lives longer than the maximum: its
-// exp too far from now, or from its own iat.
+// checkLifetime refuses a token that lives longer than the maximum (its
+// exp too far from now, or from its own iat) and one whose iat is not a
+// time or lies more than MaxIssuedAhead (plus the leeway) in the future.
+// A token without iat is judged by its exp alone.
 func (v *Verifier) checkLifetime(c jwt.MapClaims, exp time.Time) error {
+	now := v.now()
 	tooLong := fmt.Errorf("%w: lifetime longer than %s", ErrBadClaims, v.maxLifetime)
-	if exp.Sub(v.now()) > v.maxLifetime+v.leeway {
+	if exp.Sub(now) > v.maxLifetime+v.leeway {
 		return tooLong
 	}
-	if iat, err := c.GetIssuedAt(); err == nil && iat != nil && exp.Sub(iat.Time) > v.maxLifetime+v.leeway {
+	iat, err := c.GetIssuedAt()
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: iat is not a number", ErrBadClaims)
+	case iat == nil:
+		return nil
+	case iat.Sub(now) > MaxIssuedAhead+v.leeway:
+		return fmt.Errorf("%w: issued in the future (iat more than %s ahead)", ErrBadClaims, MaxIssuedAhead+v.leeway)
+	case exp.Sub(iat.Time) > v.maxLifetime+v.leeway:
 		return tooLong
 	}
 	return nil

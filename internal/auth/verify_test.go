@@ -115,6 +115,54 @@ func TestVerifyHS256(t *testing.T) {
 	}
 }
 
+// A token's iat may lie at most MaxIssuedAhead plus the leeway in the
+// future: a clock a little ahead is tolerated, a token stamped as issued
+// years from now is refused (the lifetime cap alone let it through), and
+// an iat that is not a number is not ignored.
+func TestVerifyIssuedAt(t *testing.T) {
+	tests := []struct {
+		name   string
+		leeway time.Duration
+		give   any // the iat claim; nil leaves it out
+		want   error
+		detail string // a fragment of the error
+	}{
+		{"no iat", 0, nil, nil, ""},
+		{"issued now", 0, t0.Unix(), nil, ""},
+		{"issued an hour ago", 0, t0.Add(-time.Hour).Unix(), nil, ""},
+		{"a minute ahead", 0, t0.Add(MaxIssuedAhead).Unix(), nil, ""},
+		{"a minute and a second ahead", 0, t0.Add(MaxIssuedAhead + time.Second).Unix(), ErrBadClaims, "issued in the future"},
+		{"an hour ahead", 0, t0.Add(time.Hour).Unix(), ErrBadClaims, "issued in the future"},
+		{"years ahead", 0, t0.AddDate(5, 0, 0).Unix(), ErrBadClaims, "issued in the future"},
+		{"a minute and ten seconds ahead within a 10 s leeway", 10 * time.Second, t0.Add(MaxIssuedAhead + 10*time.Second).Unix(), nil, ""},
+		{"beyond the minute and the leeway", 10 * time.Second, t0.Add(MaxIssuedAhead + 11*time.Second).Unix(), ErrBadClaims, "issued in the future"},
+		{"not a number", 0, "yesterday", ErrBadClaims, "iat"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := NewVerifier(Config{Secret: testSecret, Issuer: "purser", Audience: "purser", Leeway: tt.leeway, Now: func() time.Time { return t0 }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			token := sign(t, jwt.SigningMethodHS256, testSecret, "", claims(func(c jwt.MapClaims) {
+				if tt.give != nil {
+					c["iat"] = tt.give
+				}
+			}))
+			got, err := v.Verify(context.Background(), token)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Verify() error = %v, want %v", err, tt.want)
+			}
+			if err != nil && !strings.Contains(err.Error(), tt.detail) {
+				t.Errorf("Verify() error = %q, want one saying %q", err, tt.detail)
+			}
+			if err != nil && (got.TenantID != "" || got.UserID != "") {
+				t.Errorf("Verify() returned principal %+v with an error", got)
+			}
+		})
+	}
+}
+
 // tamper changes the token's body without re-signing it.
 func tamper(token string) string {
 	parts := strings.Split(token, ".")

@@ -6,6 +6,7 @@ package natsembed
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -29,11 +30,23 @@ type Options struct {
 	MaxStore int64
 }
 
-// Start runs the server and waits until it accepts connections. The caller
-// shuts it down with Shutdown and WaitForShutdown.
+// Start runs the server and waits until it accepts connections. It creates
+// StoreDir when missing and makes it private (0700) either way, and
+// refuses a StoreDir that others can read and whose mode it cannot change.
+// The caller shuts it down with Shutdown and WaitForShutdown.
 func Start(opts Options) (*server.Server, error) {
 	if opts.StoreDir == "" {
 		return nil, errors.New("natsembed: StoreDir is required (the default would be the system temp dir)")
+	}
+	// nats-server would create it 0750 and keep whatever mode it has;
+	// the streams hold every tenant's messages.
+	if err := os.MkdirAll(opts.StoreDir, 0o700); err != nil {
+		return nil, fmt.Errorf("natsembed: store dir: %w", err)
+	}
+	if err := os.Chmod(opts.StoreDir, 0o700); err != nil {
+		if fi, serr := os.Stat(opts.StoreDir); serr != nil || fi.Mode().Perm()&0o077 != 0 {
+			return nil, fmt.Errorf("natsembed: store dir is open to others and cannot be made private: %w", err)
+		}
 	}
 	if opts.Host == "" {
 		opts.Host = "127.0.0.1"

@@ -7,8 +7,11 @@ import (
 	"time"
 )
 
-// Expense is one expense. ID is numbered per tenant from 1, so the ids a
-// person sees are small and never reveal another tenant's activity.
+// Expense is one expense. ID is numbered per user of a tenant from 1, so
+// the ids a person sees are small and reveal nothing of anyone else's
+// activity: two people of one tenant each have their own expense 1. A
+// user's ids are never given again after a delete. (Ids given before
+// numbering was per user keep naming the same expense; see migration 8.)
 type Expense struct {
 	TenantID    string
 	UserID      string
@@ -46,7 +49,7 @@ func scanExpense(tenantID string, sc interface{ Scan(...any) error }) (Expense, 
 	return e, err
 }
 
-// AddExpense stores e under the tenant's next expense id and returns it.
+// AddExpense stores e under its user's next expense id and returns it.
 func (s *Store) AddExpense(ctx context.Context, e Expense) (Expense, error) {
 	e.CreatedAt = s.orNow(e.CreatedAt)
 	if e.UpdatedAt.IsZero() {
@@ -59,11 +62,11 @@ func (s *Store) AddExpense(ctx context.Context, e Expense) (Expense, error) {
 		// a transaction (a tool's change) or not.
 		err = s.writeRow(ctx, `WITH c AS (`+counterStep+`) INSERT INTO expenses (tenant_id, `+expenseCols+`)
 			SELECT ?, c.value, ?, ?, ?, ?, ?, ?, ?, ? FROM c RETURNING id`,
-			[]any{e.TenantID, "", "expense", e.TenantID, e.UserID, e.Item, e.AmountMinor, e.Currency, e.Date, e.Category,
+			[]any{e.TenantID, e.UserID, "expense", e.TenantID, e.UserID, e.Item, e.AmountMinor, e.Currency, e.Date, e.Category,
 				s.d.ts(e.CreatedAt), s.d.ts(e.UpdatedAt)}, &e.ID)
 	} else {
 		err = s.InTx(ctx, func(tx *Store) error {
-			id, err := tx.counter(ctx, e.TenantID, "", "expense")
+			id, err := tx.counter(ctx, e.TenantID, e.UserID, "expense")
 			if err != nil {
 				return err
 			}
@@ -127,7 +130,8 @@ func (s *Store) DeleteExpense(ctx context.Context, tenantID, userID string, id i
 	return nil
 }
 
-// ListExpenses returns the tenant's expenses matching f, by date then id.
+// ListExpenses returns the tenant's expenses matching f, by date, id and
+// user.
 func (s *Store) ListExpenses(ctx context.Context, f ExpenseFilter) ([]Expense, error) {
 	w := &where{}
 	if f.TenantID == "" || (f.UserID == "") == !f.AllUsers {
@@ -147,7 +151,7 @@ func (s *Store) ListExpenses(ctx context.Context, f ExpenseFilter) ([]Expense, e
 		w.add("category = ?", f.Category)
 	}
 	var out []Expense
-	err := s.readRows(ctx, `SELECT `+expenseCols+` FROM expenses`+w.sql()+` ORDER BY date, id`+limitClause(f.Limit), w.args,
+	err := s.readRows(ctx, `SELECT `+expenseCols+` FROM expenses`+w.sql()+` ORDER BY date, id, user_id`+limitClause(f.Limit), w.args,
 		func(rows rowScanner) error {
 			out = out[:0]
 			for rows.Next() {

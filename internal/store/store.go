@@ -115,6 +115,14 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	sqliteFile := d.name == dialectSQLite && !strings.Contains(source, ":memory:")
+	if sqliteFile {
+		// Before the first connection: SQLite gives the log and the
+		// shared-memory file it creates the database file's mode.
+		path, _, _ := strings.Cut(source, "?")
+		if err := privateFiles(path); err != nil {
+			return nil, fmt.Errorf("open %s store: %w", d.name, err)
+		}
+	}
 	wsource := source
 	if sqliteFile {
 		// The writer's commits only append to the log: the checkpointer
@@ -176,6 +184,13 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	if err := ping(ctx, db); err != nil {
 		s.closeAll()
 		return nil, redact(fmt.Errorf("connect to %s store: %w", d.name, err), dsn)
+	}
+	if sqliteFile {
+		// Again now that the log exists, whatever mode SQLite gave it.
+		if err := privateFiles(s.path); err != nil {
+			s.closeAll()
+			return nil, fmt.Errorf("open %s store: %w", d.name, err)
+		}
 	}
 	for _, o := range opts {
 		o(s)

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -121,6 +122,79 @@ func TestFramesOfATurnFoundAfterUpgradeAndBehindNewerOnes(t *testing.T) {
 			}
 			if frames, err := st.FramesOfTurn(ctx, "t1", "u3", "tC", 100); err != nil || len(frames) != 2 || frames[0].Seq != 1 || frames[1].Seq != 3 {
 				t.Fatalf("frames of tC = %+v (err %v), want seqs 1 and 3", frames, err)
+			}
+		})
+	}
+}
+
+// Expenses stored when ids counted per tenant keep their ids after the
+// upgrade to per-user numbering. A user the tenant knew goes on from the
+// tenant's last number, so that no id they deleted comes back; someone
+// new starts at 1.
+func TestExpenseIDsAfterUpgradeToPerUser(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dsn := e.DSN(t)
+			t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+			err := store.MigrateUpTo(ctx, dsn, 7, func(exec func(string, ...any) error) error {
+				// Tenant t1 handed out 1..6: olga holds 1, 3 and 5, bob 2 and
+				// 4, and bob deleted 6. Carol only chatted (a frame, and
+				// Postgres's frame counter); erin is known by a counter alone.
+				for _, x := range []struct {
+					id   int64
+					user string
+				}{{1, "olga"}, {2, "bob"}, {3, "olga"}, {4, "bob"}, {5, "olga"}} {
+					err := exec(`INSERT INTO expenses (tenant_id, id, user_id, item, amount_minor, currency, date, category, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+						"t1", x.id, x.user, fmt.Sprintf("%s-%d", x.user, x.id), 100*x.id, "GBP", "2026-11-01", "", t0, t0)
+					if err != nil {
+						return err
+					}
+				}
+				if err := exec(`INSERT INTO counters (tenant_id, user_id, name, value) VALUES (?, ?, ?, ?)`, "t1", "", "expense", 6); err != nil {
+					return err
+				}
+				if err := exec(`INSERT INTO frames (tenant_id, user_id, seq, event_id, payload, created_at, conversation_id) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+					"t1", "carol", 1, "e1", []byte(`{"type":"answer","turn_id":"tA"}`), t0, "c1"); err != nil {
+					return err
+				}
+				if err := exec(`INSERT INTO counters (tenant_id, user_id, name, value) VALUES (?, ?, ?, ?)`, "t1", "carol", "frame", 1); err != nil {
+					return err
+				}
+				return exec(`INSERT INTO counters (tenant_id, user_id, name, value) VALUES (?, ?, ?, ?)`, "t1", "erin", "frame", 1)
+			})
+			if err != nil {
+				t.Fatalf("database as the previous version left it: %v", err)
+			}
+			st := storetest.Open(t, dsn)
+			for _, x := range []struct {
+				user string
+				id   int64
+			}{{"olga", 1}, {"bob", 2}, {"olga", 3}, {"bob", 4}, {"olga", 5}} {
+				got, err := st.GetExpense(ctx, "t1", x.user, x.id)
+				if err != nil || got.Item != fmt.Sprintf("%s-%d", x.user, x.id) {
+					t.Errorf("%s's #%d after the upgrade = %+v, %v", x.user, x.id, got, err)
+				}
+			}
+			if _, err := st.GetExpense(ctx, "t1", "bob", 1); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("bob reaches olga's #1 after the upgrade: %v", err)
+			}
+			for _, tt := range []struct {
+				user string
+				want int64
+			}{{"olga", 7}, {"bob", 7}, {"carol", 7}, {"erin", 7}, {"dan", 1}, {"bob", 8}} {
+				got, err := st.AddExpense(ctx, store.Expense{TenantID: "t1", UserID: tt.user, Item: "new", AmountMinor: 1, Currency: "GBP", Date: "2026-11-02"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.ID != tt.want {
+					t.Errorf("%s's next id = %d, want %d", tt.user, got.ID, tt.want)
+				}
+			}
+			// Other counters are untouched.
+			if seq, _, err := st.AppendConversationFrame(ctx, "t1", "carol", "c1", "n1", []byte(`{"type":"answer","turn_id":"tX"}`), t0); err != nil || seq != 2 {
+				t.Errorf("carol's next frame = %d, %v; want seq 2", seq, err)
 			}
 		})
 	}

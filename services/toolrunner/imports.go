@@ -281,9 +281,14 @@ func dateSpan(from, to string) string {
 	return "dated " + from + " to " + to
 }
 
+// unnamedCurrency stands, in a preview, for the currency of lines whose
+// file names none when the user has no default currency either.
+const unnamedCurrency = "no named currency"
+
 // Preview says what importing a statement would store, for the proposal
 // before the user's yes: the file, how many transactions, their dates,
-// currencies and net amount, and what is uncertain.
+// currencies and net amount, and what is uncertain. Every amount is
+// followed by its currency, or by words saying that none is known.
 func Preview(filename string, st Statement) string {
 	if len(st.Transactions) == 0 {
 		return filename + ": no transactions"
@@ -300,6 +305,13 @@ func Preview(filename string, st Statement) string {
 	}
 	var ts, ccys []string
 	for _, m := range totals(ms) {
+		if m.Currency == "" {
+			// The file names none and the user has no default: say so
+			// rather than leave a gap where the currency goes.
+			ts = append(ts, contracts.FormatMinor(m.Minor, "")+" ("+unnamedCurrency+")")
+			ccys = append(ccys, unnamedCurrency)
+			continue
+		}
 		ts = append(ts, FormatMinor(m.Minor, m.Currency))
 		ccys = append(ccys, m.Currency)
 	}

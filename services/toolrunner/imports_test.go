@@ -194,6 +194,51 @@ func TestDedupeKeysCountOccurrences(t *testing.T) {
 	}
 }
 
+// A preview always says the currency of its amounts: a file that names
+// none, read for a user with no default currency, is said to be in no
+// named currency instead of leaving a gap ("in ; net 996.50 ;").
+func TestPreviewNamesTheCurrency(t *testing.T) {
+	unknown := "the file names no currency and no default currency is set"
+	tests := []struct {
+		name string
+		give []toolrunner.StatementLine
+		want string
+	}{
+		{
+			name: "no currency anywhere",
+			give: []toolrunner.StatementLine{
+				{Date: "2026-11-01", AmountMinor: 100000, Description: "salary"},
+				{Date: "2026-11-03", AmountMinor: -350, Description: "coffee"},
+			},
+			want: "statement.csv: 2 transactions; dated 2026-11-01 to 2026-11-03; in no named currency; net 996.50 (no named currency); to check: " + unknown,
+		},
+		{
+			name: "some lines name theirs",
+			give: []toolrunner.StatementLine{
+				{Date: "2026-11-01", AmountMinor: -1250, Currency: "EUR", Description: "train"},
+				{Date: "2026-11-02", AmountMinor: -350, Description: "coffee"},
+			},
+			want: "statement.csv: 2 transactions; dated 2026-11-01 to 2026-11-02; in EUR, no named currency; net -12.50 EUR, -3.50 (no named currency); to check: " + unknown,
+		},
+		{
+			name: "every line names its own",
+			give: []toolrunner.StatementLine{{Date: "2026-11-01", AmountMinor: 99650, Currency: "GBP", Description: "salary"}},
+			want: "statement.csv: 1 transaction; dated 2026-11-01; in GBP; net 996.50 GBP; to check: " + unknown,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := toolrunner.Preview("statement.csv", toolrunner.Statement{Format: "csv", Transactions: tt.give, Uncertain: []string{unknown}})
+			if got != tt.want {
+				t.Fatalf("preview\n got %q\nwant %q", got, tt.want)
+			}
+			if strings.Contains(got, "in ;") || strings.Contains(got, " ;") {
+				t.Errorf("preview leaves a gap where a currency goes: %q", got)
+			}
+		})
+	}
+}
+
 func TestPreviewSaysWhatWillBeStored(t *testing.T) {
 	st := toolrunner.Statement{Format: "csv", Uncertain: []string{"nothing in the file tells day from month; dates read as month/day (your default)"},
 		Transactions: []toolrunner.StatementLine{

@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"ExpensesScopedToTenantAndUser", testExpenses},
 		{"ContentErrorsArePermanent", testContentErrors},
 		{"ExpenseIDsUnderConcurrency", testExpenseIDs},
+		{"ExpenseIDsPerUser", testExpenseIDsPerUser},
 		{"TransactionsDedupeAndFilter", testTransactions},
 		{"DocumentsDedupeBySHA", testDocuments},
 		{"NotificationsInbox", testNotifications},
@@ -316,7 +317,7 @@ func testExpenses(t *testing.T, st *store.Store) {
 	a2 := must(st.AddExpense(ctx, expense("ta", "u1", "coffee", 350, "2026-11-20")))(t)
 	b1 := must(st.AddExpense(ctx, expense("tb", "u9", "rent", 100000, "2026-11-02")))(t)
 	if a1.ID != 1 || a2.ID != 2 || b1.ID != 1 {
-		t.Fatalf("ids = %d, %d, %d; want per-tenant numbering 1, 2 and 1", a1.ID, a2.ID, b1.ID)
+		t.Fatalf("ids = %d, %d, %d; want per-user numbering 1, 2 and 1", a1.ID, a2.ID, b1.ID)
 	}
 	if !a1.UpdatedAt.Equal(t0) {
 		t.Fatalf("updated_at = %v, want created time", a1.UpdatedAt)
@@ -380,29 +381,89 @@ func testExpenses(t *testing.T, st *store.Store) {
 	}
 }
 
+// Two users of one tenant adding at once each get 1..n, whatever the
+// other does.
 func testExpenseIDs(t *testing.T, st *store.Store) {
 	const n = 20
+	users := []string{"u1", "u2"}
 	var wg sync.WaitGroup
-	ids := make([]int64, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e, err := st.AddExpense(ctx, expense("ta", "u1", "x", 1, "2026-11-01"))
-			if err != nil {
-				t.Errorf("add: %v", err)
-				return
-			}
-			ids[i] = e.ID
-		}()
+	ids := make([][]int64, len(users))
+	for u, user := range users {
+		ids[u] = make([]int64, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e, err := st.AddExpense(ctx, expense("ta", user, "x", 1, "2026-11-01"))
+				if err != nil {
+					t.Errorf("add: %v", err)
+					return
+				}
+				ids[u][i] = e.ID
+			}()
+		}
 	}
 	wg.Wait()
-	seen := map[int64]bool{}
-	for _, id := range ids {
-		if id < 1 || id > n || seen[id] {
-			t.Fatalf("ids %v: want each of 1..%d exactly once", ids, n)
+	for u, user := range users {
+		seen := map[int64]bool{}
+		for _, id := range ids[u] {
+			if id < 1 || id > n || seen[id] {
+				t.Fatalf("%s's ids %v: want each of 1..%d exactly once", user, ids[u], n)
+			}
+			seen[id] = true
 		}
-		seen[id] = true
+	}
+}
+
+// Expense ids count per user: a member's numbers say nothing of how many
+// expenses anyone else of the tenant made, and the same number names each
+// user's own expense, never another's.
+func testExpenseIDsPerUser(t *testing.T, st *store.Store) {
+	var olga, bob []int64
+	for i, who := range []string{"olga", "olga", "bob", "olga", "olga", "bob"} {
+		e := must(st.AddExpense(ctx, expense("ta", who, fmt.Sprintf("%s-%d", who, i), int64(100+i), "2026-11-01")))(t)
+		if who == "olga" {
+			olga = append(olga, e.ID)
+		} else {
+			bob = append(bob, e.ID)
+		}
+	}
+	if got, want := fmt.Sprint(olga, bob), "[1 2 3 4] [1 2]"; got != want {
+		t.Fatalf("olga's and bob's ids = %s, want %s: each counts their own", got, want)
+	}
+	// Another tenant's numbering is apart as well.
+	if e := must(st.AddExpense(ctx, expense("tb", "olga", "elsewhere", 1, "2026-11-01")))(t); e.ID != 1 {
+		t.Fatalf("olga's first expense in another tenant = #%d, want #1", e.ID)
+	}
+
+	// Bob's #1 is his own; olga's #3 and #4 are out of his reach.
+	if got := must(st.GetExpense(ctx, "ta", "bob", 1))(t); got.Item != "bob-2" || got.UserID != "bob" {
+		t.Fatalf("bob's #1 = %+v, want his own bob-2", got)
+	}
+	_, err := st.GetExpense(ctx, "ta", "bob", 3)
+	wantErr(t, err, store.ErrNotFound)
+	_, err = st.UpdateExpense(ctx, store.Expense{TenantID: "ta", UserID: "bob", ID: 4, Item: "mine now", AmountMinor: 1, Currency: "GBP", Date: "2026-11-01"})
+	wantErr(t, err, store.ErrNotFound)
+	wantErr(t, st.DeleteExpense(ctx, "ta", "bob", 3), store.ErrNotFound)
+
+	// Bob changing and deleting his #1 and #2 leaves olga's #1 and #2.
+	up := must(st.UpdateExpense(ctx, store.Expense{TenantID: "ta", UserID: "bob", ID: 1, Item: "bob-changed", AmountMinor: 9, Currency: "GBP", Date: "2026-11-02"}))(t)
+	if up.Item != "bob-changed" || up.UserID != "bob" {
+		t.Fatalf("bob's update = %+v", up)
+	}
+	check(t, st.DeleteExpense(ctx, "ta", "bob", 2))
+	list := must(st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "ta", UserID: "olga"}))(t)
+	var items []string
+	for _, e := range list {
+		items = append(items, fmt.Sprintf("#%d %s %d", e.ID, e.Item, e.AmountMinor))
+	}
+	if got, want := fmt.Sprint(items), "[#1 olga-0 100 #2 olga-1 101 #3 olga-3 103 #4 olga-4 104]"; got != want {
+		t.Fatalf("olga's expenses after bob's changes = %s, want %s", got, want)
+	}
+	// Ids are never given again after a delete, and bob's next number
+	// follows his own last one.
+	if e := must(st.AddExpense(ctx, expense("ta", "bob", "bob-again", 1, "2026-11-03")))(t); e.ID != 3 {
+		t.Fatalf("bob's next id = %d, want 3", e.ID)
 	}
 }
 

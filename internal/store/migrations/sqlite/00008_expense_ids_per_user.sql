@@ -1,0 +1,60 @@
+-- +goose Up
+-- Expenses are numbered per user instead of per tenant, so that an id
+-- tells no one how many expenses the tenant's other people made. Every id
+-- already given keeps naming the same expense. A user the tenant knows
+-- (one with expenses, frames or any counter of their own) goes on from the
+-- tenant's last number, not from one, so that no id a user deleted is
+-- given to them again; a new user starts at one.
+CREATE TABLE expenses_per_user (
+    tenant_id    TEXT        NOT NULL,
+    id           INTEGER      NOT NULL,
+    user_id      TEXT        NOT NULL,
+    item         TEXT        NOT NULL,
+    amount_minor INTEGER      NOT NULL,
+    currency     TEXT        NOT NULL,
+    date         TEXT        NOT NULL,
+    category     TEXT        NOT NULL,
+    created_at   TEXT        NOT NULL,
+    updated_at   TEXT        NOT NULL,
+    PRIMARY KEY (tenant_id, user_id, id)
+);
+INSERT INTO expenses_per_user (tenant_id, id, user_id, item, amount_minor, currency, date, category, created_at, updated_at)
+    SELECT tenant_id, id, user_id, item, amount_minor, currency, date, category, created_at, updated_at FROM expenses;
+DROP TABLE expenses;
+ALTER TABLE expenses_per_user RENAME TO expenses;
+CREATE INDEX expenses_by_date ON expenses (tenant_id, user_id, date, id);
+
+INSERT INTO counters (tenant_id, user_id, name, value)
+    SELECT c.tenant_id, u.user_id, 'expense', c.value
+    FROM counters c
+    JOIN (SELECT tenant_id, user_id FROM expenses
+          UNION SELECT tenant_id, user_id FROM frames
+          UNION SELECT tenant_id, user_id FROM counters WHERE user_id <> '') u ON u.tenant_id = c.tenant_id
+    WHERE c.user_id = '' AND c.name = 'expense';
+DELETE FROM counters WHERE user_id = '' AND name = 'expense';
+
+-- +goose Down
+-- Fails when two users of a tenant hold the same number: tenant-wide ids
+-- cannot name both.
+CREATE TABLE expenses_per_tenant (
+    tenant_id    TEXT        NOT NULL,
+    id           INTEGER      NOT NULL,
+    user_id      TEXT        NOT NULL,
+    item         TEXT        NOT NULL,
+    amount_minor INTEGER      NOT NULL,
+    currency     TEXT        NOT NULL,
+    date         TEXT        NOT NULL,
+    category     TEXT        NOT NULL,
+    created_at   TEXT        NOT NULL,
+    updated_at   TEXT        NOT NULL,
+    PRIMARY KEY (tenant_id, id)
+);
+INSERT INTO expenses_per_tenant (tenant_id, id, user_id, item, amount_minor, currency, date, category, created_at, updated_at)
+    SELECT tenant_id, id, user_id, item, amount_minor, currency, date, category, created_at, updated_at FROM expenses;
+DROP TABLE expenses;
+ALTER TABLE expenses_per_tenant RENAME TO expenses;
+CREATE INDEX expenses_by_date ON expenses (tenant_id, date, id);
+
+INSERT INTO counters (tenant_id, user_id, name, value)
+    SELECT tenant_id, '', 'expense', MAX(value) FROM counters WHERE user_id <> '' AND name = 'expense' GROUP BY tenant_id;
+DELETE FROM counters WHERE user_id <> '' AND name = 'expense';
