@@ -7,12 +7,12 @@
 package orchestrator
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -131,8 +131,7 @@ func (o *Orchestrator) needsConfirm(tool string) bool {
 	if v, ok := o.cfg.Confirm[tool]; ok {
 		return v
 	}
-	spec, ok := contracts.LookupTool(tool)
-	return !ok || spec.Kind == contracts.KindMutation
+	return mutates(tool)
 }
 
 // HandleTurn applies one UserTurn exactly once.
@@ -156,16 +155,15 @@ func (o *Orchestrator) HandleTurn(msg *message.Message) error {
 // HandleToolResult applies one ToolResult exactly once.
 func (o *Orchestrator) HandleToolResult(msg *message.Message) error {
 	subject := msg.Metadata.Get(bus.MetaSubject)
-	rest, _ := strings.CutPrefix(subject, "purser.tool.result.")
-	tenant, conv, ok := strings.Cut(rest, ".")
-	if !ok || !bus.ValidToken(tenant) || !bus.ValidToken(conv) {
-		return bus.Permanent(fmt.Errorf("unexpected subject %q", subject))
+	tenant, conv, err := bus.ParseToolResultSubject(subject)
+	if err != nil {
+		return bus.Permanent(err)
 	}
 	if err := bus.CheckIdentity(msg, subject, nil, tenant, "", conv); err != nil {
 		return err
 	}
-	var res contracts.ToolResult
-	if err := contracts.Decode(msg.Payload, &res); err != nil {
+	res, err := decodeToolResult(msg.Payload)
+	if err != nil {
 		return bus.Permanent(fmt.Errorf("decode tool result: %w", err))
 	}
 	if err := o.apply(msg.Context(), tenant, conv, Event{Kind: EvToolResult, Result: &res}); err != nil {
@@ -419,21 +417,16 @@ func (o *Orchestrator) outbox(tenant, user, convID, turnID string, outputs []Out
 	for _, op := range outputs {
 		var subject string
 		var err error
-		var correlation string
-		switch p := op.Payload.(type) {
-		case contracts.ToolRequest:
+		switch op.To {
+		case ToTool:
 			subject, err = bus.ToolRequestSubject(op.Tool)
-			correlation = p.TurnID
 		default:
 			subject, err = bus.AgentSubject(tenant, user, convID)
-			correlation = turnIDOf(op.Payload)
-		}
-		if correlation == "" {
-			correlation = turnID
 		}
 		if err != nil {
 			return nil, bus.Permanent(err)
 		}
+		correlation := cmp.Or(correlationOf(op.Payload), turnID)
 		payload, err := json.Marshal(op.Payload)
 		if err != nil {
 			return nil, bus.Permanent(fmt.Errorf("encode %s: %w", op.Type, err))
@@ -447,20 +440,6 @@ func (o *Orchestrator) outbox(tenant, user, convID, turnID string, outputs []Out
 		out = append(out, store.OutboxMessage{ID: op.ID, Subject: subject, Headers: headers, Payload: payload, CreatedAt: now})
 	}
 	return out, nil
-}
-
-func turnIDOf(p any) string {
-	switch v := p.(type) {
-	case contracts.Clarify:
-		return v.TurnID
-	case contracts.Proposal:
-		return v.TurnID
-	case contracts.Answer:
-		return v.TurnID
-	case contracts.TurnError:
-		return v.TurnID
-	}
-	return ""
 }
 
 // streamTokens sends the answer to the user's sockets before the durable
