@@ -224,7 +224,6 @@ func (o *Orchestrator) emitDirect(ctx context.Context, tenant, user, convID stri
 	return o.relay.Publish(ctx, out)
 }
 
-// outbox turns outputs into stored messages with their subjects and headers.
 // outbox encodes outputs as outbox messages; turnID correlates those whose
 // payload names no turn (tool progress), so a turn is one trace.
 func (o *Orchestrator) outbox(tenant, user, convID, turnID string, outputs []Output) ([]store.OutboxMessage, error) {
