@@ -19,31 +19,8 @@ func finishAnswer(s State, env Env, content string) (State, Effects) {
 			continue
 		}
 		a.Citations = append(a.Citations, contracts.Citation{CallID: st.CallID, Tool: st.Tool})
-		switch st.Tool {
-		case contracts.ToolAddExpense, contracts.ToolUpdateExpense, contracts.ToolDeleteExpense:
-			var out contracts.ExpenseChanged
-			if json.Unmarshal(st.Data, &out) != nil {
-				continue
-			}
-			e := out.Expense
-			switch st.Tool {
-			case contracts.ToolAddExpense:
-				a.Added = &e
-			case contracts.ToolUpdateExpense:
-				a.Updated = &e
-			default:
-				a.Deleted = &e
-			}
-		case contracts.ToolListExpenses:
-			var out contracts.ExpenseList
-			if json.Unmarshal(st.Data, &out) == nil {
-				a.Listed = out.Expenses
-			}
-		case contracts.ToolGetBalance:
-			var out contracts.Balance
-			if json.Unmarshal(st.Data, &out) == nil {
-				a.Balance = &out
-			}
+		if r := rowOf(st.Tool); r.answer != nil {
+			r.answer(&a, st.Data)
 		}
 	}
 	if len(a.Citations) > 50 {
@@ -72,82 +49,54 @@ func fallbackAnswer(_ string, steps []StepRecord) string {
 // summarize is the server's own sentence for a proposal, built from the
 // canonical args, never from model text.
 func summarize(tool string, args json.RawMessage, s State, env Env) string {
-	money := func(amount contracts.Amount, currency *string) string {
-		c := env.DefaultCurrency
-		if currency != nil {
-			c = *currency
-		}
-		minor, err := amount.Minor(c)
-		if err != nil {
-			return string(amount) + " " + c
-		}
-		return FormatMoney(contracts.Money{Minor: minor, Currency: c})
-	}
-	switch tool {
-	case contracts.ToolAddExpense:
-		var a contracts.AddExpenseArgs
-		_ = json.Unmarshal(args, &a)
-		out := fmt.Sprintf("Add expense '%s' %s", a.Item, money(a.Amount, a.Currency))
-		if a.Date != nil {
-			out += " on " + *a.Date
-		}
-		if a.Category != nil {
-			out += " in " + *a.Category
-		}
-		return out + "?"
-	case contracts.ToolUpdateExpense:
-		var a contracts.UpdateExpenseArgs
-		_ = json.Unmarshal(args, &a)
-		var changes []string
-		if a.Item != nil {
-			changes = append(changes, "item '"+*a.Item+"'")
-		}
-		switch {
-		case a.Amount != nil && a.Currency != nil:
-			changes = append(changes, "amount "+string(*a.Amount)+" "+*a.Currency)
-		case a.Amount != nil:
-			changes = append(changes, "amount "+string(*a.Amount)) // in the expense's own currency
-		case a.Currency != nil:
-			changes = append(changes, "currency "+*a.Currency)
-		}
-		if a.Date != nil {
-			changes = append(changes, "date "+*a.Date)
-		}
-		if a.Category != nil {
-			changes = append(changes, "category "+*a.Category)
-		}
-		return fmt.Sprintf("Change expense #%d: %s?", a.ID, strings.Join(changes, ", "))
-	case contracts.ToolDeleteExpense:
-		var a contracts.DeleteExpenseArgs
-		_ = json.Unmarshal(args, &a)
-		return fmt.Sprintf("Delete expense #%d?", a.ID)
-	case contracts.ToolSetPreferences:
-		var a contracts.SetPreferencesArgs
-		_ = json.Unmarshal(args, &a)
-		deref := func(p *string) string {
-			if p == nil {
-				return ""
-			}
-			return *p
-		}
-		return "Set your " + describePreferences(contracts.Preferences{Currency: deref(a.Currency), Timezone: deref(a.Timezone), DateOrder: deref(a.DateOrder)}) + "?"
-	case contracts.ToolFetchEmailAttachments:
-		var a contracts.FetchEmailAttachmentsArgs
-		_ = json.Unmarshal(args, &a)
-		var m contracts.MailSummary
-		if raw, ok := s.Memory["entities.message"]; ok && json.Unmarshal(raw, &m) == nil && m.ID == a.MessageID {
-			out := fmt.Sprintf("Import %s from \"%s\" (%s), sent by %s?", strings.Join(m.Attachments, ", "), m.Subject, m.Date.Format("2 Jan 2006"), m.From)
-			if len(m.Previews) > 0 {
-				out += " " + strings.Join(m.Previews, ". ") + "."
-			}
-			if m.NewSender {
-				out += " You have never imported a statement from this sender before: check that it really is your bank."
-			}
-			return out
-		}
-		return "Import the statements attached to that message?"
+	if r := rowOf(tool); r.propose != nil {
+		return r.propose(args, s, env)
 	}
 	return "Run " + tool + "?"
+}
+
+// answerAdded, answerUpdated and answerDeleted set the legacy field of
+// the expense a step changed.
+func answerAdded(a *contracts.Answer, data json.RawMessage) {
+	if e, ok := changedExpense(data); ok {
+		a.Added = &e
+	}
+}
+
+func answerUpdated(a *contracts.Answer, data json.RawMessage) {
+	if e, ok := changedExpense(data); ok {
+		a.Updated = &e
+	}
+}
+
+func answerDeleted(a *contracts.Answer, data json.RawMessage) {
+	if e, ok := changedExpense(data); ok {
+		a.Deleted = &e
+	}
+}
+
+func changedExpense(data json.RawMessage) (contracts.ExpenseView, bool) {
+	var out contracts.ExpenseChanged
+	if json.Unmarshal(data, &out) != nil {
+		return contracts.ExpenseView{}, false
+	}
+	return out.Expense, true
+}
+
+// answerListed sets the legacy list of expenses.
+func answerListed(a *contracts.Answer, data json.RawMessage) {
+	var out contracts.ExpenseList
+	if json.Unmarshal(data, &out) == nil {
+		a.Listed = out.Expenses
+	}
+}
+
+// answerBalance sets the legacy balance.
+func answerBalance(a *contracts.Answer, data json.RawMessage) {
+	var out contracts.Balance
+	if json.Unmarshal(data, &out) == nil {
+		a.Balance = &out
+	}
 }
 
 // historyBudget is the prompt's history budget in characters (~4 per token).
@@ -157,7 +106,7 @@ const historyBudget = 6000 * 4
 func PromptFor(s State, env Env) Prompt {
 	t := s.Turn
 	p := Prompt{TurnID: t.TurnID, Text: t.Text, Now: env.Now.In(userLoc(s)), Timezone: s.Timezone, Currency: env.DefaultCurrency,
-		Memory: s.Memory, Steps: t.Steps, Tools: contracts.Tools(), Correction: t.Correction, Failure: t.Failure}
+		Memory: s.Memory, Steps: t.Steps, Tools: catalogTools(), Correction: t.Correction, Failure: t.Failure}
 	// The current turn's own entries are the prompt's Text, not history.
 	past := s.History
 	for len(past) > 0 && past[len(past)-1].TurnID == t.TurnID {

@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -16,70 +17,43 @@ import (
 // says nothing after tool calls; the offline model answers with it always.
 // It never shows internal ids such as call ids.
 func DescribeStep(st StepRecord) string {
+	r := rowOf(st.Tool)
+	verb := cmp.Or(r.verb, "do that")
 	switch {
 	case st.Decision == "rejected":
-		return "OK, I won't " + verb(st.Tool) + "."
+		return "OK, I won't " + verb + "."
 	case !st.OK:
-		return "I couldn't " + verb(st.Tool) + ": " + st.Error
+		return "I couldn't " + verb + ": " + st.Error
+	case r.describe == nil:
+		return "Done."
 	}
-	switch st.Tool {
-	case contracts.ToolSearchGmail:
-		var out contracts.MailSearch
-		if json.Unmarshal(st.Data, &out) != nil || len(out.Messages) == 0 {
-			return "I couldn't find a matching statement in your mail."
-		}
-		return describeMail(out.Messages)
-	case contracts.ToolFetchEmailAttachments:
-		var out contracts.AttachmentsFetched
-		_ = json.Unmarshal(st.Data, &out)
-		return describeFetch(out)
-	case contracts.ToolAddExpense, contracts.ToolUpdateExpense, contracts.ToolDeleteExpense:
-		var out contracts.ExpenseChanged
-		_ = json.Unmarshal(st.Data, &out)
-		e := out.Expense
-		what := map[string]string{contracts.ToolAddExpense: "Added", contracts.ToolUpdateExpense: "Updated", contracts.ToolDeleteExpense: "Deleted"}[st.Tool]
-		return fmt.Sprintf("%s expense #%d: %s, %s on %s%s.", what, e.ID, e.Item, FormatMoney(e.Amount), e.Date, categorySuffix(e.Category))
-	case contracts.ToolSetPreferences:
-		var out contracts.Preferences
-		_ = json.Unmarshal(st.Data, &out)
-		return "Saved. Your defaults: " + describePreferences(out) + "."
-	case contracts.ToolListExpenses:
-		var out contracts.ExpenseList
-		_ = json.Unmarshal(st.Data, &out)
-		return describeExpenses(out)
-	case contracts.ToolGetBalance:
-		var out contracts.Balance
-		_ = json.Unmarshal(st.Data, &out)
-		if out.Count == 0 {
-			return fmt.Sprintf("You have no expenses %s.", rangeWords(out.Range, out.From, out.To))
-		}
-		return fmt.Sprintf("You spent %s %s across %d expense%s.", totals(out.Total), rangeWords(out.Range, out.From, out.To), out.Count, wording.Plural(out.Count))
-	case contracts.ToolGetRecentImports:
-		var out contracts.RecentImports
-		_ = json.Unmarshal(st.Data, &out)
-		return describeImports(out)
-	case contracts.ToolGetTransactions:
-		var out contracts.TransactionList
-		_ = json.Unmarshal(st.Data, &out)
-		return describeTransactions(out)
-	}
-	return "Done."
+	return r.describe(st.Data)
 }
 
-func verb(tool string) string {
-	switch tool {
-	case contracts.ToolAddExpense:
-		return "add that expense"
-	case contracts.ToolUpdateExpense:
-		return "change that expense"
-	case contracts.ToolDeleteExpense:
-		return "delete that expense"
-	case contracts.ToolFetchEmailAttachments:
-		return "import that statement"
-	case contracts.ToolSearchGmail:
-		return "search your mail"
+// describeExpenseChange reads aloud the expense a step added, changed or
+// deleted, what saying which.
+func describeExpenseChange(what string) func(json.RawMessage) string {
+	return func(data json.RawMessage) string {
+		var out contracts.ExpenseChanged
+		_ = json.Unmarshal(data, &out)
+		e := out.Expense
+		return fmt.Sprintf("%s expense #%d: %s, %s on %s%s.", what, e.ID, e.Item, FormatMoney(e.Amount), e.Date, categorySuffix(e.Category))
 	}
-	return "do that"
+}
+
+func describePreferencesSaved(data json.RawMessage) string {
+	var out contracts.Preferences
+	_ = json.Unmarshal(data, &out)
+	return "Saved. Your defaults: " + describePreferences(out) + "."
+}
+
+func describeBalance(data json.RawMessage) string {
+	var out contracts.Balance
+	_ = json.Unmarshal(data, &out)
+	if out.Count == 0 {
+		return fmt.Sprintf("You have no expenses %s.", rangeWords(out.Range, out.From, out.To))
+	}
+	return fmt.Sprintf("You spent %s %s across %d expense%s.", totals(out.Total), rangeWords(out.Range, out.From, out.To), out.Count, wording.Plural(out.Count))
 }
 
 // symbols are the currency signs people read without a code.
@@ -153,7 +127,9 @@ func rangeWords(r, from, to string) string {
 	return "in that period"
 }
 
-func describeExpenses(out contracts.ExpenseList) string {
+func describeExpenses(data json.RawMessage) string {
+	var out contracts.ExpenseList
+	_ = json.Unmarshal(data, &out)
 	where := rangeWords(out.Range, out.From, out.To)
 	if out.Category != "" {
 		where = "on " + out.Category + " " + where
@@ -170,10 +146,14 @@ func describeExpenses(out contracts.ExpenseList) string {
 	return b.String()
 }
 
-func describeMail(msgs []contracts.MailSummary) string {
+func describeMail(data json.RawMessage) string {
+	var out contracts.MailSearch
+	if json.Unmarshal(data, &out) != nil || len(out.Messages) == 0 {
+		return "I couldn't find a matching statement in your mail."
+	}
 	var b strings.Builder
 	b.WriteString("I found these messages:\n")
-	for _, m := range msgs {
+	for _, m := range out.Messages {
 		att := "no attachments"
 		if len(m.Attachments) > 0 {
 			att = strings.Join(m.Attachments, ", ")
@@ -184,7 +164,9 @@ func describeMail(msgs []contracts.MailSummary) string {
 	return b.String()
 }
 
-func describeFetch(out contracts.AttachmentsFetched) string {
+func describeFetch(data json.RawMessage) string {
+	var out contracts.AttachmentsFetched
+	_ = json.Unmarshal(data, &out)
 	var queued, dup []string
 	for _, d := range out.Documents {
 		if d.Status == "duplicate" {
@@ -206,7 +188,9 @@ func describeFetch(out contracts.AttachmentsFetched) string {
 	return strings.Join(parts, " ")
 }
 
-func describeImports(out contracts.RecentImports) string {
+func describeImports(data json.RawMessage) string {
+	var out contracts.RecentImports
+	_ = json.Unmarshal(data, &out)
 	if len(out.Imports) == 0 {
 		return "You haven't imported any statements recently."
 	}
@@ -234,7 +218,9 @@ func describeImports(out contracts.RecentImports) string {
 	return strings.TrimSpace(b.String()) + "."
 }
 
-func describeTransactions(out contracts.TransactionList) string {
+func describeTransactions(data json.RawMessage) string {
+	var out contracts.TransactionList
+	_ = json.Unmarshal(data, &out)
 	if len(out.Transactions) == 0 {
 		return "I found no matching transactions."
 	}
@@ -270,4 +256,96 @@ func describePreferences(p contracts.Preferences) string {
 		parts = append(parts, "dates written "+map[string]string{"dmy": "day first", "mdy": "month first", "ymd": "year first"}[p.DateOrder])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Proposals: the server's own sentence for a change, built from its
+// canonical args, never from model text.
+
+// money writes an amount the person typed in currency, or in the default
+// currency when they named none.
+func money(env Env, amount contracts.Amount, currency *string) string {
+	c := env.DefaultCurrency
+	if currency != nil {
+		c = *currency
+	}
+	minor, err := amount.Minor(c)
+	if err != nil {
+		return string(amount) + " " + c
+	}
+	return FormatMoney(contracts.Money{Minor: minor, Currency: c})
+}
+
+func proposeAddExpense(args json.RawMessage, _ State, env Env) string {
+	var a contracts.AddExpenseArgs
+	_ = json.Unmarshal(args, &a)
+	out := fmt.Sprintf("Add expense '%s' %s", a.Item, money(env, a.Amount, a.Currency))
+	if a.Date != nil {
+		out += " on " + *a.Date
+	}
+	if a.Category != nil {
+		out += " in " + *a.Category
+	}
+	return out + "?"
+}
+
+func proposeUpdateExpense(args json.RawMessage, _ State, _ Env) string {
+	var a contracts.UpdateExpenseArgs
+	_ = json.Unmarshal(args, &a)
+	var changes []string
+	if a.Item != nil {
+		changes = append(changes, "item '"+*a.Item+"'")
+	}
+	switch {
+	case a.Amount != nil && a.Currency != nil:
+		changes = append(changes, "amount "+string(*a.Amount)+" "+*a.Currency)
+	case a.Amount != nil:
+		changes = append(changes, "amount "+string(*a.Amount)) // in the expense's own currency
+	case a.Currency != nil:
+		changes = append(changes, "currency "+*a.Currency)
+	}
+	if a.Date != nil {
+		changes = append(changes, "date "+*a.Date)
+	}
+	if a.Category != nil {
+		changes = append(changes, "category "+*a.Category)
+	}
+	return fmt.Sprintf("Change expense #%d: %s?", a.ID, strings.Join(changes, ", "))
+}
+
+func proposeDeleteExpense(args json.RawMessage, _ State, _ Env) string {
+	var a contracts.DeleteExpenseArgs
+	_ = json.Unmarshal(args, &a)
+	return fmt.Sprintf("Delete expense #%d?", a.ID)
+}
+
+func proposePreferences(args json.RawMessage, _ State, _ Env) string {
+	var a contracts.SetPreferencesArgs
+	_ = json.Unmarshal(args, &a)
+	deref := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	return "Set your " + describePreferences(contracts.Preferences{Currency: deref(a.Currency), Timezone: deref(a.Timezone), DateOrder: deref(a.DateOrder)}) + "?"
+}
+
+// proposeFetch names the message an import reads from, when it is the
+// one the person just found in their mail, and warns about a sender they
+// never imported from.
+func proposeFetch(args json.RawMessage, s State, _ Env) string {
+	var a contracts.FetchEmailAttachmentsArgs
+	_ = json.Unmarshal(args, &a)
+	var m contracts.MailSummary
+	if raw, ok := s.Memory["entities.message"]; ok && json.Unmarshal(raw, &m) == nil && m.ID == a.MessageID {
+		out := fmt.Sprintf("Import %s from \"%s\" (%s), sent by %s?", strings.Join(m.Attachments, ", "), m.Subject, m.Date.Format("2 Jan 2006"), m.From)
+		if len(m.Previews) > 0 {
+			out += " " + strings.Join(m.Previews, ". ") + "."
+		}
+		if m.NewSender {
+			out += " You have never imported a statement from this sender before: check that it really is your bank."
+		}
+		return out
+	}
+	return "Import the statements attached to that message?"
 }

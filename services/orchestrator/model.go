@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
-
-	"github.com/purser-ai/purser/pkg/contracts"
 )
 
 // DecisionKind is what the model chose to do.
@@ -74,7 +72,7 @@ type Prompt struct {
 	Earlier bool
 	Memory  Memory       // working memory snapshot
 	Steps   []StepRecord // what ran in this turn so far, results included
-	Tools   []contracts.ToolSpec
+	Tools   []ToolSpec
 	// Correction is set on the one corrective retry: what was wrong with
 	// the previous output.
 	Correction string

@@ -41,6 +41,73 @@ func modelCallID(s State) string {
 	return deriveID("m", s.Turn.TurnID, strconv.Itoa(s.Turn.Round))
 }
 
+// maxModelRounds bounds model calls a handler waits for inline; the turn's
+// own bounds (steps, one correction, one re-plan) end it well before.
+const maxModelRounds = 8
+
+// askModel is the model's part of applying an event: while the transition
+// needs the model, it asks it, and each call ends one of three ways.
+//
+//   - Inline: the decision comes within Config.ModelInlineWait (a local
+//     model such as the offline one does). It is applied here, as the next
+//     transition, and goes into the same save as the event.
+//   - Handed off: the call is still running when the wait ends. The state
+//     records it as pending (Turn.Model) and the handler goes on without
+//     it; settle then tells the call whether that record was stored, and
+//     only a stored call applies its decision, as an EvDecision of its own.
+//   - Made again: a pending call that no process is making (the inline
+//     rounds ran out, or its maker died) is started by resume: from
+//     settle, from a redelivered turn, or by the sweep once its lease ran
+//     out.
+//
+// It returns the state and effects with every inline decision applied, and
+// the step that the caller must settle exactly once, after its save.
+// streamed says the model already streamed the event's answer itself.
+func (o *Orchestrator) askModel(ctx context.Context, tenant, convID string, next State, eff Effects, env Env, streamed bool) (State, Effects, *modelStep) {
+	m := &modelStep{o: o, tenant: tenant, convID: convID, streamed: streamed}
+	for round := 0; eff.NeedModel && round < maxModelRounds; round++ {
+		call := o.startCall(tenant, convID, next, env, true)
+		dev, ok := call.wait(ctx, o.cfg.ModelInlineWait)
+		if !ok {
+			m.running = call
+			break
+		}
+		m.streamed = m.streamed || dev.Streamed
+		var more Effects
+		turnID := currentTurnID(next)
+		next, more = Transition(next, dev, env)
+		logRejection(o.log, more, tenant, turnID)
+		eff.add(more)
+	}
+	if eff.NeedModel && next.Turn != nil {
+		next.Turn.Model = &ModelCall{ID: modelCallID(next), Since: o.now()}
+	}
+	m.state = next
+	return next, eff, m
+}
+
+// modelStep is what askModel leaves for after the save.
+type modelStep struct {
+	o              *Orchestrator
+	tenant, convID string
+	state          State      // the state to save
+	streamed       bool       // the model streamed the answer's tokens itself
+	running        *modelCall // handed off: still running, waiting for settle
+}
+
+// settle hands the turn's model call on once the handler has tried to
+// save: a call still running learns whether its pending record is stored
+// (if not, it drops its decision, and the event's retry asks again); a
+// pending call that nothing makes is made now, once stored.
+func (m *modelStep) settle(ctx context.Context, stored bool) {
+	switch {
+	case m.running != nil:
+		m.running.persisted <- stored
+	case stored && m.state.Turn != nil && m.state.Turn.Model != nil:
+		m.o.resume(ctx, m.tenant, m.convID, m.state)
+	}
+}
+
 // callResult is a model decision as an event.
 type callResult struct {
 	ev Event
@@ -209,12 +276,10 @@ func (o *Orchestrator) resume(ctx context.Context, tenant, convID string, s Stat
 	if s.Turn == nil || s.Turn.Model == nil || o.inFlight(tenant, convID, s.Turn.Model.ID) {
 		return
 	}
-	currency, zone, err := o.userDefaults(ctx, tenant, s.UserID, store.UserSettings{}, Event{})
+	env, err := o.eventEnv(ctx, tenant, convID, s.UserID, store.UserSettings{}, Event{})
 	if err != nil {
-		currency, zone = o.cfg.DefaultCurrency, "UTC" // the prompt's hints only; the call must not wait for them
+		env = o.env(tenant, convID, o.cfg.DefaultCurrency, "UTC") // the prompt's hints only; the call must not wait for them
 	}
-	env := o.env(tenant, convID, currency)
-	env.DefaultTimezone = zone
 	c := o.startCall(tenant, convID, s, env, false)
 	c.persisted <- true
 }

@@ -7,12 +7,11 @@
 package orchestrator
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -29,14 +28,10 @@ type Store interface {
 	LoadConversation(ctx context.Context, tenantID, conversationID string) (store.Conversation, error)
 	LoadConversationWithOwner(ctx context.Context, tenantID, conversationID string) (store.Conversation, store.UserSettings, error)
 	SaveConversation(ctx context.Context, c store.Conversation, expectedVersion int64, out []store.OutboxMessage) (int64, error)
+	SaveTurn(ctx context.Context, t store.TurnChanges) (int64, error)
 	AppendOutbox(ctx context.Context, out []store.OutboxMessage) error
-	CreateProposal(ctx context.Context, p store.Proposal) error
-	GetProposal(ctx context.Context, tenantID, id string) (store.Proposal, error)
-	TransitionProposal(ctx context.Context, tenantID, id, from, to string, at time.Time) error
 	DueConversations(ctx context.Context, now time.Time, limit int) ([]store.Conversation, error)
 	GetUserSettings(ctx context.Context, tenantID, userID string) (store.UserSettings, error)
-	InTx(ctx context.Context, fn func(tx *store.Store) error) error
-	SharesCommits() bool
 }
 
 // Relay publishes stored outbox messages.
@@ -131,8 +126,7 @@ func (o *Orchestrator) needsConfirm(tool string) bool {
 	if v, ok := o.cfg.Confirm[tool]; ok {
 		return v
 	}
-	spec, ok := contracts.LookupTool(tool)
-	return !ok || spec.Kind == contracts.KindMutation
+	return mutates(tool)
 }
 
 // HandleTurn applies one UserTurn exactly once.
@@ -156,169 +150,21 @@ func (o *Orchestrator) HandleTurn(msg *message.Message) error {
 // HandleToolResult applies one ToolResult exactly once.
 func (o *Orchestrator) HandleToolResult(msg *message.Message) error {
 	subject := msg.Metadata.Get(bus.MetaSubject)
-	rest, _ := strings.CutPrefix(subject, "purser.tool.result.")
-	tenant, conv, ok := strings.Cut(rest, ".")
-	if !ok || !bus.ValidToken(tenant) || !bus.ValidToken(conv) {
-		return bus.Permanent(fmt.Errorf("unexpected subject %q", subject))
+	tenant, conv, err := bus.ParseToolResultSubject(subject)
+	if err != nil {
+		return bus.Permanent(err)
 	}
 	if err := bus.CheckIdentity(msg, subject, nil, tenant, "", conv); err != nil {
 		return err
 	}
-	var res contracts.ToolResult
-	if err := contracts.Decode(msg.Payload, &res); err != nil {
+	res, err := decodeToolResult(msg.Payload)
+	if err != nil {
 		return bus.Permanent(fmt.Errorf("decode tool result: %w", err))
 	}
 	if err := o.apply(msg.Context(), tenant, conv, Event{Kind: EvToolResult, Result: &res}); err != nil {
 		return err
 	}
 	return o.failAt("handled")
-}
-
-// maxModelRounds bounds model calls a handler waits for inline; the turn's
-// own bounds (steps, one correction, one re-plan) end it well before.
-const maxModelRounds = 8
-
-func (o *Orchestrator) apply(ctx context.Context, tenant, convID string, ev Event) error {
-	for attempt := 1; ; attempt++ {
-		err := o.applyOnce(ctx, tenant, convID, ev)
-		if !errors.Is(err, store.ErrConflict) || attempt == 5 {
-			return err
-		}
-		// Another replica changed the conversation meanwhile: apply the
-		// event to the fresh state.
-	}
-}
-
-func (o *Orchestrator) env(tenant, convID, currency string) Env {
-	return Env{TenantID: tenant, ConversationID: convID, Now: o.now(), DefaultCurrency: currency, NeedsConfirm: o.needsConfirm}
-}
-
-func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev Event) error {
-	conv, owner, err := o.store.LoadConversationWithOwner(ctx, tenant, convID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		conv = store.Conversation{TenantID: tenant, ConversationID: convID}
-	case err != nil:
-		return fmt.Errorf("load conversation: %w", err)
-	}
-	var state State
-	if len(conv.State) > 0 {
-		if err := json.Unmarshal(conv.State, &state); err != nil {
-			return bus.Permanent(fmt.Errorf("conversation %s state: %w", convID, err))
-		}
-	}
-	switch ev.Kind {
-	case EvTurn:
-		t := ev.Turn
-		if conv.UserID != "" && conv.UserID != t.UserID {
-			// Conversation ids are chosen by clients; one user can never
-			// join another's conversation.
-			o.metrics.turns.WithLabelValues("forbidden").Inc()
-			return o.emitDirect(ctx, tenant, t.UserID, convID, []Output{turnError(t.TurnID, "forbidden", contracts.CodeForbidden,
-				"That conversation belongs to someone else; start a new one.")})
-		}
-		if state.hasApplied(t.TurnID) {
-			o.metrics.turns.WithLabelValues("duplicate").Inc()
-			// A crash may have come between storing a pending model call
-			// and making it.
-			o.resume(ctx, tenant, convID, state)
-			return o.relay.Flush(ctx)
-		}
-		conv.UserID = t.UserID
-	case EvDecision:
-		if state.Turn == nil || state.Turn.Model == nil || state.Turn.Model.ID != ev.ModelCall {
-			return nil // the conversation no longer waits for this call
-		}
-		state.Turn.Model = nil
-	}
-	currency, zone, err := o.userDefaults(ctx, tenant, conv.UserID, owner, ev)
-	if err != nil {
-		return err
-	}
-	env := o.env(tenant, convID, currency)
-	env.DefaultTimezone = zone
-	next, eff := Transition(state, ev, env)
-	if ev.Kind == EvDecision {
-		logRejection(o.log, eff, tenant, currentTurnID(state))
-	}
-	streamed := ev.Streamed // the model streamed this turn's answer itself
-	var spilled *modelCall
-	for round := 0; eff.NeedModel && round < maxModelRounds; round++ {
-		call := o.startCall(tenant, convID, next, env, true)
-		dev, ok := call.wait(ctx, o.cfg.ModelInlineWait)
-		if !ok {
-			spilled = call
-			break
-		}
-		streamed = streamed || dev.Streamed
-		var more Effects
-		turnID := currentTurnID(next)
-		next, more = Transition(next, dev, env)
-		logRejection(o.log, more, tenant, turnID)
-		eff.add(more)
-	}
-	stored := false
-	if spilled != nil {
-		// The call goes on without this message; it may apply its
-		// decision only once the call is stored as pending.
-		defer func() { spilled.persisted <- stored }()
-	}
-	if eff.NeedModel && next.Turn != nil {
-		next.Turn.Model = &ModelCall{ID: modelCallID(next), Since: o.now()}
-	}
-	turnID := currentTurnID(next)
-	if turnID == "" {
-		turnID = currentTurnID(state)
-	}
-	out, err := o.outbox(tenant, next.UserID, convID, turnID, eff.Outputs)
-	if err != nil {
-		return err
-	}
-	conv.DeadlineAt = deadlineOf(next, o.cfg.ModelLease)
-	conv.State, err = json.Marshal(next)
-	if err != nil {
-		return bus.Permanent(fmt.Errorf("encode state: %w", err))
-	}
-	save := func(st Store) error {
-		if err := o.persistProposals(ctx, st, tenant, convID, next, eff); err != nil {
-			return err
-		}
-		if _, err := st.SaveConversation(ctx, conv, conv.Version, out); err != nil {
-			return fmt.Errorf("save conversation: %w", err)
-		}
-		return nil
-	}
-	if len(eff.NewProposals)+len(eff.Changes) > 0 && o.store.SharesCommits() {
-		// One write of SQLite's one writer instead of two or three; a
-		// conversation that fails its version check leaves no proposal
-		// change behind.
-		err = o.store.InTx(ctx, func(tx *store.Store) error { return save(tx) })
-	} else {
-		err = save(o.store)
-	}
-	if err != nil {
-		return err
-	}
-	stored = true
-	if spilled == nil && next.Turn != nil && next.Turn.Model != nil {
-		// Pending after the inline rounds ran out: make the call now.
-		o.resume(ctx, tenant, convID, next)
-	}
-	if err := o.failAt("saved"); err != nil {
-		return err
-	}
-	started := turnStart(state, next)
-	if started.IsZero() && ev.Kind == EvTurn {
-		started = env.Now // a turn that began and ended in this event
-	}
-	o.observe(tenant, convID, ev, eff, started)
-	if eff.Stream != "" && !streamed {
-		o.streamTokens(tenant, next.UserID, convID, eff)
-	}
-	if err := o.relay.Publish(ctx, out); err != nil {
-		return err
-	}
-	return o.failAt("published")
 }
 
 func (o *Orchestrator) failAt(point string) error {
@@ -366,38 +212,6 @@ func (o *Orchestrator) Sweep(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// persistProposals writes new proposals and status changes. Each write is
-// idempotent, so a retried or redelivered transition repeats them safely.
-func (o *Orchestrator) persistProposals(ctx context.Context, st Store, tenant, convID string, s State, eff Effects) error {
-	now := o.now()
-	for _, p := range eff.NewProposals {
-		sp := store.Proposal{ID: p.ID, TenantID: tenant, UserID: s.UserID, ConversationID: convID, TurnID: p.TurnID,
-			Tool: p.Tool, Args: p.Args, Summary: p.Summary, Status: "pending", Revision: p.Revision, ExpiresAt: p.ExpiresAt, CreatedAt: now}
-		for _, id := range eff.Approved {
-			if id == p.ID {
-				sp.Status = "approved"
-				sp.DecidedAt = &now
-			}
-		}
-		if err := st.CreateProposal(ctx, sp); err != nil && !errors.Is(err, store.ErrConflict) {
-			return fmt.Errorf("store proposal: %w", err)
-		}
-	}
-	for _, c := range eff.Changes {
-		err := st.TransitionProposal(ctx, tenant, c.ID, c.From, c.To, now)
-		if errors.Is(err, store.ErrConflict) {
-			if p, gerr := st.GetProposal(ctx, tenant, c.ID); gerr == nil && p.Status == c.To {
-				err = nil // applied before this retry
-			}
-		}
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("proposal %s %s->%s: %w", c.ID, c.From, c.To, err)
-		}
-		o.metrics.proposals.WithLabelValues(c.To).Inc()
-	}
-	return nil
-}
-
 // emitDirect stores and publishes outputs that change no conversation state.
 func (o *Orchestrator) emitDirect(ctx context.Context, tenant, user, convID string, outputs []Output) error {
 	out, err := o.outbox(tenant, user, convID, "", outputs)
@@ -410,7 +224,6 @@ func (o *Orchestrator) emitDirect(ctx context.Context, tenant, user, convID stri
 	return o.relay.Publish(ctx, out)
 }
 
-// outbox turns outputs into stored messages with their subjects and headers.
 // outbox encodes outputs as outbox messages; turnID correlates those whose
 // payload names no turn (tool progress), so a turn is one trace.
 func (o *Orchestrator) outbox(tenant, user, convID, turnID string, outputs []Output) ([]store.OutboxMessage, error) {
@@ -419,21 +232,16 @@ func (o *Orchestrator) outbox(tenant, user, convID, turnID string, outputs []Out
 	for _, op := range outputs {
 		var subject string
 		var err error
-		var correlation string
-		switch p := op.Payload.(type) {
-		case contracts.ToolRequest:
+		switch op.To {
+		case ToTool:
 			subject, err = bus.ToolRequestSubject(op.Tool)
-			correlation = p.TurnID
 		default:
 			subject, err = bus.AgentSubject(tenant, user, convID)
-			correlation = turnIDOf(op.Payload)
-		}
-		if correlation == "" {
-			correlation = turnID
 		}
 		if err != nil {
 			return nil, bus.Permanent(err)
 		}
+		correlation := cmp.Or(correlationOf(op.Payload), turnID)
 		payload, err := json.Marshal(op.Payload)
 		if err != nil {
 			return nil, bus.Permanent(fmt.Errorf("encode %s: %w", op.Type, err))
@@ -447,20 +255,6 @@ func (o *Orchestrator) outbox(tenant, user, convID, turnID string, outputs []Out
 		out = append(out, store.OutboxMessage{ID: op.ID, Subject: subject, Headers: headers, Payload: payload, CreatedAt: now})
 	}
 	return out, nil
-}
-
-func turnIDOf(p any) string {
-	switch v := p.(type) {
-	case contracts.Clarify:
-		return v.TurnID
-	case contracts.Proposal:
-		return v.TurnID
-	case contracts.Answer:
-		return v.TurnID
-	case contracts.TurnError:
-		return v.TurnID
-	}
-	return ""
 }
 
 // streamTokens sends the answer to the user's sockets before the durable
@@ -511,17 +305,6 @@ func (o *Orchestrator) tokenContext(ctx context.Context, tenant string, s State,
 		_ = o.pub.Publish(subject, message.NewMessage(fmt.Sprintf("%s-tok-%d-%d", turnID, round, index), b))
 		index++
 	})
-}
-
-// turnStart is when the turn an event belongs to started (zero if none).
-func turnStart(before, after State) time.Time {
-	if after.Turn != nil {
-		return after.Turn.StartedAt
-	}
-	if before.Turn != nil {
-		return before.Turn.StartedAt
-	}
-	return time.Time{}
 }
 
 func (o *Orchestrator) observe(tenant, convID string, ev Event, eff Effects, started time.Time) {

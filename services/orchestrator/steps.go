@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -12,7 +11,7 @@ import (
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
-func onToolResult(s State, r contracts.ToolResult, env Env) (State, Effects) {
+func onToolResult(s State, r ToolResult, env Env) (State, Effects) {
 	t := s.Turn
 	if t == nil {
 		return s, Effects{} // a late or repeated result: nothing waits for it
@@ -37,16 +36,11 @@ func onToolResult(s State, r contracts.ToolResult, env Env) (State, Effects) {
 		s.Memory = remember(s.Memory, c, r.Data)
 	}
 	var eff Effects
-	done := progress(c, "succeeded")
+	status := "succeeded"
 	if !r.OK && r.Error != nil {
-		done = progress(c, "failed")
+		status = "failed"
 	}
-	p := done.Payload.(contracts.ToolProgress)
-	if p.Summary = DescribeStep(rec); len([]rune(p.Summary)) > 4000 {
-		p.Summary = string([]rune(p.Summary)[:4000])
-	}
-	done.Payload = p
-	eff.Outputs = append(eff.Outputs, done)
+	eff.Outputs = append(eff.Outputs, progress(c, status, DescribeStep(rec)))
 	if len(t.Open) > 0 {
 		return s, eff // wait for the rest
 	}
@@ -64,11 +58,6 @@ func onToolResult(s State, r contracts.ToolResult, env Env) (State, Effects) {
 	}
 	eff.NeedModel = true
 	return s, eff
-}
-
-func progress(c OpenCall, status string) Output {
-	return Output{ID: deriveID("e", c.CallID, status), To: ToAgent, Type: contracts.TypeToolProgress,
-		Payload: contracts.ToolProgress{CallID: c.CallID, Tool: c.Tool, Status: status}}
 }
 
 // replan gives the model one more go after a failed step, with the reason;
@@ -127,7 +116,7 @@ func onDecision(s State, ev Event, env Env) (State, Effects) {
 			return invalidOutput(s, env, "the plan had no steps")
 		}
 		for _, st := range d.Plan.Steps {
-			if spec, ok := contracts.LookupTool(st.Tool); !ok || spec.Name == contracts.ToolAskClarification {
+			if _, ok := lookupTool(st.Tool); !ok {
 				return invalidOutput(s, env, fmt.Sprintf("unknown tool %q in the plan", st.Tool))
 			}
 		}
@@ -159,16 +148,16 @@ func onCalls(s State, env Env, calls []Call) (State, Effects) {
 		return invalidOutput(s, env, "no tool calls")
 	}
 	// The built-in clarify tool is a question, not a call.
-	if len(calls) == 1 && calls[0].Tool == contracts.ToolAskClarification {
-		var a contracts.AskClarificationArgs
-		if err := contracts.Decode(calls[0].Args, &a); err != nil {
+	if len(calls) == 1 && isClarify(calls[0].Tool) {
+		q, err := clarifyQuestion(calls[0].Args)
+		if err != nil {
 			return invalidOutput(s, env, "ask_clarification: "+err.Error())
 		}
-		return onDecision(s, Event{Kind: EvDecision, Decision: &Decision{Kind: DecisionClarify, Question: a.Question}}, env)
+		return onDecision(s, Event{Kind: EvDecision, Decision: &Decision{Kind: DecisionClarify, Question: q}}, env)
 	}
 	canon := make([]json.RawMessage, len(calls))
 	for i, c := range calls {
-		if c.Tool == contracts.ToolAskClarification {
+		if isClarify(c.Tool) {
 			return invalidOutput(s, env, "ask_clarification must be the only call")
 		}
 		args, err := canonicalArgs(c.Tool, c.Args, s, env)
@@ -262,174 +251,4 @@ func onCallsKeep(s State, env Env, eff Effects, c Call) (State, Effects) {
 	s, more := onCalls(s, env, []Call{c})
 	eff.add(more)
 	return s, eff
-}
-
-// holds reports whether the stop condition is met by memory.
-func (c StopCondition) holds(m Memory) bool {
-	v, err := lookupVar(m, c.Var)
-	empty := err != nil || isEmpty(v)
-	if c.NotEmpty {
-		return !empty
-	}
-	return empty
-}
-
-func isEmpty(v json.RawMessage) bool {
-	s := strings.TrimSpace(string(v))
-	return s == "" || s == "null" || s == "[]" || s == "{}" || s == `""` || s == "0"
-}
-
-var errNoVar = errors.New("missing value")
-
-// bindVars replaces every {"$var": "path"} in args with the value at path.
-func bindVars(args json.RawMessage, m Memory) (json.RawMessage, error) {
-	var tree any
-	if err := json.Unmarshal(args, &tree); err != nil {
-		return nil, fmt.Errorf("args are not JSON")
-	}
-	var walk func(v any) (any, error)
-	walk = func(v any) (any, error) {
-		switch x := v.(type) {
-		case map[string]any:
-			if ref, ok := x["$var"].(string); ok && len(x) == 1 {
-				raw, err := lookupVar(m, ref)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", ref, err)
-				}
-				var out any
-				_ = json.Unmarshal(raw, &out)
-				return out, nil
-			}
-			for k, e := range x {
-				b, err := walk(e)
-				if err != nil {
-					return nil, err
-				}
-				x[k] = b
-			}
-		case []any:
-			for i, e := range x {
-				b, err := walk(e)
-				if err != nil {
-					return nil, err
-				}
-				x[i] = b
-			}
-		}
-		return v, nil
-	}
-	bound, err := walk(tree)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(bound)
-}
-
-// lookupVar resolves "ids.message_id" or "lists.messages.0.id": the longest
-// memory key that prefixes the path, then a walk into its JSON.
-func lookupVar(m Memory, path string) (json.RawMessage, error) {
-	parts := strings.Split(path, ".")
-	for n := len(parts); n > 0; n-- {
-		raw, ok := m[strings.Join(parts[:n], ".")]
-		if !ok {
-			continue
-		}
-		for _, p := range parts[n:] {
-			var next json.RawMessage
-			var obj map[string]json.RawMessage
-			var arr []json.RawMessage
-			switch {
-			case json.Unmarshal(raw, &obj) == nil:
-				next, ok = obj[p]
-			case json.Unmarshal(raw, &arr) == nil:
-				i, err := strconv.Atoi(p)
-				ok = err == nil && i >= 0 && i < len(arr)
-				if ok {
-					next = arr[i]
-				}
-			default:
-				ok = false
-			}
-			if !ok {
-				return nil, errNoVar
-			}
-			raw = next
-		}
-		return raw, nil
-	}
-	return nil, errNoVar
-}
-
-// remember files a tool's output in working memory.
-func remember(m Memory, c OpenCall, data json.RawMessage) Memory {
-	if m == nil {
-		m = Memory{}
-	}
-	set := func(k string, v json.RawMessage) {
-		if len(v) > 0 {
-			m[k] = v
-		}
-	}
-	field := func(name string) json.RawMessage {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(data, &obj) != nil {
-			return nil
-		}
-		return obj[name]
-	}
-	first := func(list json.RawMessage) json.RawMessage {
-		var arr []json.RawMessage
-		if json.Unmarshal(list, &arr) != nil || len(arr) == 0 {
-			return nil
-		}
-		return arr[0]
-	}
-	switch c.Tool {
-	case contracts.ToolSearchGmail:
-		msgs := field("messages")
-		set("lists.messages", msgs)
-		if top := first(msgs); top != nil {
-			set("entities.message", top)
-			var ms contracts.MailSummary
-			if json.Unmarshal(top, &ms) == nil {
-				id, _ := json.Marshal(ms.ID)
-				set("ids.message_id", id)
-			}
-		}
-	case contracts.ToolListExpenses:
-		set("lists.expenses", field("expenses"))
-		set("params.range", field("range"))
-	case contracts.ToolGetTransactions:
-		set("lists.transactions", field("transactions"))
-	case contracts.ToolGetRecentImports:
-		set("lists.imports", field("imports"))
-	case contracts.ToolAddExpense, contracts.ToolUpdateExpense, contracts.ToolDeleteExpense:
-		e := field("expense")
-		set("entities.expense", e)
-		var ev contracts.ExpenseView
-		if json.Unmarshal(e, &ev) == nil {
-			id, _ := json.Marshal(ev.ID)
-			set("ids.expense_id", id)
-		}
-	case contracts.ToolGetBalance:
-		set("entities.balance", data)
-		set("params.range", field("range"))
-	case contracts.ToolFetchEmailAttachments:
-		set("entities.import", data)
-	}
-	if c.SaveAs != "" {
-		set(c.SaveAs, data)
-	}
-	if len(m) > maxMemoryValues {
-		// Keep memory small: lists are the largest and the least reused.
-		for k := range m {
-			if len(m) <= maxMemoryValues {
-				break
-			}
-			if strings.HasPrefix(k, "lists.") {
-				delete(m, k)
-			}
-		}
-	}
-	return m
 }

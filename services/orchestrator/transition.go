@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,7 +26,7 @@ const (
 type Event struct {
 	Kind     EventKind
 	Turn     *contracts.UserTurn
-	Result   *contracts.ToolResult
+	Result   *ToolResult
 	Decision *Decision
 	// ModelErr says the model could not be asked (after its own retries).
 	ModelErr string
@@ -277,15 +276,7 @@ func dispatch(s State, env Env, eff Effects, c OpenCall, k int) (State, Effects)
 	c.CallID = deriveID("c", t.TurnID, fmt.Sprint(t.Round), fmt.Sprint(t.StepsUsed), fmt.Sprint(k))
 	t.Open = append(t.Open, c)
 	t.StepsUsed++
-	req := contracts.ToolRequest{
-		CallID: c.CallID, TurnID: t.TurnID, TenantID: env.TenantID, UserID: s.UserID, Roles: s.Roles,
-		ConversationID: env.ConversationID, Tool: c.Tool, Args: c.Args, ProposalID: c.ProposalID,
-		Timezone: s.Timezone, Deadline: t.StartedAt.Add(TurnBudget),
-	}
-	eff.Outputs = append(eff.Outputs,
-		Output{ID: deriveID("e", c.CallID, "start"), To: ToAgent, Type: contracts.TypeToolProgress, Payload: contracts.ToolProgress{CallID: c.CallID, Tool: c.Tool, Status: "started"}},
-		Output{ID: c.CallID, To: ToTool, Type: contracts.TypeToolRequest, Tool: c.Tool, Payload: req},
-	)
+	eff.Outputs = append(eff.Outputs, startOutputs(s, env, c)...)
 	return s, eff
 }
 
@@ -316,37 +307,6 @@ func turnError(turnID, what, code, msg string) Output {
 func deriveID(prefix string, parts ...string) string {
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return prefix + hex.EncodeToString(sum[:15])
-}
-
-// canonicalArgs validates raw as tool's arguments and fills the server's
-// defaults, so that what the user approves is exactly what runs.
-func canonicalArgs(tool string, raw json.RawMessage, s State, env Env) (json.RawMessage, error) {
-	spec, ok := contracts.LookupTool(tool)
-	if !ok || tool == contracts.ToolAskClarification {
-		return nil, fmt.Errorf("unknown tool %q", tool)
-	}
-	v, err := spec.DecodeArgs(raw)
-	if err != nil {
-		return nil, err
-	}
-	if a, ok := v.(*contracts.AddExpenseArgs); ok {
-		if a.Currency == nil {
-			c := env.DefaultCurrency
-			a.Currency = &c
-		}
-		if _, err := a.Amount.Minor(*a.Currency); err != nil {
-			return nil, err // e.g. decimals the default currency does not have
-		}
-		if a.Date == nil {
-			d := env.Now.In(userLoc(s)).Format(time.DateOnly)
-			a.Date = &d
-		}
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func userLoc(s State) *time.Location {

@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"OutboxOnceAndInOrder", testOutbox},
 		{"ProposalLifecycle", testProposals},
 		{"ProposalApproveRace", testProposalRace},
+		{"TurnSavedOnceWithItsProposals", testSaveTurn},
 		{"ExpensesScopedToTenantAndUser", testExpenses},
 		{"ContentErrorsArePermanent", testContentErrors},
 		{"ExpenseIDsUnderConcurrency", testExpenseIDs},
@@ -305,6 +306,58 @@ func testProposalRace(t *testing.T, st *store.Store) {
 	wg.Wait()
 	if won != 1 {
 		t.Fatalf("%d concurrent approvals succeeded, want 1", won)
+	}
+}
+
+func testSaveTurn(t *testing.T, st *store.Store) {
+	check(t, st.CreateProposal(ctx, proposal("t1", "p-old")))
+	c := store.Conversation{TenantID: "t1", ConversationID: "c1", UserID: "u1", State: json.RawMessage(`{"n":1}`), UpdatedAt: t0}
+	turn := store.TurnChanges{
+		Conversation:    c,
+		Outbox:          []store.OutboxMessage{{ID: "m1", Subject: "purser.agent.t1.u1.c1", Payload: []byte(`{}`), CreatedAt: t0}},
+		NewProposals:    []store.Proposal{proposal("t1", "p-new")},
+		ProposalChanges: []store.ProposalChange{{ID: "p-old", From: "pending", To: "expired"}, {ID: "p-gone", From: "pending", To: "expired"}},
+		At:              t0.Add(time.Minute),
+	}
+	if v := must(st.SaveTurn(ctx, turn))(t); v != 1 {
+		t.Fatalf("version = %d, want 1", v)
+	}
+	if got := must(st.GetProposal(ctx, "t1", "p-new"))(t); got.Status != "pending" {
+		t.Fatalf("new proposal status = %q, want pending", got.Status)
+	}
+	old := must(st.GetProposal(ctx, "t1", "p-old"))(t)
+	if old.Status != "expired" || old.DecidedAt == nil || !old.DecidedAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("changed proposal: status %q decided %v, want expired at %v", old.Status, old.DecidedAt, t0.Add(time.Minute))
+	}
+
+	// The same changes again (a redelivered event) lose only the
+	// conversation's version check: the proposal writes are idempotent.
+	_, err := st.SaveTurn(ctx, turn)
+	wantErr(t, err, store.ErrConflict)
+	turn.Conversation.Version = 1
+	turn.Outbox = []store.OutboxMessage{{ID: "m2", Subject: "purser.agent.t1.u1.c1", Payload: []byte(`{}`), CreatedAt: t0}}
+	if v := must(st.SaveTurn(ctx, turn))(t); v != 2 {
+		t.Fatalf("version after the repeat = %d, want 2", v)
+	}
+	if n := len(must(st.PendingOutbox(ctx, 10))(t)); n != 2 {
+		t.Fatalf("outbox holds %d messages, want 2", n)
+	}
+
+	// A proposal decided otherwise meanwhile is a conflict, and the
+	// conversation is not written.
+	check(t, st.TransitionProposal(ctx, "t1", "p-new", "pending", "rejected", t0))
+	next := store.TurnChanges{Conversation: must(st.LoadConversation(ctx, "t1", "c1"))(t),
+		ProposalChanges: []store.ProposalChange{{ID: "p-new", From: "pending", To: "approved"}},
+		Outbox:          []store.OutboxMessage{{ID: "m-lost", Subject: "purser.agent.t1.u1.c1", Payload: []byte(`{}`), CreatedAt: t0}}}
+	_, err = st.SaveTurn(ctx, next)
+	wantErr(t, err, store.ErrConflict)
+	if got := must(st.LoadConversation(ctx, "t1", "c1"))(t); got.Version != 2 {
+		t.Fatalf("version after a conflicting proposal = %d, want 2", got.Version)
+	}
+	for _, m := range must(st.PendingOutbox(ctx, 10))(t) {
+		if m.ID == "m-lost" {
+			t.Fatal("a turn whose proposal change conflicted queued its messages")
+		}
 	}
 }
 

@@ -1,0 +1,188 @@
+package orchestrator
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// apply applies ev to a conversation exactly once, trying again on the
+// fresh state when another replica changed the conversation meanwhile.
+func (o *Orchestrator) apply(ctx context.Context, tenant, convID string, ev Event) error {
+	for attempt := 1; ; attempt++ {
+		err := o.applyOnce(ctx, tenant, convID, ev)
+		if !errors.Is(err, store.ErrConflict) || attempt == 5 {
+			return err
+		}
+	}
+}
+
+// applyOnce applies ev to the conversation as loaded: load, admit,
+// transition (asking the model while the transition needs it), store the
+// new state with its proposals and outbox, publish. Nothing is published
+// before it is stored, and the message is acked only after this returns
+// nil. A conversation another replica changed since the load returns
+// store.ErrConflict and stores nothing.
+func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev Event) error {
+	conv, owner, state, err := o.load(ctx, tenant, convID)
+	if err != nil {
+		return err
+	}
+	if done, err := o.admit(ctx, tenant, convID, &conv, &state, ev); done {
+		return err
+	}
+	env, err := o.eventEnv(ctx, tenant, convID, conv.UserID, owner, ev)
+	if err != nil {
+		return err
+	}
+	next, eff := Transition(state, ev, env)
+	if ev.Kind == EvDecision {
+		logRejection(o.log, eff, tenant, currentTurnID(state))
+	}
+	next, eff, model := o.askModel(ctx, tenant, convID, next, eff, env, ev.Streamed)
+	stored := false
+	defer func() { model.settle(ctx, stored) }()
+	out, err := o.save(ctx, conv, state, next, eff)
+	if err != nil {
+		return err
+	}
+	stored = true
+	if err := o.failAt("saved"); err != nil {
+		return err
+	}
+	o.observe(tenant, convID, ev, eff, turnStart(state, next, ev, env.Now))
+	if eff.Stream != "" && !model.streamed {
+		o.streamTokens(tenant, next.UserID, convID, eff)
+	}
+	if err := o.relay.Publish(ctx, out); err != nil {
+		return err
+	}
+	return o.failAt("published")
+}
+
+// load reads a conversation, with the settings of the user it belongs to,
+// and decodes its state. A conversation never stored is an empty one.
+func (o *Orchestrator) load(ctx context.Context, tenant, convID string) (store.Conversation, store.UserSettings, State, error) {
+	conv, owner, err := o.store.LoadConversationWithOwner(ctx, tenant, convID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		conv = store.Conversation{TenantID: tenant, ConversationID: convID}
+	case err != nil:
+		return conv, owner, State{}, fmt.Errorf("load conversation: %w", err)
+	}
+	var state State
+	if len(conv.State) > 0 {
+		if err := json.Unmarshal(conv.State, &state); err != nil {
+			return conv, owner, State{}, bus.Permanent(fmt.Errorf("conversation %s state: %w", convID, err))
+		}
+	}
+	return conv, owner, state, nil
+}
+
+// admit decides whether ev applies to the loaded conversation. A turn in
+// another user's conversation is refused with an error event; a turn
+// applied before only makes sure its pending model call runs (a crash may
+// have come between storing the call and making it); a decision the
+// conversation no longer waits for is dropped. done says ev was dealt
+// with here, err then being the handler's result. Otherwise admit claims
+// a new conversation for the turn's user, or clears the model call the
+// decision answers.
+func (o *Orchestrator) admit(ctx context.Context, tenant, convID string, conv *store.Conversation, state *State, ev Event) (done bool, err error) {
+	switch ev.Kind {
+	case EvTurn:
+		t := ev.Turn
+		if conv.UserID != "" && conv.UserID != t.UserID {
+			// Conversation ids are chosen by clients; one user can never
+			// join another's conversation.
+			o.metrics.turns.WithLabelValues("forbidden").Inc()
+			return true, o.emitDirect(ctx, tenant, t.UserID, convID, []Output{turnError(t.TurnID, "forbidden", contracts.CodeForbidden,
+				"That conversation belongs to someone else; start a new one.")})
+		}
+		if state.hasApplied(t.TurnID) {
+			o.metrics.turns.WithLabelValues("duplicate").Inc()
+			o.resume(ctx, tenant, convID, *state)
+			return true, o.relay.Flush(ctx)
+		}
+		conv.UserID = t.UserID
+	case EvDecision:
+		if state.Turn == nil || state.Turn.Model == nil || state.Turn.Model.ID != ev.ModelCall {
+			return true, nil
+		}
+		state.Turn.Model = nil
+	}
+	return false, nil
+}
+
+// eventEnv is what a transition of ev knows of the world: now, and the
+// user's default currency and time zone.
+func (o *Orchestrator) eventEnv(ctx context.Context, tenant, convID, user string, owner store.UserSettings, ev Event) (Env, error) {
+	currency, zone, err := o.userDefaults(ctx, tenant, user, owner, ev)
+	if err != nil {
+		return Env{}, err
+	}
+	return o.env(tenant, convID, currency, zone), nil
+}
+
+func (o *Orchestrator) env(tenant, convID, currency, zone string) Env {
+	return Env{TenantID: tenant, ConversationID: convID, Now: o.now(), DefaultCurrency: currency, DefaultTimezone: zone,
+		NeedsConfirm: o.needsConfirm}
+}
+
+// save stores a transition's result as one turn's changes: the new state,
+// the proposals it made or decided, and its outbox, which it returns for
+// publishing. before is the state loaded, whose turn correlates the
+// outputs of a turn that just ended.
+func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before, next State, eff Effects) ([]store.OutboxMessage, error) {
+	tenant, convID := conv.TenantID, conv.ConversationID
+	out, err := o.outbox(tenant, next.UserID, convID, cmp.Or(currentTurnID(next), currentTurnID(before)), eff.Outputs)
+	if err != nil {
+		return nil, err
+	}
+	conv.DeadlineAt = deadlineOf(next, o.cfg.ModelLease)
+	if conv.State, err = json.Marshal(next); err != nil {
+		return nil, bus.Permanent(fmt.Errorf("encode state: %w", err))
+	}
+	now := o.now()
+	changes := store.TurnChanges{Conversation: conv, Outbox: out, At: now}
+	for _, p := range eff.NewProposals {
+		sp := store.Proposal{ID: p.ID, TenantID: tenant, UserID: next.UserID, ConversationID: convID, TurnID: p.TurnID,
+			Tool: p.Tool, Args: p.Args, Summary: p.Summary, Status: store.ProposalPending, Revision: p.Revision, ExpiresAt: p.ExpiresAt, CreatedAt: now}
+		if slices.Contains(eff.Approved, p.ID) {
+			sp.Status = store.ProposalApproved
+			sp.DecidedAt = &now
+		}
+		changes.NewProposals = append(changes.NewProposals, sp)
+	}
+	for _, c := range eff.Changes {
+		changes.ProposalChanges = append(changes.ProposalChanges, store.ProposalChange(c))
+	}
+	if _, err := o.store.SaveTurn(ctx, changes); err != nil {
+		return nil, fmt.Errorf("save turn: %w", err)
+	}
+	for _, c := range eff.Changes {
+		o.metrics.proposals.WithLabelValues(c.To).Inc()
+	}
+	return out, nil
+}
+
+// turnStart is when the turn an event belongs to started (zero if none):
+// a turn that began and ended in this event started now.
+func turnStart(before, after State, ev Event, now time.Time) time.Time {
+	switch {
+	case after.Turn != nil:
+		return after.Turn.StartedAt
+	case before.Turn != nil:
+		return before.Turn.StartedAt
+	case ev.Kind == EvTurn:
+		return now
+	}
+	return time.Time{}
+}
