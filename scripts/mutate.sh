@@ -93,7 +93,7 @@ mutant gate-status services/toolrunner/runner.go \
 mutant gate-race internal/store/proposals.go \
 	's/WHERE tenant_id = ? AND id = ? AND status = ?`,/WHERE tenant_id = ? AND id = ? AND (status = ? OR 1 = 1)`,/' \
 	./services/toolrunner 'TestRedeliveryAndDoubleConfirmWriteOnce|TestConfirmationGate'
-mutant gate-conversation-owner services/orchestrator/orchestrator.go \
+mutant gate-conversation-owner services/orchestrator/apply.go \
 	's/if conv.UserID != "" \&\& conv.UserID != t.UserID {/if false \&\& conv.UserID != t.UserID {/' \
 	./services/orchestrator 'Test.*Confirm'
 
@@ -116,7 +116,7 @@ mutant idem-call-id services/toolrunner/runner.go \
 mutant idem-turn-transition services/orchestrator/transition.go \
 	's/^\tif s.hasApplied(t.TurnID) {/\tif false \&\& s.hasApplied(t.TurnID) {/' \
 	./services/orchestrator 'TestTextTurnAndRedelivery|TestRedelivered'
-mutant idem-turn-handler services/orchestrator/orchestrator.go \
+mutant idem-turn-handler services/orchestrator/apply.go \
 	's/^\t\tif state.hasApplied(t.TurnID) {/\t\tif false \&\& state.hasApplied(t.TurnID) {/' \
 	./services/orchestrator 'TestTextTurnAndRedelivery|TestRedelivered|TestCrashAtEachCommitBoundary' \
 	'defence in depth: Transition ignores the duplicate (idem-turn-transition); see docs/mutation.md'
