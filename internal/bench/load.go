@@ -209,7 +209,7 @@ func user(ctx context.Context, opts Options, i int, stopAt time.Time, rec *recor
 		case KindAdd:
 			f, ok := u.turn(ctx, message(id, conv, "add coffee £3.50"), contracts.FrameProposal)
 			if ok && f.Proposal != nil {
-				u.turn(ctx, outgoing{confirm: &contracts.ConfirmFrame{ID: id + "-yes", ConversationID: conv,
+				u.turn(ctx, wsclient.Turn{Confirm: &contracts.ConfirmFrame{ID: id + "-yes", ConversationID: conv,
 					ProposalID: f.Proposal.ProposalID, Decision: "approve"}}, contracts.FrameAnswer)
 			}
 		}
@@ -223,21 +223,8 @@ func user(ctx context.Context, opts Options, i int, stopAt time.Time, rec *recor
 	return nil
 }
 
-// outgoing is the frame that starts a turn: a message or a decision.
-type outgoing struct {
-	message *contracts.MessageFrame
-	confirm *contracts.ConfirmFrame
-}
-
-func message(id, conv, text string) outgoing {
-	return outgoing{message: &contracts.MessageFrame{ID: id, ConversationID: conv, Text: text, Timezone: "UTC"}}
-}
-
-func (o outgoing) id() string {
-	if o.message != nil {
-		return o.message.ID
-	}
-	return o.confirm.ID
+func message(id, conv, text string) wsclient.Turn {
+	return wsclient.Turn{Message: &contracts.MessageFrame{ID: id, ConversationID: conv, Text: text, Timezone: "UTC"}}
 }
 
 type session struct {
@@ -250,19 +237,16 @@ type session struct {
 }
 
 // send writes frame once: the bench measures, it does not retry.
-func (s *session) send(ctx context.Context, frame outgoing) error {
+func (s *session) send(ctx context.Context, frame wsclient.Turn) error {
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if frame.message != nil {
-		return s.client.SendMessage(wctx, *frame.message)
-	}
-	return s.client.SendConfirm(wctx, *frame.confirm)
+	return s.client.SendTurn(wctx, frame)
 }
 
 // turn sends frame and waits for the frame that ends it: want, or an
 // error. It returns that frame and whether it was want.
-func (s *session) turn(ctx context.Context, frame outgoing, want string) (contracts.ServerFrame, bool) {
-	id := frame.id()
+func (s *session) turn(ctx context.Context, frame wsclient.Turn, want string) (contracts.ServerFrame, bool) {
+	id := frame.ID()
 	defer s.client.Forget(id) // nothing is sent again
 	s.rec.inFlight.Add(1)
 	defer s.rec.inFlight.Add(-1)

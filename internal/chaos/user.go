@@ -70,8 +70,8 @@ var errStuck = errors.New("stuck")
 // exchange sends frame until it is acked, then waits for the frame that
 // ends its turn. Frames of other turns are ignored; a terminal frame seen
 // again under the same seq (a replay) is not counted twice.
-func (u *user) exchange(ctx context.Context, frame outgoing, limit time.Duration) (contracts.ServerFrame, error) {
-	id := frame.id()
+func (u *user) exchange(ctx context.Context, frame wsclient.Turn, limit time.Duration) (contracts.ServerFrame, error) {
+	id := frame.ID()
 	defer u.client.Forget(id) // acked, or given up as stuck
 	deadline := time.Now().Add(limit)
 	turnID := ""
@@ -140,27 +140,11 @@ func (u *user) exchange(ctx context.Context, frame outgoing, limit time.Duration
 	return contracts.ServerFrame{}, fmt.Errorf("%w; the client saw:\n      %s", errStuck, strings.Join(trail, "\n      "))
 }
 
-// outgoing is the one frame an exchange sends: a message or a decision.
-type outgoing struct {
-	message *contracts.MessageFrame
-	confirm *contracts.ConfirmFrame
-}
-
-func (o outgoing) id() string {
-	if o.message != nil {
-		return o.message.ID
-	}
-	return o.confirm.ID
-}
-
 // send writes o, or writes it again under its id.
-func (u *user) send(ctx context.Context, o outgoing) error {
+func (u *user) send(ctx context.Context, o wsclient.Turn) error {
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if o.message != nil {
-		return u.client.SendMessage(wctx, *o.message)
-	}
-	return u.client.SendConfirm(wctx, *o.confirm)
+	return u.client.SendTurn(wctx, o)
 }
 
 func isTerminal(typ string) bool {
@@ -223,7 +207,7 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 		text = fmt.Sprintf("delete expense %d", target)
 	}
 	mid := fmt.Sprintf("%s-%d-m", u.id, k)
-	p, err := u.exchange(ctx, outgoing{message: &contracts.MessageFrame{ID: mid, ConversationID: conv, Text: text}}, limit)
+	p, err := u.exchange(ctx, wsclient.Turn{Message: &contracts.MessageFrame{ID: mid, ConversationID: conv, Text: text}}, limit)
 	if err != nil {
 		u.record(start, fmt.Sprintf("%s turn %d (%s): %v", u.id, k, text, err), true)
 		return
@@ -233,7 +217,7 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 		return
 	}
 	cid := fmt.Sprintf("%s-%d-c", u.id, k)
-	a, err := u.exchange(ctx, outgoing{confirm: &contracts.ConfirmFrame{ID: cid, ConversationID: conv, ProposalID: p.Proposal.ProposalID, Decision: "approve"}}, limit)
+	a, err := u.exchange(ctx, wsclient.Turn{Confirm: &contracts.ConfirmFrame{ID: cid, ConversationID: conv, ProposalID: p.Proposal.ProposalID, Decision: "approve"}}, limit)
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	switch {

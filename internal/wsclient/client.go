@@ -211,6 +211,29 @@ func (c *Client) SendConfirm(ctx context.Context, cf contracts.ConfirmFrame) err
 	return c.send(ctx, cf.ID, cf)
 }
 
+// Turn is a frame that starts a turn: a message or a decision, exactly
+// one of the two.
+type Turn struct {
+	Message *contracts.MessageFrame
+	Confirm *contracts.ConfirmFrame
+}
+
+// ID is the client id the turn is sent under.
+func (t Turn) ID() string {
+	if t.Message != nil {
+		return t.Message.ID
+	}
+	return t.Confirm.ID
+}
+
+// SendTurn writes t with SendMessage or SendConfirm.
+func (c *Client) SendTurn(ctx context.Context, t Turn) error {
+	if t.Message != nil {
+		return c.SendMessage(ctx, *t.Message)
+	}
+	return c.SendConfirm(ctx, *t.Confirm)
+}
+
 // send writes a frame with client id id. The frame is kept as unacked
 // before it is written, so that a failed write leaves it for
 // ResendUnacked on the next socket; a frame sent under an id that is
