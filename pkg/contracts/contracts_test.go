@@ -64,7 +64,7 @@ func goldens() map[string]struct {
 		"inbox_turn_request":          {&TurnFramesRequest{TurnID: "t1"}, func() any { return new(TurnFramesRequest) }},
 		"inbox_turn_reply":            {&TurnFramesReply{Frames: []json.RawMessage{frame42}}, func() any { return new(TurnFramesReply) }},
 		"inbox_audit_request":         {&AuditRequest{Limit: 50, Scope: AuditScopeTenant}, func() any { return new(AuditRequest) }},
-		"inbox_audit_reply":           {&AuditReply{Audit: []AuditEntry{{ID: "a1", UserID: "demo", Tool: ToolAddExpense, CallID: "t1-s1-c0", Outcome: "ok", Args: json.RawMessage(`{"item":"lunch","amount":"12.50"}`), DurationMS: 3, CreatedAt: sentAt},
+		"inbox_audit_reply": {&AuditReply{Audit: []AuditEntry{{ID: "a1", UserID: "demo", Tool: ToolAddExpense, CallID: "t1-s1-c0", Outcome: "ok", Args: json.RawMessage(`{"item":"lunch","amount":"12.50"}`), DurationMS: 3, CreatedAt: sentAt},
 			{ID: "a0", UserID: "bob", Tool: ToolAddExpense, CallID: "t0-s1-c0", Outcome: "ok", DurationMS: 2, CreatedAt: sentAt}}}, func() any { return new(AuditReply) }},
 		"inbox_match_request":         {&MatchRequest{ConversationID: "c1", Tool: ToolDeleteExpense, Args: json.RawMessage(`{"id":3}`)}, func() any { return new(MatchRequest) }},
 		"inbox_match_reply":           {&MatchReply{ProposalID: "p1"}, func() any { return new(MatchReply) }},
