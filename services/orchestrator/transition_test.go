@@ -411,7 +411,6 @@ func TestEndedTurnsReportTheirSteps(t *testing.T) {
 	}
 }
 
-
 func TestPlanWithVarsAndStop(t *testing.T) {
 	env := testEnv(t0)
 	plan := &Plan{Steps: []PlanStep{
