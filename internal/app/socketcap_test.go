@@ -9,6 +9,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/purser-ai/purser/internal/auth"
+	"github.com/purser-ai/purser/pkg/contracts"
 )
 
 // With the default configuration a user holds 16 sockets and the 17th
@@ -18,7 +19,11 @@ func TestDefaultSocketCapIsSixteen(t *testing.T) {
 	info := startUp(t)
 	bob := mint(t, info, "demo", "bob", auth.RoleMember)
 	for range 16 {
-		dial(t, info, bob)
+		// A pong says the server holds the socket (it counts a socket
+		// once upgraded, so the next dial would race it otherwise).
+		c := dial(t, info, bob)
+		c.send(`{"type":"ping"}`)
+		c.next(contracts.FramePong)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
