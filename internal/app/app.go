@@ -194,6 +194,16 @@ func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jet
 	}}, nil
 }
 
+// noSniff has every answer of h, whatever its route or status, say
+// X-Content-Type-Options: nosniff, so that no browser reads a JSON answer
+// (or any other) as something its Content-Type does not say.
+func noSniff(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		h.ServeHTTP(w, r)
+	})
+}
+
 // serve runs the components and one HTTP server until ctx ends, then shuts
 // down: the HTTP server stops taking requests, routers hand unfinished
 // messages back to their streams, connections drain.
@@ -201,11 +211,11 @@ func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jet
 func serve(ctx context.Context, log *slog.Logger, ln, metricsLn net.Listener, reg *prometheus.Registry, checks []ops.Check, comps []*component) error {
 	mux := http.NewServeMux()
 	ops.HealthRoutes(mux, checks...)
-	servers := map[net.Listener]*http.Server{ln: {Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
+	servers := map[net.Listener]*http.Server{ln: {Handler: noSniff(mux), ReadHeaderTimeout: 10 * time.Second}}
 	if metricsLn != nil {
 		mmux := http.NewServeMux()
 		ops.MetricsRoutes(mmux, reg)
-		servers[metricsLn] = &http.Server{Handler: mmux, ReadHeaderTimeout: 10 * time.Second}
+		servers[metricsLn] = &http.Server{Handler: noSniff(mmux), ReadHeaderTimeout: 10 * time.Second}
 	} else {
 		ops.MetricsRoutes(mux, reg)
 	}

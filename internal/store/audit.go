@@ -42,8 +42,19 @@ func (s *Store) AppendAudit(ctx context.Context, e AuditEntry) error {
 
 // ListAudit returns the tenant's audit entries, newest first.
 func (s *Store) ListAudit(ctx context.Context, tenantID string, limit int) ([]AuditEntry, error) {
+	return s.listAudit(ctx, tenantID, `WHERE tenant_id = ?`, []any{tenantID}, limit)
+}
+
+// ListUserAudit returns the entries of the tenant's audit log that are
+// userID's own calls, newest first.
+func (s *Store) ListUserAudit(ctx context.Context, tenantID, userID string, limit int) ([]AuditEntry, error) {
+	return s.listAudit(ctx, tenantID, `WHERE tenant_id = ? AND user_id = ?`, []any{tenantID, userID}, limit)
+}
+
+// listAudit reads the tenant's entries that where selects, newest first.
+func (s *Store) listAudit(ctx context.Context, tenantID, where string, args []any, limit int) ([]AuditEntry, error) {
 	rows, err := s.query(ctx, `SELECT id, user_id, tool, call_id, outcome, args, duration_ms, created_at FROM audit_log
-		WHERE tenant_id = ? ORDER BY created_at DESC, id DESC`+limitClause(limit), tenantID)
+		`+where+` ORDER BY created_at DESC, id DESC`+limitClause(limit), args...)
 	if err != nil {
 		return nil, fmt.Errorf("list audit: %w", err)
 	}

@@ -63,8 +63,9 @@ func goldens() map[string]struct {
 		"inbox_read_reply":            {&MarkReadReply{InboxFailure{Error: &InboxError{Code: InboxNotFound, Message: "no such notification"}}}, func() any { return new(MarkReadReply) }},
 		"inbox_turn_request":          {&TurnFramesRequest{TurnID: "t1"}, func() any { return new(TurnFramesRequest) }},
 		"inbox_turn_reply":            {&TurnFramesReply{Frames: []json.RawMessage{frame42}}, func() any { return new(TurnFramesReply) }},
-		"inbox_audit_request":         {&AuditRequest{Limit: 50}, func() any { return new(AuditRequest) }},
-		"inbox_audit_reply":           {&AuditReply{Audit: []AuditEntry{{ID: "a1", UserID: "demo", Tool: ToolAddExpense, CallID: "t1-s1-c0", Outcome: "ok", Args: json.RawMessage(`{"item":"lunch","amount":"12.50"}`), DurationMS: 3, CreatedAt: sentAt}}}, func() any { return new(AuditReply) }},
+		"inbox_audit_request":         {&AuditRequest{Limit: 50, Scope: AuditScopeTenant}, func() any { return new(AuditRequest) }},
+		"inbox_audit_reply": {&AuditReply{Audit: []AuditEntry{{ID: "a1", UserID: "demo", Tool: ToolAddExpense, CallID: "t1-s1-c0", Outcome: "ok", Args: json.RawMessage(`{"item":"lunch","amount":"12.50"}`), DurationMS: 3, CreatedAt: sentAt},
+			{ID: "a0", UserID: "bob", Tool: ToolAddExpense, CallID: "t0-s1-c0", Outcome: "ok", DurationMS: 2, CreatedAt: sentAt}}}, func() any { return new(AuditReply) }},
 		"inbox_match_request":         {&MatchRequest{ConversationID: "c1", Tool: ToolDeleteExpense, Args: json.RawMessage(`{"id":3}`)}, func() any { return new(MatchRequest) }},
 		"inbox_match_reply":           {&MatchReply{ProposalID: "p1"}, func() any { return new(MatchReply) }},
 		"inbox_user_message_request":  {&UserMessageRequest{TurnID: "t1", ConversationID: "c1", ID: "m1", Text: "what did I spend this month?"}, func() any { return new(UserMessageRequest) }},
@@ -467,5 +468,26 @@ func TestInboxRequestBodiesOfOldIngressesDecode(t *testing.T) {
 				t.Errorf("Decode(%s) = %v, want nil", tt.give, err)
 			}
 		})
+	}
+}
+
+// An audit request names one of two scopes, or none (the user's own
+// calls); anything else is refused.
+func TestAuditRequestScope(t *testing.T) {
+	tests := []struct {
+		give    string
+		wantErr bool
+	}{
+		{`{"limit":50}`, false},
+		{`{"limit":50,"scope":"own"}`, false},
+		{`{"limit":50,"scope":"tenant"}`, false},
+		{`{"limit":50,"scope":"all"}`, true},
+		{`{"limit":50,"scope":"Tenant"}`, true},
+	}
+	for _, tt := range tests {
+		err := Decode([]byte(tt.give), new(AuditRequest))
+		if got := err != nil; got != tt.wantErr {
+			t.Errorf("Decode(%s) = %v, want error %v", tt.give, err, tt.wantErr)
+		}
 	}
 }

@@ -65,13 +65,23 @@ type TurnFramesReply struct {
 	InboxFailure
 }
 
-// AuditRequest asks for the tenant's latest audit entries (op audit). The
-// ingress asks only for an owner.
+// AuditRequest asks for the latest audit entries of the tenant and user
+// its subject names (op audit), in the scope the ingress states from the
+// caller's roles: AuditScopeOwn (also what an empty scope means) for the
+// user's own calls, AuditScopeTenant, for an owner only, for every call
+// of the tenant with other people's arguments left out.
 type AuditRequest struct {
-	Limit int `json:"limit,omitempty" validate:"gte=0,lte=1000"`
+	Limit int    `json:"limit,omitempty" validate:"gte=0,lte=1000"`
+	Scope string `json:"scope,omitempty" validate:"omitempty,oneof=own tenant"`
 }
 
-// AuditReply is the tenant's latest audit entries, newest first.
+// The scopes of an AuditRequest.
+const (
+	AuditScopeOwn    = "own"
+	AuditScopeTenant = "tenant"
+)
+
+// AuditReply is the asked audit entries, newest first.
 type AuditReply struct {
 	Audit []AuditEntry `json:"audit,omitempty"`
 	InboxFailure
@@ -164,9 +174,9 @@ const (
 	InboxConflict    = "conflict"
 )
 
-// AuditEntry is one tool call in a tenant's audit log, as an owner reads
-// it: who called which tool, the arguments (secrets redacted), the outcome
-// and how long it took.
+// AuditEntry is one tool call in a tenant's audit log: who called which
+// tool, the arguments (secrets redacted), the outcome and how long it
+// took. Args is left out of another person's entry.
 type AuditEntry struct {
 	ID         string          `json:"id"`
 	UserID     string          `json:"user_id"`

@@ -12,19 +12,21 @@ type auditList struct {
 	Audit []contracts.AuditEntry `json:"audit"`
 }
 
-// serveAudit is GET /v1/audit?limit=N: the tenant's latest tool calls,
-// newest first, for owners only (403 for members and viewers).
+// serveAudit is GET /v1/audit?limit=N: the latest tool calls, newest
+// first. An owner reads the tenant's calls, who called what, when and with
+// what outcome, with other people's arguments left out; anyone else reads
+// their own calls. Everyone's own calls carry their arguments in full.
 func (in *Ingress) serveAudit(w http.ResponseWriter, r *http.Request) {
 	in.api("audit", http.MethodGet, w, r, func(w http.ResponseWriter, r *http.Request, p auth.Principal) {
-		if !p.HasRole(auth.RoleOwner) {
-			writeJSONError(w, http.StatusForbidden, "forbidden", "only an owner of the tenant may read its audit log")
-			return
-		}
 		limit, ok := limitParam(w, r, 50)
 		if !ok {
 			return
 		}
-		reply, err := ask(r.Context(), in, bus.NotifierAudit(), p.TenantID, p.UserID, contracts.AuditRequest{Limit: limit})
+		scope := contracts.AuditScopeOwn
+		if p.HasRole(auth.RoleOwner) {
+			scope = contracts.AuditScopeTenant
+		}
+		reply, err := ask(r.Context(), in, bus.NotifierAudit(), p.TenantID, p.UserID, contracts.AuditRequest{Limit: limit, Scope: scope})
 		if err != nil {
 			in.notifierFailed(w, err)
 			return

@@ -204,8 +204,13 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 	defer stop()
 	if t.Confirm != nil {
 		// A decision made before, sent again: nothing runs twice, and the
-		// answer says so at once.
+		// answer says so at once. A refused edit sent again decided
+		// nothing: it is answered as it was the first time.
 		if _, end, err := in.storedOutcome(ctx, t); err == nil && end != nil {
+			if refusedEdit(t, end) {
+				in.answerChat(w, t, end)
+				return
+			}
 			writeJSONError(w, http.StatusConflict, "already_decided", "that proposal was already decided; nothing was run again")
 			return
 		}
@@ -228,7 +233,7 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 	}
 	if repeated || seen {
 		if _, end, err := in.storedOutcome(ctx, t); err == nil && end != nil {
-			if t.Confirm != nil {
+			if t.Confirm != nil && !refusedEdit(t, end) {
 				writeJSONError(w, http.StatusConflict, "already_decided", "that proposal was already decided; nothing was run again")
 				return
 			}
@@ -331,6 +336,17 @@ func (in *Ingress) answerChat(w http.ResponseWriter, t contracts.UserTurn, f *ou
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// refusedEdit reports whether end, the frame that ended confirm turn t,
+// refused an edit's arguments: the proposal still waits, so that turn
+// decided nothing.
+func refusedEdit(t contracts.UserTurn, end *outFrame) bool {
+	if t.Confirm == nil || t.Confirm.Decision != "edit" || end.typ != contracts.FrameError {
+		return false
+	}
+	var sf contracts.ServerFrame
+	return json.Unmarshal(end.data, &sf) == nil && sf.Error != nil && sf.Error.Code == contracts.CodeInvalidArgs
 }
 
 // turnErrorStatus maps the code of a turn that ended in error to a status.

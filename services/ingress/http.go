@@ -88,8 +88,11 @@ func (in *Ingress) api(route, method string, w http.ResponseWriter, r *http.Requ
 	h(sw, r, p)
 }
 
-// originAllowed applies the websocket's origin rule to HTTP: no Origin
-// (not a browser), the server's own host, or one of AllowedOrigins.
+// originAllowed is the origin rule of HTTP and the websocket alike: no
+// Origin (not a browser), the server's own origin, scheme and host (https
+// when the request came over TLS, here or at a proxy that says so), or
+// one of AllowedOrigins. A page served over plain http is not the https
+// server's own origin, nor the other way round.
 func (in *Ingress) originAllowed(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	if origin == "" {
@@ -99,7 +102,11 @@ func (in *Ingress) originAllowed(r *http.Request) bool {
 	if err != nil || u.Host == "" {
 		return false
 	}
-	if strings.EqualFold(u.Host, r.Host) {
+	scheme := "http"
+	if secureRequest(r) {
+		scheme = "https"
+	}
+	if strings.EqualFold(u.Host, r.Host) && strings.EqualFold(u.Scheme, scheme) {
 		return true
 	}
 	for _, p := range in.cfg.AllowedOrigins {

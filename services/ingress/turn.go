@@ -1,6 +1,11 @@
 package ingress
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
@@ -24,8 +29,9 @@ type turnInput struct {
 	ConversationID string
 	// ClientID is the client's id for the message or decision; the turn
 	// id derives from it, so the same id again is the same turn. Empty,
-	// a decision is identified by itself (a double-clicked approve is one
-	// turn) and a message gets a fresh id.
+	// a decision is identified by itself, an edit with its arguments (a
+	// double-clicked approve is one turn, two different edits are two)
+	// and a message gets a fresh id.
 	ClientID string
 	Text     string
 	Confirm  *contracts.Confirm
@@ -44,6 +50,9 @@ func (in *Ingress) newTurn(s sender, t turnInput) contracts.UserTurn {
 	case clientID != "":
 	case t.Confirm != nil:
 		clientID = "confirm-" + t.Confirm.ProposalID + "-" + t.Confirm.Decision
+		if t.Confirm.Decision == "edit" {
+			clientID += "-" + argsKey(t.Confirm.Args)
+		}
 	default:
 		clientID = in.newID()
 	}
@@ -63,4 +72,21 @@ func firstSet(values ...string) string {
 		}
 	}
 	return ""
+}
+
+// argsKey identifies an edit's arguments whatever their spacing and key
+// order: a hash of their canonical JSON (numbers kept as written), or of
+// the bytes themselves when they are not JSON (publishTurn refuses those).
+func argsKey(args json.RawMessage) string {
+	canon := []byte(args)
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err == nil {
+		if b, err := json.Marshal(v); err == nil {
+			canon = b
+		}
+	}
+	sum := sha256.Sum256(canon)
+	return hex.EncodeToString(sum[:16])
 }

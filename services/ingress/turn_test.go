@@ -78,3 +78,39 @@ func TestNewTurn(t *testing.T) {
 		})
 	}
 }
+
+// An id-less edit is one turn per set of arguments: the same arguments,
+// however spaced and ordered, are the same turn; other arguments, another.
+func TestIdlessEditsAreKeyedByTheirArguments(t *testing.T) {
+	in := &Ingress{now: time.Now, newID: func() string { return "hfresh" }}
+	ann := sender{tenant: "acme", user: "ann", roles: []string{"member"}}
+	turnOf := func(decision, args string) string {
+		c := &contracts.Confirm{ProposalID: "p1", Decision: decision}
+		if args != "" {
+			c.Args = json.RawMessage(args)
+		}
+		return in.newTurn(ann, turnInput{ConversationID: "c1", Confirm: c}).TurnID
+	}
+	first := turnOf("edit", `{"amount":"3.00","date":"2026-11-21"}`)
+	tests := []struct {
+		name     string
+		decision string
+		args     string
+		same     bool
+	}{
+		{"the same edit", "edit", `{"amount":"3.00","date":"2026-11-21"}`, true},
+		{"the same edit, spaced and ordered otherwise", "edit", `{ "date":"2026-11-21",  "amount":"3.00" }`, true},
+		{"another date", "edit", `{"amount":"3.00","date":"2026-11-22"}`, false},
+		{"a bad date", "edit", `{"amount":"3.00","date":"2026-13-45"}`, false},
+		{"a number written otherwise", "edit", `{"amount":3.0,"date":"2026-11-21"}`, false},
+		{"an approve", "approve", ``, false},
+	}
+	for _, tt := range tests {
+		if got := turnOf(tt.decision, tt.args) == first; got != tt.same {
+			t.Errorf("%s: same turn as the first edit = %v, want %v", tt.name, got, tt.same)
+		}
+	}
+	if turnOf("edit", `not json`) == turnOf("edit", `not json either`) {
+		t.Error("two edits that are not JSON are one turn")
+	}
+}

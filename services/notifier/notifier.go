@@ -30,6 +30,7 @@ type Store interface {
 	FramesAfter(ctx context.Context, tenantID, userID string, afterSeq int64, limit int) ([]store.Frame, error)
 	FramesOfTurn(ctx context.Context, tenantID, userID, turnID string, limit int) ([]store.Frame, error)
 	ListAudit(ctx context.Context, tenantID string, limit int) ([]store.AuditEntry, error)
+	ListUserAudit(ctx context.Context, tenantID, userID string, limit int) ([]store.AuditEntry, error)
 	GetProposal(ctx context.Context, tenantID, id string) (store.Proposal, error)
 	PendingProposals(ctx context.Context, tenantID, userID, conversationID string, now time.Time, limit int) ([]store.Proposal, error)
 	AddNotification(ctx context.Context, n store.Notification) (created bool, err error)

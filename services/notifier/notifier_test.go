@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/go-cmp/cmp"
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
@@ -363,6 +365,65 @@ func TestAToolStartAfterItsResultIsDropped(t *testing.T) {
 			stored, err := n.store.FramesOfTurn(t.Context(), "acme", "ann", "t1", 10)
 			if err != nil || len(stored) != 3 {
 				t.Fatalf("stored %d frames of the turn (err %v), want 3: the late start is not kept", len(stored), err)
+			}
+		})
+	}
+}
+
+// The audit op answers in the scope the ingress states: a person's own
+// calls with their arguments, or, for an owner, the tenant's calls with
+// other people's arguments left out.
+func TestAuditScopes(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := storetest.Open(t, e.DSN(t))
+			n := New(st, &recorder{}, prometheus.NewRegistry(), slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now)
+			at := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+			for i, c := range []struct{ tenant, user, args string }{
+				{"acme", "olga", `{"item":"rent"}`},
+				{"acme", "bob", `{"item":"secret sushi","amount":"42.17"}`},
+				{"acme", "olga", `{"query":"bank"}`},
+				{"evil", "olga", `{"item":"elsewhere"}`},
+			} {
+				id := fmt.Sprintf("a%d", i+1)
+				if err := st.AppendAudit(t.Context(), store.AuditEntry{TenantID: c.tenant, ID: id, UserID: c.user, Tool: contracts.ToolAddExpense,
+					CallID: id, Outcome: "ok", Args: json.RawMessage(c.args), CreatedAt: at.Add(time.Duration(i) * time.Second)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			type row struct{ ID, User, Args string }
+			rows := func(r contracts.AuditReply) []row {
+				if r.Error != nil {
+					t.Fatalf("audit failed: %+v", r.Error)
+				}
+				out := []row{}
+				for _, e := range r.Audit {
+					out = append(out, row{e.ID, e.UserID, string(e.Args)})
+				}
+				return out
+			}
+			tests := []struct {
+				name, who, body string
+				want            []row
+			}{
+				{"owner, tenant scope", "acme.olga", `{"scope":"tenant"}`,
+					[]row{{"a3", "olga", `{"query":"bank"}`}, {"a2", "bob", ""}, {"a1", "olga", `{"item":"rent"}`}}},
+				{"member, own scope", "acme.bob", `{"scope":"own"}`,
+					[]row{{"a2", "bob", `{"item":"secret sushi","amount":"42.17"}`}}},
+				{"no scope is own", "acme.bob", `{"limit":10}`,
+					[]row{{"a2", "bob", `{"item":"secret sushi","amount":"42.17"}`}}},
+				{"owner, own scope", "acme.olga", `{"scope":"own"}`,
+					[]row{{"a3", "olga", `{"query":"bank"}`}, {"a1", "olga", `{"item":"rent"}`}}},
+				{"another tenant", "evil.bob", `{"scope":"tenant"}`,
+					[]row{{"a4", "olga", ""}}},
+				{"limit", "acme.olga", `{"scope":"tenant","limit":1}`,
+					[]row{{"a3", "olga", `{"query":"bank"}`}}},
+			}
+			for _, tt := range tests {
+				got := rows(ask(t, n, bus.NotifierAudit(), tt.who, tt.body))
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("%s: audit (-want +got):\n%s", tt.name, diff)
+				}
 			}
 		})
 	}

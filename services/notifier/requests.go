@@ -209,22 +209,35 @@ func (n *Notifier) turnFrames(ctx context.Context, tenant, user string, req cont
 	return contracts.TurnFramesReply{Frames: n.withSeqs(ctx, tenant, stored)}, nil
 }
 
-// audit returns the tenant's latest audit entries. Only the ingress asks,
-// and only for an owner (bus permissions keep other publishers off
-// purser.notifier.>).
-func (n *Notifier) audit(ctx context.Context, tenant, _ string, req contracts.AuditRequest) (contracts.AuditReply, error) {
+// audit returns the latest audit entries in the request's scope: the
+// user's own calls, arguments in full; or, for the tenant scope, every call
+// of the tenant with the arguments of other people's calls left out. Only
+// the ingress asks (bus permissions keep other publishers off
+// purser.notifier.>), and it asks for the tenant scope only for an owner.
+func (n *Notifier) audit(ctx context.Context, tenant, user string, req contracts.AuditRequest) (contracts.AuditReply, error) {
 	limit := req.Limit
 	if limit <= 0 {
 		limit = 50
 	}
-	entries, err := n.store.ListAudit(ctx, tenant, min(limit, 200))
+	limit = min(limit, 200)
+	var entries []store.AuditEntry
+	var err error
+	if req.Scope == contracts.AuditScopeTenant {
+		entries, err = n.store.ListAudit(ctx, tenant, limit)
+	} else {
+		entries, err = n.store.ListUserAudit(ctx, tenant, user, limit)
+	}
 	if err != nil {
 		return contracts.AuditReply{}, fmt.Errorf("list audit: %w", err)
 	}
 	out := contracts.AuditReply{Audit: make([]contracts.AuditEntry, 0, len(entries))}
 	for _, e := range entries {
-		out.Audit = append(out.Audit, contracts.AuditEntry{ID: e.ID, UserID: e.UserID, Tool: e.Tool, CallID: e.CallID, Outcome: e.Outcome,
-			Args: e.Args, DurationMS: e.DurationMS, CreatedAt: e.CreatedAt.UTC()})
+		entry := contracts.AuditEntry{ID: e.ID, UserID: e.UserID, Tool: e.Tool, CallID: e.CallID, Outcome: e.Outcome,
+			DurationMS: e.DurationMS, CreatedAt: e.CreatedAt.UTC()}
+		if e.UserID == user {
+			entry.Args = e.Args
+		}
+		out.Audit = append(out.Audit, entry)
 	}
 	return out, nil
 }

@@ -174,7 +174,8 @@ func onCalls(s State, env Env, calls []Call) (State, Effects) {
 	for i, c := range calls {
 		if env.NeedsConfirm(c.Tool) {
 			if !canWrite(s.Roles) {
-				return replan(s, env, eff, "you have read-only access, so nothing can be changed")
+				// A refusal, not a failure to retry: no replan.
+				return failTurn(s, env, contracts.CodeForbidden, "You have read-only access, so I can't change anything.")
 			}
 			p := PendingProposal{
 				ID: deriveID("p", t.TurnID, strconv.Itoa(t.Round), strconv.Itoa(i)), TurnID: t.TurnID, Text: t.Text,

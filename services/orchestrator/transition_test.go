@@ -411,17 +411,6 @@ func TestEndedTurnsReportTheirSteps(t *testing.T) {
 	}
 }
 
-func TestViewerCannotPropose(t *testing.T) {
-	env := testEnv(t0)
-	ev := textTurn("t1", "add tea £2")
-	ev.Turn.Roles = []string{"viewer"}
-	s, _ := step(t, State{}, ev, env)
-	s, eff := step(t, s, calls(addCall("tea", "2")), env)
-	if len(eff.NewProposals) != 0 || !eff.NeedModel || !strings.Contains(PromptFor(s, env).Failure, "read-only") {
-		t.Fatalf("viewer got a proposal: %+v", eff)
-	}
-}
-
 func TestPlanWithVarsAndStop(t *testing.T) {
 	env := testEnv(t0)
 	plan := &Plan{Steps: []PlanStep{

@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"ConversationsAndTheirHistory", testConversationHistory},
 		{"UserMessageTitlesItsConversation", testUserMessage},
 		{"AuditAndToolCalls", testAuditToolCalls},
+		{"AuditOfOneUser", testUserAudit},
 		{"InTxRollsBack", testInTx},
 		{"MailTokens", testMailTokens},
 	}
@@ -778,6 +779,47 @@ func testAuditToolCalls(t *testing.T, st *store.Store) {
 	wantErr(t, err, store.ErrNotFound)
 	if n := len(must(st.ListAudit(ctx, "t1", 10))(t)); n != 2 {
 		t.Fatalf("audit holds %d entries after a rolled-back put, want 2", n)
+	}
+}
+
+func testUserAudit(t *testing.T, st *store.Store) {
+	entries := []store.AuditEntry{
+		{TenantID: "t1", ID: "a1", UserID: "olga", Tool: "add_expense", CallID: "a1", Outcome: "ok", Args: json.RawMessage(`{"item":"rent"}`), CreatedAt: t0},
+		{TenantID: "t1", ID: "a2", UserID: "bob", Tool: "add_expense", CallID: "a2", Outcome: "ok", Args: json.RawMessage(`{"item":"sushi"}`), CreatedAt: t0.Add(time.Second)},
+		{TenantID: "t1", ID: "a3", UserID: "olga", Tool: "search_gmail", CallID: "a3", Outcome: "ok", Args: json.RawMessage(`{"query":"bank"}`), CreatedAt: t0.Add(2 * time.Second)},
+		{TenantID: "t2", ID: "a4", UserID: "olga", Tool: "add_expense", CallID: "a4", Outcome: "ok", Args: json.RawMessage(`{"item":"elsewhere"}`), CreatedAt: t0.Add(3 * time.Second)},
+	}
+	for _, e := range entries {
+		check(t, st.AppendAudit(ctx, e))
+	}
+	ids := func(list []store.AuditEntry) []string {
+		out := []string{}
+		for _, e := range list {
+			out = append(out, e.ID)
+		}
+		return out
+	}
+	tests := []struct {
+		tenant, user string
+		limit        int
+		want         []string
+	}{
+		{"t1", "olga", 10, []string{"a3", "a1"}},
+		{"t1", "olga", 1, []string{"a3"}},
+		{"t1", "bob", 10, []string{"a2"}},
+		{"t1", "eve", 10, []string{}},
+		{"t2", "olga", 10, []string{"a4"}},
+		{"t2", "bob", 10, []string{}},
+	}
+	for _, tt := range tests {
+		got := ids(must(st.ListUserAudit(ctx, tt.tenant, tt.user, tt.limit))(t))
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("ListUserAudit(%s, %s, %d) (-want +got):\n%s", tt.tenant, tt.user, tt.limit, diff)
+		}
+	}
+	own := must(st.ListUserAudit(ctx, "t1", "bob", 10))(t)
+	if len(own) != 1 || cmp.Diff(entries[1], own[0]) != "" {
+		t.Errorf("bob's own entry = %+v, want it whole with its arguments: %+v", own, entries[1])
 	}
 }
 

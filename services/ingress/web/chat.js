@@ -117,7 +117,8 @@ function setLayout(next) {
 
 // focusInside puts the keyboard where the person will type.
 function focusInside() {
-  if (!$("signin").hidden) $("token").focus();
+  if (!$("switch").hidden) $("switch-keep").focus();
+  else if (!$("signin").hidden) $("token").focus();
   else if (state.view === "inbox") $("inbox-close").focus();
   else if (state.view === "conversations") focusActiveOption();
   else $("message").focus();
@@ -326,9 +327,72 @@ function citations(li, answer) {
 
 // ---- connection ----
 
+// accountOf is who a token says it is for, {user, tenant}, or null when
+// it cannot be read. It is only shown: the server checks every token.
+function accountOf(token) {
+  try {
+    const part = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    const claims = JSON.parse(atob(part.padEnd(part.length + ((4 - (part.length % 4)) % 4), "=")));
+    if (typeof claims.sub !== "string" || typeof claims.tenant !== "string") return null;
+    return { user: claims.sub, tenant: claims.tenant };
+  } catch {
+    return null;
+  }
+}
+
+function accountName(token) {
+  const a = accountOf(token);
+  return a ? a.user + " (" + a.tenant + ")" : "an account whose token cannot be read";
+}
+
+function sameAccount(a, b) {
+  const x = accountOf(a), y = accountOf(b);
+  return !!x && !!y && x.user === y.user && x.tenant === y.tenant;
+}
+
+// askSwitch asks, before anything is done with it, whether a token from
+// the address's fragment for another account than the tab's may replace
+// the tab's: a link can carry anyone's token. Until the person says yes
+// the tab's own token stays the one stored (the Gmail page reads it).
+function askSwitch(next, current) {
+  clearTimeout(state.retry);
+  $("signin").hidden = true;
+  $("chat").hidden = true;
+  $("inbox").hidden = true;
+  $("conversations").hidden = true;
+  $("inbox-button").hidden = true;
+  $("conversations-button").hidden = true;
+  $("switch-to").textContent = $("switch-accept-name").textContent = accountName(next);
+  $("switch-from").textContent = $("switch-keep-name").textContent = accountName(current);
+  $("switch").hidden = false;
+  setStatus("switch accounts?");
+  $("switch-keep").onclick = () => {
+    $("switch").hidden = true;
+    useToken(current, false);
+  };
+  $("switch-accept").onclick = () => {
+    $("switch").hidden = true;
+    forgetAccount();
+    useToken(next, false);
+  };
+  $("switch-keep").focus();
+}
+
+// forgetAccount drops what this tab kept for the account it leaves: its
+// conversation, the decisions it made and what it never got acked (which
+// must not be sent again as someone else).
+function forgetAccount() {
+  for (const key of ["token", "conversation", "outbox", "decided"]) store.removeItem("purser." + key);
+  state.conversation = "";
+  state.outbox = [];
+  state.decided = {};
+  state.history = null;
+}
+
 function signIn(message) {
   state.token = "";
   store.removeItem("purser.token");
+  $("account").hidden = true;
   if (state.ws) { const ws = state.ws; state.ws = null; ws.close(); }
   clearTimeout(state.retry);
   $("chat").hidden = true;
@@ -346,6 +410,8 @@ function useToken(token, fromHost) {
   state.token = token;
   state.tokenFromHost = fromHost;
   if (!fromHost) store.setItem("purser.token", token);
+  $("account").textContent = accountName(token);
+  $("account").hidden = false;
   if (changed || !state.ws) connect();
 }
 
@@ -1320,11 +1386,13 @@ function start() {
 
   const pasted = store.getItem("purser.token");
   if (!embedded) {
-    // /chat opened on its own takes a token in the fragment, as / did.
+    // /chat opened on its own takes a token in the fragment, as / did;
+    // one for another account than the tab's waits for a yes.
     const fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
-    if (fromHash) {
-      store.setItem("purser.token", fromHash);
-      history.replaceState(null, "", location.pathname + location.search);
+    if (fromHash) history.replaceState(null, "", location.pathname + location.search);
+    if (fromHash && pasted && !sameAccount(fromHash, pasted)) {
+      askSwitch(fromHash, pasted);
+      return;
     }
     const t = fromHash || pasted;
     if (t) useToken(t, false); else signIn();

@@ -1,15 +1,40 @@
 // The demo host page's own script: how a host hands purser a token. Here
 // the token comes in the address's fragment (purser up prints such a link;
 // the fragment never reaches a server): it is kept in this tab and removed
-// from the address bar. A real host would fetch one from its own backend.
+// from the address bar. A link can carry anyone's token, so one for another
+// account than the tab's replaces it only after the person says yes. A real
+// host would fetch one from its own backend.
 "use strict";
 (function () {
   // The key the Gmail page (/mail) reads the tab's token from, too.
   const key = "purser.token";
+  // account is who a token says it is for ("user (tenant)"), "" when it
+  // cannot be read; the server checks every token.
+  const account = (t) => {
+    try {
+      const part = t.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+      const c = JSON.parse(atob(part.padEnd(part.length + ((4 - (part.length % 4)) % 4), "=")));
+      return typeof c.sub === "string" && typeof c.tenant === "string" ? c.sub + " (" + c.tenant + ")" : "";
+    } catch {
+      return "";
+    }
+  };
   const fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
   if (fromHash) {
-    sessionStorage.setItem(key, fromHash);
     history.replaceState(null, "", location.pathname + location.search);
+    const current = sessionStorage.getItem(key);
+    const next = account(fromHash), now = current ? account(current) : "";
+    if (!current || (next && next === now) ||
+        window.confirm("The link you opened signs this tab in as " + (next || "an account whose token cannot be read") +
+          ".\nThis tab is signed in as " + (now || "an account whose token cannot be read") +
+          ".\n\nSwitch accounts? Only if the link is yours: what you do here next, connecting Gmail included, is done as that account.")) {
+      if (current && next !== now) {
+        // What the chat kept for the account it leaves is not sent again
+        // as someone else.
+        for (const k of ["purser.conversation", "purser.outbox", "purser.decided"]) sessionStorage.removeItem(k);
+      }
+      sessionStorage.setItem(key, fromHash);
+    }
   }
   window.PurserSettings = {
     getToken: () => sessionStorage.getItem(key) || "",

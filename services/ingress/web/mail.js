@@ -1,10 +1,24 @@
 // The Gmail page: shows whether the signed-in user's Gmail is connected,
 // sends them to Google's consent page to connect it, and disconnects it.
-// The token is the one the chat page keeps in this tab's sessionStorage.
+// The token is the one the chat page keeps in this tab's sessionStorage:
+// the tab's confirmed account (a link's token for another account is kept
+// only once the person said yes), which the page names.
 "use strict";
 
 const token = window.sessionStorage.getItem("purser.token") || "";
 const $ = (id) => document.getElementById(id);
+
+// accountName is who the token says it is for; the server checks it.
+function accountName(t) {
+  try {
+    const part = t.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    const claims = JSON.parse(atob(part.padEnd(part.length + ((4 - (part.length % 4)) % 4), "=")));
+    if (typeof claims.sub === "string" && typeof claims.tenant === "string") return claims.sub + " (" + claims.tenant + ")";
+  } catch {
+    // not a token this page can read
+  }
+  return "an account whose token cannot be read";
+}
 
 async function api(method, path) {
   const resp = await fetch(path, { method, headers: { Authorization: "Bearer " + token } });
@@ -34,6 +48,8 @@ document.addEventListener("DOMContentLoaded", () => {
     $("mail-signin").hidden = false;
     return;
   }
+  $("mail-account-name").textContent = accountName(token);
+  $("mail-account").hidden = false;
   $("mail-connect").addEventListener("click", async () => {
     try {
       const { url } = await api("GET", "/v1/mail/connect");
