@@ -93,9 +93,9 @@ mutant gate-status services/toolrunner/runner.go \
 mutant gate-race internal/store/proposals.go \
 	's/WHERE tenant_id = ? AND id = ? AND status = ?`,/WHERE tenant_id = ? AND id = ? AND (status = ? OR 1 = 1)`,/' \
 	./services/toolrunner 'TestRedeliveryAndDoubleConfirmWriteOnce|TestConfirmationGate'
-mutant gate-conversation-owner services/orchestrator/apply.go \
-	's/if conv.UserID != "" \&\& conv.UserID != t.UserID {/if false \&\& conv.UserID != t.UserID {/' \
-	./services/orchestrator 'Test.*Confirm'
+mutant conversation-per-user internal/store/conversations.go \
+	'/^func (s \*Store) LoadConversationWithSettings/,/^}/ s/AND c.user_id = ? AND/AND (c.user_id = ? OR 1 = 1) AND/' \
+	./services/orchestrator 'TestSameConversationIDTwoUsers|Test.*Confirm'
 
 # --- Ownership: a user reaches only their own rows, a tenant only its own.
 mutant owner-user-get internal/store/expenses.go \

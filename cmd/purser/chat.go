@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -46,14 +48,25 @@ func chatCmd(cfg *config.Config, stdout io.Writer) *cobra.Command {
 			if url == "" {
 				url = localWebsocketURL(cfg.HTTPAddr)
 			}
+			if conversation == "" {
+				conversation = newCLIConversation()
+			}
 			return chat(ctx, chatClient(url, token), os.Stdin, stdout, conversation, tz)
 		},
 	}
 	cmd.Flags().StringVar(&url, "url", "", "websocket URL (default: the local server at PURSER_HTTP_ADDR, ws://127.0.0.1:8080/v1/ws)")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token (default $PURSER_TOKEN, else one minted for the demo user)")
-	cmd.Flags().StringVar(&conversation, "conversation", fmt.Sprintf("cli-%d", time.Now().Unix()), "conversation id")
+	cmd.Flags().StringVar(&conversation, "conversation", "", "conversation id (default: a new one, cli- and 16 random hex digits)")
 	cmd.Flags().StringVar(&tz, "timezone", "UTC", "your IANA time zone")
 	return cmd
+}
+
+// newCLIConversation is a fresh conversation id for a terminal chat: random,
+// so that no two chats started in the same second share one.
+func newCLIConversation() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return "cli-" + hex.EncodeToString(b)
 }
 
 // chatClient is the websocket client of the terminal: it reads frames of

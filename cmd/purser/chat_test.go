@@ -281,3 +281,15 @@ func TestChatSendsAgainWhatCouldNotBeQueued(t *testing.T) {
 	waitFor(t, "the error printed", func() bool { return strings.Contains(printed(), "error: the message could not be queued") })
 	endInput(t, typed, done, "the frame given up no longer waits for an ack")
 }
+
+// A terminal chat's default conversation is a valid id no one can guess,
+// new each time.
+func TestCLIConversationIsNewEachTime(t *testing.T) {
+	a, b := newCLIConversation(), newCLIConversation()
+	if !contracts.ValidID(a) || len(a) != len("cli-")+16 || !strings.HasPrefix(a, "cli-") {
+		t.Fatalf("newCLIConversation() = %q, want cli- and 16 hex digits", a)
+	}
+	if a == b {
+		t.Fatalf("two chats got the same conversation %q", a)
+	}
+}

@@ -118,3 +118,70 @@ func TestConversationsFollowTheUser(t *testing.T) {
 		t.Errorf("another user reads bob's history: %s", none.Frames)
 	}
 }
+
+// Conversations are per person. Bob writing to "chat-olga" first takes
+// nothing of Olga's: her default HTTP chat (no conversation_id) answers her
+// as if he had never written; and two people using the same explicit id
+// each see only their own history there.
+func TestConversationsArePerPerson(t *testing.T) {
+	info := startUp(t)
+	olga := mint(t, info, "demo", "olga", auth.RoleMember)
+	bob := mint(t, info, "demo", "bob", auth.RoleMember)
+
+	if status, body := chatCall(t, info, bob, `{"history":[],"conversation_id":"chat-olga","message":"hello from bob"}`); status != http.StatusOK {
+		t.Fatalf("bob's chat in chat-olga = %d %v", status, body)
+	}
+	status, body := chatCall(t, info, olga, `{"history":[],"message":"hello from olga"}`)
+	if answer, _ := body["answer"].(string); status != http.StatusOK || answer == "" || body["conversation_id"] != "chat-olga" {
+		t.Fatalf("olga's default chat after bob wrote to chat-olga = %d %v, want 200 with an answer in chat-olga", status, body)
+	}
+
+	// The same explicit id, used by both: a change proposed to bob waits
+	// for bob alone, and olga's list there is her own.
+	status, body = chatCall(t, info, bob, `{"history":[],"conversation_id":"shared","message":"add £2 tea today"}`)
+	proposal, _ := body["proposal"].(map[string]any)
+	if status != http.StatusOK || proposal == nil {
+		t.Fatalf("bob's add in shared = %d %v", status, body)
+	}
+	if status, body := chatCall(t, info, olga, `{"history":[],"conversation_id":"shared","message":"yes"}`); status != http.StatusOK || body["added"] != nil {
+		t.Fatalf("olga's yes in shared = %d %v, want an answer that adds nothing", status, body)
+	}
+	confirm := `{"history":[],"conversation_id":"shared","confirm":{"proposal_id":"` + proposal["proposal_id"].(string) + `","decision":"approve"}}`
+	if status, body := chatCall(t, info, olga, confirm); status != http.StatusConflict || body["added"] != nil {
+		t.Fatalf("olga approving bob's proposal = %d %v, want 409: it is not a proposal of hers", status, body)
+	}
+	if status, body := chatCall(t, info, bob, confirm); status != http.StatusOK || body["added"] == nil {
+		t.Fatalf("bob's own approve = %d %v", status, body)
+	}
+
+	said := func(token, conv string) []string {
+		t.Helper()
+		var page struct {
+			Frames []contracts.ServerFrame `json:"frames"`
+		}
+		if status := getJSON(t, info, token, "/v1/conversations/"+conv+"/frames?limit=100", &page); status != http.StatusOK {
+			t.Fatalf("history of %s = %d", conv, status)
+		}
+		var texts []string
+		for _, f := range page.Frames {
+			if f.UserMessage != nil {
+				texts = append(texts, f.UserMessage.Text)
+			}
+		}
+		return texts
+	}
+	for _, tt := range []struct {
+		name, token, conv string
+		want              string
+	}{
+		{"olga", olga, "chat-olga", "[hello from olga]"},
+		{"bob", bob, "chat-olga", "[hello from bob]"},
+		{"olga", olga, "shared", "[yes]"},
+		{"bob", bob, "shared", "[add £2 tea today]"},
+		{"demo", info.DemoToken, "shared", "[]"}, // an id never used: the same empty page
+	} {
+		if got := fmt.Sprint(said(tt.token, tt.conv)); got != tt.want {
+			t.Errorf("%s's messages in %s = %s, want %s", tt.name, tt.conv, got, tt.want)
+		}
+	}
+}

@@ -43,7 +43,9 @@ func ImportSubject(tenant, user string) (string, error) {
 	return subject("purser.import", []string{"tenant", "user"}, tenant, user)
 }
 
-// ToolResultSubject is purser.tool.result.<tenant>.<conversation>.
+// ToolResultSubject is purser.tool.result.<tenant>.<conversation>. The
+// conversation is its user's, whom the message's Purser-User header names
+// (two users may use one conversation id; they then share the subject).
 func ToolResultSubject(tenant, conversation string) (string, error) {
 	return subject("purser.tool.result", []string{"tenant", "conversation"}, tenant, conversation)
 }

@@ -142,7 +142,9 @@ func consumer(name, stream, filter string, maxAckPending int, orderKey ...int) C
 
 // Order keys by subject: purser.turns.<lane>.<tenant>.<conversation> and
 // purser.tool.result.<tenant>.<conversation> by conversation (the same
-// key, so a conversation's turns and tool results take turns too);
+// key, so a conversation's turns and tool results take turns too; two
+// users who use the same conversation id share a key, which costs them
+// only parallelism);
 // purser.agent.<tenant>.<user>.<conversation> and
 // purser.notify.<tenant>.<user> by user, whose frames carry an increasing
 // seq.

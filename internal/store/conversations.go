@@ -9,12 +9,14 @@ import (
 	"time"
 )
 
-// Conversation is the orchestrator's durable state for one conversation.
-// Version is the optimistic-concurrency token: 0 means "not stored yet".
+// Conversation is the orchestrator's durable state for one conversation:
+// a user's own, under an id their client chose. Two users of a tenant may
+// use the same id; each then has a conversation of their own. Version is
+// the optimistic-concurrency token: 0 means "not stored yet".
 type Conversation struct {
 	TenantID       string
-	ConversationID string
 	UserID         string
+	ConversationID string
 	Version        int64
 	State          json.RawMessage
 	UpdatedAt      time.Time
@@ -35,47 +37,75 @@ type OutboxMessage struct {
 	PublishedAt *time.Time
 }
 
-// LoadConversation returns the stored conversation, or ErrNotFound.
-func (s *Store) LoadConversation(ctx context.Context, tenantID, conversationID string) (Conversation, error) {
-	c := Conversation{TenantID: tenantID, ConversationID: conversationID}
-	err := s.readRow(ctx, `SELECT user_id, version, state, updated_at, deadline_at FROM conversations
-		WHERE tenant_id = ? AND conversation_id = ?`, []any{tenantID, conversationID},
-		&c.UserID, &c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt})
+// LoadConversation returns the user's stored conversation, or ErrNotFound:
+// another user's conversation of the same id is not theirs, and not found.
+func (s *Store) LoadConversation(ctx context.Context, tenantID, userID, conversationID string) (Conversation, error) {
+	c := Conversation{TenantID: tenantID, UserID: userID, ConversationID: conversationID}
+	err := s.readRow(ctx, `SELECT version, state, updated_at, deadline_at FROM conversations
+		WHERE tenant_id = ? AND user_id = ? AND conversation_id = ?`, []any{tenantID, userID, conversationID},
+		&c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt})
 	if err != nil {
 		return Conversation{}, fmt.Errorf("load conversation: %w", notFound(err))
 	}
 	return c, nil
 }
 
-// LoadConversationWithOwner is LoadConversation and the settings of the
-// user the conversation belongs to (empty ones if they set nothing), in
-// one read: what the orchestrator needs for every event of a conversation.
-func (s *Store) LoadConversationWithOwner(ctx context.Context, tenantID, conversationID string) (Conversation, UserSettings, error) {
-	c := Conversation{TenantID: tenantID, ConversationID: conversationID}
+// LoadConversationWithSettings is LoadConversation and the user's settings
+// (empty ones if they set nothing), in one read: what the orchestrator
+// needs for every event of a conversation. A conversation not stored
+// returns ErrNotFound and no settings.
+func (s *Store) LoadConversationWithSettings(ctx context.Context, tenantID, userID, conversationID string) (Conversation, UserSettings, error) {
+	c := Conversation{TenantID: tenantID, UserID: userID, ConversationID: conversationID}
 	var u UserSettings
 	var currency, zone, order *string
 	var setAt *time.Time
-	err := s.readRow(ctx, `SELECT c.user_id, c.version, c.state, c.updated_at, c.deadline_at,
+	err := s.readRow(ctx, `SELECT c.version, c.state, c.updated_at, c.deadline_at,
 			u.currency, u.timezone, u.date_order, u.updated_at
 		FROM conversations c LEFT JOIN user_settings u ON u.tenant_id = c.tenant_id AND u.user_id = c.user_id
-		WHERE c.tenant_id = ? AND c.conversation_id = ?`, []any{tenantID, conversationID},
-		&c.UserID, &c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt},
+		WHERE c.tenant_id = ? AND c.user_id = ? AND c.conversation_id = ?`, []any{tenantID, userID, conversationID},
+		&c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt},
 		&currency, &zone, &order, optTimeCol{&setAt})
 	if err != nil {
 		return Conversation{}, UserSettings{}, fmt.Errorf("load conversation: %w", notFound(err))
 	}
-	u.TenantID, u.UserID = tenantID, c.UserID
+	u.TenantID, u.UserID = tenantID, userID
 	if setAt != nil { // the user has settings
 		u.Currency, u.Timezone, u.DateOrder, u.UpdatedAt = *currency, *zone, *order, *setAt
 	}
 	return c, u, nil
 }
 
-// SaveConversation writes c if its stored version is still expectedVersion
-// (0: it must not exist yet) and appends out to the outbox, in one
-// transaction. It returns the new version; a lost race returns ErrConflict
-// and writes nothing.
+// ConversationUsers returns up to limit users of the tenant who have a
+// conversation of this id, in no promised order. It serves messages that
+// name a conversation but not its user (tool results published before
+// conversations were per user): one user is the conversation's owner,
+// several leave the message ambiguous.
+func (s *Store) ConversationUsers(ctx context.Context, tenantID, conversationID string, limit int) ([]string, error) {
+	rows, err := s.query(ctx, `SELECT user_id FROM conversations WHERE tenant_id = ? AND conversation_id = ?`+limitClause(limit),
+		tenantID, conversationID)
+	if err != nil {
+		return nil, fmt.Errorf("conversation users: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return nil, fmt.Errorf("conversation users: %w", err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// SaveConversation writes c, the conversation of c.UserID, if its stored
+// version is still expectedVersion (0: it must not exist yet) and appends
+// out to the outbox, in one transaction. It returns the new version; a
+// lost race returns ErrConflict and writes nothing.
 func (s *Store) SaveConversation(ctx context.Context, c Conversation, expectedVersion int64, out []OutboxMessage) (int64, error) {
+	if c.TenantID == "" || c.UserID == "" || c.ConversationID == "" {
+		return 0, errors.New("save conversation: tenant, user and id are required")
+	}
 	next := expectedVersion + 1
 	at := s.orNow(c.UpdatedAt)
 	if s.d.name == dialectPostgres && !s.tx && len(out) <= outboxRowsPerStatement {
@@ -144,17 +174,18 @@ func (s *Store) saveConversationOnce(ctx context.Context, c Conversation, expect
 // otherwise, and its arguments.
 func (s *Store) conversationWrite(c Conversation, expectedVersion int64, at time.Time) (string, []any) {
 	if expectedVersion == 0 {
-		return `INSERT INTO conversations (tenant_id, conversation_id, user_id, version, state, updated_at, deadline_at)
-			VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (tenant_id, conversation_id) DO NOTHING`,
-			[]any{c.TenantID, c.ConversationID, c.UserID, jsonArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt)}
+		return `INSERT INTO conversations (tenant_id, user_id, conversation_id, version, state, updated_at, deadline_at)
+			VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (tenant_id, user_id, conversation_id) DO NOTHING`,
+			[]any{c.TenantID, c.UserID, c.ConversationID, jsonArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt)}
 	}
-	return `UPDATE conversations SET user_id = ?, version = ?, state = ?, updated_at = ?, deadline_at = ?
-			WHERE tenant_id = ? AND conversation_id = ? AND version = ?`,
-		[]any{c.UserID, expectedVersion + 1, jsonArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt), c.TenantID, c.ConversationID, expectedVersion}
+	return `UPDATE conversations SET version = ?, state = ?, updated_at = ?, deadline_at = ?
+			WHERE tenant_id = ? AND user_id = ? AND conversation_id = ? AND version = ?`,
+		[]any{expectedVersion + 1, jsonArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt), c.TenantID, c.UserID, c.ConversationID, expectedVersion}
 }
 
 // DueConversations returns, oldest deadline first, conversations of any
-// tenant whose running turn's deadline is before now (state not loaded).
+// tenant and user whose running turn's deadline is before now (state not
+// loaded).
 func (s *Store) DueConversations(ctx context.Context, now time.Time, limit int) ([]Conversation, error) {
 	rows, err := s.query(ctx, `SELECT tenant_id, conversation_id, user_id, version, deadline_at FROM conversations
 		WHERE deadline_at IS NOT NULL AND deadline_at < ? ORDER BY deadline_at`+limitClause(limit), s.d.ts(now))

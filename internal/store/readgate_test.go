@@ -62,7 +62,7 @@ func TestSQLiteReadsWaitInTheGate(t *testing.T) {
 	errs := make(chan error, reads)
 	for range reads {
 		go func() {
-			_, err := s.LoadConversation(ctx, "t1", "c-none")
+			_, err := s.LoadConversation(ctx, "t1", "u1", "c-none")
 			errs <- err
 		}()
 	}

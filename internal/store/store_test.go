@@ -199,3 +199,57 @@ func TestExpenseIDsAfterUpgradeToPerUser(t *testing.T) {
 		})
 	}
 }
+
+// Conversations stored when ids were the tenant's keep their state and
+// their user after the upgrade to per-user conversations, running turns
+// stay due for the sweep, and another user of the tenant may then start a
+// conversation of the same id without touching the first.
+func TestConversationsAfterUpgradeToPerUser(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dsn := e.DSN(t)
+			t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+			due := t0.Add(time.Minute)
+			err := store.MigrateUpTo(ctx, dsn, 8, func(exec func(string, ...any) error) error {
+				// Bob took "chat-olga" first; olga chats in "c1".
+				for _, c := range []struct {
+					conv, user string
+					deadline   any
+				}{{"chat-olga", "bob", due}, {"c1", "olga", nil}} {
+					err := exec(`INSERT INTO conversations (tenant_id, conversation_id, user_id, version, state, updated_at, deadline_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+						"t1", c.conv, c.user, 3, `{"user_id":"`+c.user+`"}`, t0, c.deadline)
+					if err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("database as the previous version left it: %v", err)
+			}
+			st := storetest.Open(t, dsn)
+			for _, tt := range []struct{ user, conv string }{{"bob", "chat-olga"}, {"olga", "c1"}} {
+				got, err := st.LoadConversation(ctx, "t1", tt.user, tt.conv)
+				if err != nil || got.Version != 3 || string(got.State) != `{"user_id":"`+tt.user+`"}` {
+					t.Errorf("%s's %s after the upgrade = %+v, %v", tt.user, tt.conv, got, err)
+				}
+			}
+			if _, err := st.LoadConversation(ctx, "t1", "olga", "chat-olga"); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("olga finds bob's chat-olga after the upgrade: %v", err)
+			}
+			list, err := st.DueConversations(ctx, due.Add(time.Second), 10)
+			if err != nil || len(list) != 1 || list[0].UserID != "bob" || list[0].ConversationID != "chat-olga" {
+				t.Errorf("due after the upgrade = %+v, %v; want bob's chat-olga", list, err)
+			}
+			olga := store.Conversation{TenantID: "t1", UserID: "olga", ConversationID: "chat-olga", State: []byte(`{"user_id":"olga"}`), UpdatedAt: t0}
+			if v, err := st.SaveConversation(ctx, olga, 0, nil); err != nil || v != 1 {
+				t.Fatalf("olga's own chat-olga = %d, %v; want version 1", v, err)
+			}
+			if got, err := st.LoadConversation(ctx, "t1", "bob", "chat-olga"); err != nil || got.Version != 3 {
+				t.Errorf("bob's chat-olga after olga's = %+v, %v; want it unchanged", got, err)
+			}
+		})
+	}
+}

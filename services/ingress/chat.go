@@ -22,6 +22,9 @@ import (
 // requests that name none: the original chat function had one conversation
 // per person, so each user of a tenant gets their own, "chat-<user>" (or,
 // for a user id too long to fit a 64-character id, "chat-" and a hash of it).
+// The id is predictable, and need not be secret: conversations are kept
+// per user, so another user who names it reaches a conversation of their
+// own, never this one.
 func DefaultChatConversation(userID string) string {
 	if id := "chat-" + userID; contracts.ValidID(id) {
 		return id

@@ -138,7 +138,8 @@ func (in *Ingress) serveConversations(w http.ResponseWriter, r *http.Request) {
 // serveHistory is GET /v1/conversations/{id}/frames?before_seq=N&limit=M:
 // one page of the conversation's frames before seq N (the newest when
 // absent), oldest first, so a client loads older history as the user
-// scrolls back.
+// scrolls back. Conversations are the caller's own: another user's of the
+// same id answers an empty page, as an id never used does.
 func (in *Ingress) serveHistory(w http.ResponseWriter, r *http.Request) {
 	in.api("history", http.MethodGet, w, r, func(w http.ResponseWriter, r *http.Request, p auth.Principal) {
 		conv := r.PathValue("id")

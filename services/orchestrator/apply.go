@@ -11,14 +11,24 @@ import (
 
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
-	"github.com/purser-ai/purser/pkg/contracts"
 )
+
+// convRef names one conversation: a user's own, under the id their client
+// chose. Two users of a tenant who choose the same id have two
+// conversations, which never meet: every event is applied to the
+// conversation of its user.
+type convRef struct {
+	tenant, user, id string
+}
+
+// key is the ref as one map key.
+func (c convRef) key() string { return c.tenant + "\x00" + c.user + "\x00" + c.id }
 
 // apply applies ev to a conversation exactly once, trying again on the
 // fresh state when another replica changed the conversation meanwhile.
-func (o *Orchestrator) apply(ctx context.Context, tenant, convID string, ev Event) error {
+func (o *Orchestrator) apply(ctx context.Context, ref convRef, ev Event) error {
 	for attempt := 1; ; attempt++ {
-		err := o.applyOnce(ctx, tenant, convID, ev)
+		err := o.applyOnce(ctx, ref, ev)
 		if !errors.Is(err, store.ErrConflict) || attempt == 5 {
 			return err
 		}
@@ -31,23 +41,23 @@ func (o *Orchestrator) apply(ctx context.Context, tenant, convID string, ev Even
 // before it is stored, and the message is acked only after this returns
 // nil. A conversation another replica changed since the load returns
 // store.ErrConflict and stores nothing.
-func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev Event) error {
-	conv, owner, state, err := o.load(ctx, tenant, convID)
+func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event) error {
+	conv, settings, state, err := o.load(ctx, ref)
 	if err != nil {
 		return err
 	}
-	if done, err := o.admit(ctx, tenant, convID, &conv, &state, ev); done {
+	if done, err := o.admit(ctx, ref, conv, &state, ev); done {
 		return err
 	}
-	env, err := o.eventEnv(ctx, tenant, convID, conv.UserID, owner, ev)
+	env, err := o.eventEnv(ctx, ref, settings, ev)
 	if err != nil {
 		return err
 	}
 	next, eff := Transition(state, ev, env)
 	if ev.Kind == EvDecision {
-		logRejection(o.log, eff, tenant, currentTurnID(state))
+		logRejection(o.log, eff, ref.tenant, currentTurnID(state))
 	}
-	next, eff, model := o.askModel(ctx, tenant, convID, next, eff, env, ev.Streamed)
+	next, eff, model := o.askModel(ctx, ref, next, eff, env, ev.Streamed)
 	stored := false
 	defer func() { model.settle(ctx, stored) }()
 	out, err := o.save(ctx, conv, state, next, eff)
@@ -58,9 +68,9 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 	if err := o.failAt("saved"); err != nil {
 		return err
 	}
-	o.observe(tenant, convID, ev, eff, turnStart(state, next, ev, env.Now))
+	o.observe(ref, ev, eff, turnStart(state, next, ev, env.Now))
 	if eff.Stream != "" && !model.streamed {
-		o.streamTokens(tenant, next.UserID, convID, eff)
+		o.streamTokens(ref, eff)
 	}
 	if err := o.relay.Publish(ctx, out); err != nil {
 		return err
@@ -69,49 +79,44 @@ func (o *Orchestrator) applyOnce(ctx context.Context, tenant, convID string, ev 
 }
 
 // load reads a conversation, with the settings of the user it belongs to,
-// and decodes its state. A conversation never stored is an empty one.
-func (o *Orchestrator) load(ctx context.Context, tenant, convID string) (store.Conversation, store.UserSettings, State, error) {
-	conv, owner, err := o.store.LoadConversationWithOwner(ctx, tenant, convID)
+// and decodes its state. A conversation never stored is an empty one
+// (Version 0, and no settings read).
+func (o *Orchestrator) load(ctx context.Context, ref convRef) (store.Conversation, store.UserSettings, State, error) {
+	conv, settings, err := o.store.LoadConversationWithSettings(ctx, ref.tenant, ref.user, ref.id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		conv = store.Conversation{TenantID: tenant, ConversationID: convID}
+		conv = store.Conversation{TenantID: ref.tenant, UserID: ref.user, ConversationID: ref.id}
 	case err != nil:
-		return conv, owner, State{}, fmt.Errorf("load conversation: %w", err)
+		return conv, settings, State{}, fmt.Errorf("load conversation: %w", err)
 	}
 	var state State
 	if len(conv.State) > 0 {
 		if err := json.Unmarshal(conv.State, &state); err != nil {
-			return conv, owner, State{}, bus.Permanent(fmt.Errorf("conversation %s state: %w", convID, err))
+			return conv, settings, State{}, bus.Permanent(fmt.Errorf("conversation %s state: %w", ref.id, err))
 		}
 	}
-	return conv, owner, state, nil
+	return conv, settings, state, nil
 }
 
-// admit decides whether ev applies to the loaded conversation. A turn in
-// another user's conversation is refused with an error event; a turn
-// applied before only makes sure its pending model call runs (a crash may
-// have come between storing the call and making it); a decision the
-// conversation no longer waits for is dropped. done says ev was dealt
-// with here, err then being the handler's result. Otherwise admit claims
-// a new conversation for the turn's user, or clears the model call the
-// decision answers.
-func (o *Orchestrator) admit(ctx context.Context, tenant, convID string, conv *store.Conversation, state *State, ev Event) (done bool, err error) {
+// admit decides whether ev applies to the loaded conversation, which is
+// always the conversation of ev's user (there is no one else's to be
+// refused). A turn applied before only makes sure its pending model call
+// runs (a crash may have come between storing the call and making it); an
+// event other than a turn for a conversation never stored, and a decision
+// the conversation no longer waits for, are dropped: nothing waits for
+// them. done says ev was dealt with here, err then being the handler's
+// result. Otherwise admit clears the model call the decision answers.
+func (o *Orchestrator) admit(ctx context.Context, ref convRef, conv store.Conversation, state *State, ev Event) (done bool, err error) {
+	if ev.Kind != EvTurn && conv.Version == 0 {
+		return true, nil
+	}
 	switch ev.Kind {
 	case EvTurn:
-		t := ev.Turn
-		if conv.UserID != "" && conv.UserID != t.UserID {
-			// Conversation ids are chosen by clients; one user can never
-			// join another's conversation.
-			o.metrics.turns.WithLabelValues("forbidden").Inc()
-			return true, o.emitDirect(ctx, tenant, t.UserID, convID, []Output{turnError(t.TurnID, "forbidden", contracts.CodeForbidden,
-				"That conversation belongs to someone else; start a new one.")})
-		}
-		if state.hasApplied(t.TurnID) {
+		if state.hasApplied(ev.Turn.TurnID) {
 			o.metrics.turns.WithLabelValues("duplicate").Inc()
-			o.resume(ctx, tenant, convID, *state)
+			o.resume(ctx, ref, *state)
 			return true, o.relay.Flush(ctx)
 		}
-		conv.UserID = t.UserID
 	case EvDecision:
 		if state.Turn == nil || state.Turn.Model == nil || state.Turn.Model.ID != ev.ModelCall {
 			return true, nil
@@ -122,17 +127,18 @@ func (o *Orchestrator) admit(ctx context.Context, tenant, convID string, conv *s
 }
 
 // eventEnv is what a transition of ev knows of the world: now, and the
-// user's default currency and time zone.
-func (o *Orchestrator) eventEnv(ctx context.Context, tenant, convID, user string, owner store.UserSettings, ev Event) (Env, error) {
-	currency, zone, err := o.userDefaults(ctx, tenant, user, owner, ev)
+// user's default currency and time zone. settings are the user's, read
+// with the conversation (zero: not read).
+func (o *Orchestrator) eventEnv(ctx context.Context, ref convRef, settings store.UserSettings, ev Event) (Env, error) {
+	currency, zone, err := o.userDefaults(ctx, ref, settings, ev)
 	if err != nil {
 		return Env{}, err
 	}
-	return o.env(tenant, convID, currency, zone), nil
+	return o.env(ref, currency, zone), nil
 }
 
-func (o *Orchestrator) env(tenant, convID, currency, zone string) Env {
-	return Env{TenantID: tenant, ConversationID: convID, Now: o.now(), DefaultCurrency: currency, DefaultTimezone: zone,
+func (o *Orchestrator) env(ref convRef, currency, zone string) Env {
+	return Env{TenantID: ref.tenant, ConversationID: ref.id, Now: o.now(), DefaultCurrency: currency, DefaultTimezone: zone,
 		NeedsConfirm: o.needsConfirm}
 }
 
@@ -141,8 +147,8 @@ func (o *Orchestrator) env(tenant, convID, currency, zone string) Env {
 // publishing. before is the state loaded, whose turn correlates the
 // outputs of a turn that just ended.
 func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before, next State, eff Effects) ([]store.OutboxMessage, error) {
-	tenant, convID := conv.TenantID, conv.ConversationID
-	out, err := o.outbox(tenant, next.UserID, convID, cmp.Or(currentTurnID(next), currentTurnID(before)), eff.Outputs)
+	tenant, user, convID := conv.TenantID, conv.UserID, conv.ConversationID
+	out, err := o.outbox(tenant, user, convID, cmp.Or(currentTurnID(next), currentTurnID(before)), eff.Outputs)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +159,7 @@ func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before
 	now := o.now()
 	changes := store.TurnChanges{Conversation: conv, Outbox: out, At: now}
 	for _, p := range eff.NewProposals {
-		sp := store.Proposal{ID: p.ID, TenantID: tenant, UserID: next.UserID, ConversationID: convID, TurnID: p.TurnID,
+		sp := store.Proposal{ID: p.ID, TenantID: tenant, UserID: user, ConversationID: convID, TurnID: p.TurnID,
 			Tool: p.Tool, Args: p.Args, Summary: p.Summary, Status: store.ProposalPending, Revision: p.Revision, ExpiresAt: p.ExpiresAt, CreatedAt: now}
 		if slices.Contains(eff.Approved, p.ID) {
 			sp.Status = store.ProposalApproved

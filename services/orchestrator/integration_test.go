@@ -273,7 +273,7 @@ func TestMalformedTurnsAreDeadLettered(t *testing.T) {
 	if ans := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, ann.Say("hello")); !strings.HasPrefix(ans.Content, "Hello") {
 		t.Fatalf("after bad input: %q", ans.Content)
 	}
-	if _, err := s.Store.LoadConversation(context.Background(), "acme", "c1"); err == nil {
+	if _, err := s.Store.LoadConversation(context.Background(), "acme", "ann", "c1"); err == nil {
 		t.Fatal("a malformed turn created conversation state")
 	}
 }

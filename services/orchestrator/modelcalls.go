@@ -63,10 +63,10 @@ const maxModelRounds = 8
 // It returns the state and effects with every inline decision applied, and
 // the step that the caller must settle exactly once, after its save.
 // streamed says the model already streamed the event's answer itself.
-func (o *Orchestrator) askModel(ctx context.Context, tenant, convID string, next State, eff Effects, env Env, streamed bool) (State, Effects, *modelStep) {
-	m := &modelStep{o: o, tenant: tenant, convID: convID, streamed: streamed}
+func (o *Orchestrator) askModel(ctx context.Context, ref convRef, next State, eff Effects, env Env, streamed bool) (State, Effects, *modelStep) {
+	m := &modelStep{o: o, ref: ref, streamed: streamed}
 	for round := 0; eff.NeedModel && round < maxModelRounds; round++ {
-		call := o.startCall(tenant, convID, next, env, true)
+		call := o.startCall(ref, next, env, true)
 		dev, ok := call.wait(ctx, o.cfg.ModelInlineWait)
 		if !ok {
 			m.running = call
@@ -76,7 +76,7 @@ func (o *Orchestrator) askModel(ctx context.Context, tenant, convID string, next
 		var more Effects
 		turnID := currentTurnID(next)
 		next, more = Transition(next, dev, env)
-		logRejection(o.log, more, tenant, turnID)
+		logRejection(o.log, more, ref.tenant, turnID)
 		eff.add(more)
 	}
 	if eff.NeedModel && next.Turn != nil {
@@ -88,11 +88,11 @@ func (o *Orchestrator) askModel(ctx context.Context, tenant, convID string, next
 
 // modelStep is what askModel leaves for after the save.
 type modelStep struct {
-	o              *Orchestrator
-	tenant, convID string
-	state          State      // the state to save
-	streamed       bool       // the model streamed the answer's tokens itself
-	running        *modelCall // handed off: still running, waiting for settle
+	o        *Orchestrator
+	ref      convRef
+	state    State      // the state to save
+	streamed bool       // the model streamed the answer's tokens itself
+	running  *modelCall // handed off: still running, waiting for settle
 }
 
 // settle hands the turn's model call on once the handler has tried to
@@ -104,7 +104,7 @@ func (m *modelStep) settle(ctx context.Context, stored bool) {
 	case m.running != nil:
 		m.running.persisted <- stored
 	case stored && m.state.Turn != nil && m.state.Turn.Model != nil:
-		m.o.resume(ctx, m.tenant, m.convID, m.state)
+		m.o.resume(ctx, m.ref, m.state)
 	}
 }
 
@@ -113,9 +113,11 @@ type callResult struct {
 	ev Event
 }
 
-// modelCall is one call in flight.
+// modelCall is one call in flight, for the conversation ref: its decision
+// is applied there, never to another user's conversation of the same id.
 type modelCall struct {
-	id, tenant, convID string
+	id  string
+	ref convRef
 
 	mu        sync.Mutex
 	inline    bool            // the handler still waits for the result
@@ -123,13 +125,11 @@ type modelCall struct {
 	persisted chan bool       // once not inline: did the handler store the pending call?
 }
 
-func convKey(tenant, convID string) string { return tenant + "\x00" + convID }
-
 // startCall asks the model for s's next step in the pool. The caller
 // either takes the result within its inline wait or lets it go (spill)
 // and tells it, through persisted, whether the pending call was stored.
-func (o *Orchestrator) startCall(tenant, convID string, s State, env Env, inline bool) *modelCall {
-	c := &modelCall{id: modelCallID(s), tenant: tenant, convID: convID, inline: inline,
+func (o *Orchestrator) startCall(ref convRef, s State, env Env, inline bool) *modelCall {
+	c := &modelCall{id: modelCallID(s), ref: ref, inline: inline,
 		result: make(chan callResult, 1), persisted: make(chan bool, 1)}
 	o.track(c)
 	prompt := PromptFor(s, env)
@@ -137,10 +137,10 @@ func (o *Orchestrator) startCall(tenant, convID string, s State, env Env, inline
 	// changing its state.
 	ctx := o.life
 	var streamed bool
-	tctx := WithTenant(o.tokenContext(ctx, tenant, s, convID, &streamed), tenant)
-	ok := o.pool.submit(tenant, func() {
+	tctx := WithTenant(o.tokenContext(ctx, ref, s, &streamed), ref.tenant)
+	ok := o.pool.submit(ref.tenant, func() {
 		defer o.untrack(c)
-		ev := o.decide(tctx, tenant, prompt)
+		ev := o.decide(tctx, ref.tenant, prompt)
 		if ctx.Err() != nil {
 			return // shutting down: the pending call stays stored, the next start makes it again
 		}
@@ -159,7 +159,7 @@ func (o *Orchestrator) startCall(tenant, convID string, s State, env Env, inline
 		if err := o.failAt("decided"); err != nil {
 			return // as if the process died with the decision in memory
 		}
-		o.applyDecision(ctx, tenant, convID, ev)
+		o.applyDecision(ctx, ref, ev)
 	})
 	if !ok {
 		o.untrack(c)
@@ -180,15 +180,15 @@ const (
 // applyDecision applies a pool call's decision as an event, trying again
 // while the failure may pass. Applying is idempotent: a decision already
 // applied finds its conversation no longer waiting for it.
-func (o *Orchestrator) applyDecision(ctx context.Context, tenant, convID string, ev Event) {
+func (o *Orchestrator) applyDecision(ctx context.Context, ref convRef, ev Event) {
 	wait := decisionRetryWait
 	for attempt := 1; ; attempt++ {
-		err := o.apply(ctx, tenant, convID, ev)
+		err := o.apply(ctx, ref, ev)
 		if err == nil || ctx.Err() != nil {
 			return
 		}
 		if bus.IsPermanent(err) || attempt == decisionAttempts {
-			o.log.Warn("apply model decision", "tenant", tenant, "conversation", convID, "attempts", attempt, "err", err)
+			o.log.Warn("apply model decision", "tenant", ref.tenant, "conversation", ref.id, "attempts", attempt, "err", err)
 			return
 		}
 		o.metrics.decisionRetries.Inc()
@@ -248,39 +248,39 @@ func (c *modelCall) wait(ctx context.Context, d time.Duration) (Event, bool) {
 
 func (o *Orchestrator) track(c *modelCall) {
 	o.callsMu.Lock()
-	o.calls[convKey(c.tenant, c.convID)] = c
+	o.calls[c.ref.key()] = c
 	o.callsMu.Unlock()
 	o.metrics.modelInFlight.Inc()
 }
 
 func (o *Orchestrator) untrack(c *modelCall) {
 	o.callsMu.Lock()
-	if o.calls[convKey(c.tenant, c.convID)] == c {
-		delete(o.calls, convKey(c.tenant, c.convID))
+	if o.calls[c.ref.key()] == c {
+		delete(o.calls, c.ref.key())
 	}
 	o.callsMu.Unlock()
 	o.metrics.modelInFlight.Dec()
 }
 
-// inFlight reports whether this process is making call id.
-func (o *Orchestrator) inFlight(tenant, convID, id string) bool {
+// inFlight reports whether this process is making call id for ref.
+func (o *Orchestrator) inFlight(ref convRef, id string) bool {
 	o.callsMu.Lock()
 	defer o.callsMu.Unlock()
-	c := o.calls[convKey(tenant, convID)]
+	c := o.calls[ref.key()]
 	return c != nil && c.id == id
 }
 
 // resume makes the pending model call of a stored conversation unless
 // this process is making it already.
-func (o *Orchestrator) resume(ctx context.Context, tenant, convID string, s State) {
-	if s.Turn == nil || s.Turn.Model == nil || o.inFlight(tenant, convID, s.Turn.Model.ID) {
+func (o *Orchestrator) resume(ctx context.Context, ref convRef, s State) {
+	if s.Turn == nil || s.Turn.Model == nil || o.inFlight(ref, s.Turn.Model.ID) {
 		return
 	}
-	env, err := o.eventEnv(ctx, tenant, convID, s.UserID, store.UserSettings{}, Event{})
+	env, err := o.eventEnv(ctx, ref, store.UserSettings{}, Event{})
 	if err != nil {
-		env = o.env(tenant, convID, o.cfg.DefaultCurrency, "UTC") // the prompt's hints only; the call must not wait for them
+		env = o.env(ref, o.cfg.DefaultCurrency, "UTC") // the prompt's hints only; the call must not wait for them
 	}
-	c := o.startCall(tenant, convID, s, env, false)
+	c := o.startCall(ref, s, env, false)
 	c.persisted <- true
 }
 
@@ -288,8 +288,8 @@ func (o *Orchestrator) resume(ctx context.Context, tenant, convID string, s Stat
 // any with a running turn): it ends a turn past its budget, and makes again
 // a pending model call whose lease ran out, taking the lease first so that
 // one replica makes it.
-func (o *Orchestrator) sweepOne(ctx context.Context, c store.Conversation, onStart bool) error {
-	conv, err := o.store.LoadConversation(ctx, c.TenantID, c.ConversationID)
+func (o *Orchestrator) sweepOne(ctx context.Context, ref convRef, onStart bool) error {
+	conv, err := o.store.LoadConversation(ctx, ref.tenant, ref.user, ref.id)
 	if err != nil {
 		return err
 	}
@@ -302,10 +302,10 @@ func (o *Orchestrator) sweepOne(ctx context.Context, c store.Conversation, onSta
 		return nil
 	}
 	if now.Sub(s.Turn.StartedAt) > TurnBudget {
-		return o.apply(ctx, c.TenantID, c.ConversationID, Event{Kind: EvTimeout})
+		return o.apply(ctx, ref, Event{Kind: EvTimeout})
 	}
 	m := s.Turn.Model
-	if m == nil || o.inFlight(c.TenantID, c.ConversationID, m.ID) || (!onStart && now.Sub(m.Since) < o.cfg.ModelLease) {
+	if m == nil || o.inFlight(ref, m.ID) || (!onStart && now.Sub(m.Since) < o.cfg.ModelLease) {
 		return nil
 	}
 	s.Turn.Model = &ModelCall{ID: m.ID, Since: now}
@@ -319,7 +319,7 @@ func (o *Orchestrator) sweepOne(ctx context.Context, c store.Conversation, onSta
 		}
 		return err
 	}
-	o.resume(ctx, c.TenantID, c.ConversationID, s)
+	o.resume(ctx, ref, s)
 	return nil
 }
 

@@ -115,7 +115,7 @@ func TestPendingModelCallIsMadeAfterRestart(t *testing.T) {
 	ann := first.User("acme", "ann")
 	turn := ann.Say("hello")
 	waitUntil(t, "the call stored as pending", func() bool {
-		c, err := first.Store.LoadConversation(context.Background(), "acme", ann.Conversation)
+		c, err := first.Store.LoadConversation(context.Background(), "acme", "ann", ann.Conversation)
 		if err != nil {
 			return false
 		}
@@ -136,7 +136,7 @@ func TestPendingModelCallIsMadeAfterRestart(t *testing.T) {
 	if n := len(first.Bus.All(ann.Agent(contracts.TypeAnswer, turn))); n != 0 {
 		t.Errorf("the late call answered the turn again")
 	}
-	c, err := second.Store.LoadConversation(context.Background(), "acme", ann.Conversation)
+	c, err := second.Store.LoadConversation(context.Background(), "acme", "ann", ann.Conversation)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,12 +164,12 @@ type flakyLoads struct {
 	failed  atomic.Int32
 }
 
-func (f *flakyLoads) LoadConversationWithOwner(ctx context.Context, tenantID, conversationID string) (store.Conversation, store.UserSettings, error) {
+func (f *flakyLoads) LoadConversationWithSettings(ctx context.Context, tenantID, userID, conversationID string) (store.Conversation, store.UserSettings, error) {
 	if f.failing.Add(-1) >= 0 {
 		f.failed.Add(1)
 		return store.Conversation{}, store.UserSettings{}, errors.New("database is locked")
 	}
-	return f.Store.LoadConversationWithOwner(ctx, tenantID, conversationID)
+	return f.Store.LoadConversationWithSettings(ctx, tenantID, userID, conversationID)
 }
 
 // A model's decision that cannot be applied at first, because the store

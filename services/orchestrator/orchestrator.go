@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,8 +27,9 @@ import (
 
 // Store is the orchestrator's view of the system of record.
 type Store interface {
-	LoadConversation(ctx context.Context, tenantID, conversationID string) (store.Conversation, error)
-	LoadConversationWithOwner(ctx context.Context, tenantID, conversationID string) (store.Conversation, store.UserSettings, error)
+	LoadConversation(ctx context.Context, tenantID, userID, conversationID string) (store.Conversation, error)
+	LoadConversationWithSettings(ctx context.Context, tenantID, userID, conversationID string) (store.Conversation, store.UserSettings, error)
+	ConversationUsers(ctx context.Context, tenantID, conversationID string, limit int) ([]string, error)
 	SaveConversation(ctx context.Context, c store.Conversation, expectedVersion int64, out []store.OutboxMessage) (int64, error)
 	SaveTurn(ctx context.Context, t store.TurnChanges) (int64, error)
 	AppendOutbox(ctx context.Context, out []store.OutboxMessage) error
@@ -86,7 +89,7 @@ type Orchestrator struct {
 	life     context.Context
 	stopLife context.CancelFunc
 	callsMu  sync.Mutex
-	calls    map[string]*modelCall // by conversation
+	calls    map[string]*modelCall // by convRef.key
 }
 
 // New builds an orchestrator. pub publishes answer tokens to deliver
@@ -141,13 +144,17 @@ func (o *Orchestrator) HandleTurn(msg *message.Message) error {
 		o.metrics.turns.WithLabelValues("invalid").Inc()
 		return err
 	}
-	if err := o.apply(msg.Context(), turn.TenantID, turn.ConversationID, Event{Kind: EvTurn, Turn: &turn}); err != nil {
+	ref := convRef{tenant: turn.TenantID, user: turn.UserID, id: turn.ConversationID}
+	if err := o.apply(msg.Context(), ref, Event{Kind: EvTurn, Turn: &turn}); err != nil {
 		return err
 	}
 	return o.failAt("handled")
 }
 
-// HandleToolResult applies one ToolResult exactly once.
+// HandleToolResult applies one ToolResult exactly once, to the
+// conversation of the user its Purser-User header names: the toolrunner
+// sets it from the signed ToolRequest, and the subject names only tenant
+// and conversation.
 func (o *Orchestrator) HandleToolResult(msg *message.Message) error {
 	subject := msg.Metadata.Get(bus.MetaSubject)
 	tenant, conv, err := bus.ParseToolResultSubject(subject)
@@ -161,10 +168,46 @@ func (o *Orchestrator) HandleToolResult(msg *message.Message) error {
 	if err != nil {
 		return bus.Permanent(fmt.Errorf("decode tool result: %w", err))
 	}
-	if err := o.apply(msg.Context(), tenant, conv, Event{Kind: EvToolResult, Result: &res}); err != nil {
+	ref := convRef{tenant: tenant, user: msg.Metadata.Get(bus.HeaderUser), id: conv}
+	if ref.user == "" {
+		if ref.user, err = o.resultOwner(msg.Context(), tenant, conv, res.CallID); err != nil || ref.user == "" {
+			return err // none: nothing waits for the result
+		}
+	} else if !bus.ValidToken(ref.user) {
+		return bus.Permanent(fmt.Errorf("tool result %s: bad user header", res.CallID))
+	}
+	if err := o.apply(msg.Context(), ref, Event{Kind: EvToolResult, Result: &res}); err != nil {
 		return err
 	}
 	return o.failAt("handled")
+}
+
+// maxResultOwners bounds the conversations of one id that resultOwner reads.
+const maxResultOwners = 16
+
+// resultOwner finds the user of a tool result that names none: one
+// published before conversations were per user, when an id had one owner
+// in its tenant. The conversation's one user is its owner; of several
+// (others chose the id since), the one whose turn waits for the call.
+// None ("") means nothing waits for the result.
+func (o *Orchestrator) resultOwner(ctx context.Context, tenant, convID, callID string) (string, error) {
+	users, err := o.store.ConversationUsers(ctx, tenant, convID, maxResultOwners)
+	if err != nil {
+		return "", fmt.Errorf("owner of conversation %s: %w", convID, err)
+	}
+	if len(users) <= 1 {
+		return strings.Join(users, ""), nil
+	}
+	for _, u := range users {
+		_, _, s, err := o.load(ctx, convRef{tenant: tenant, user: u, id: convID})
+		if err != nil {
+			return "", err
+		}
+		if s.Turn != nil && slices.ContainsFunc(s.Turn.Open, func(c OpenCall) bool { return c.CallID == callID }) {
+			return u, nil
+		}
+	}
+	return "", nil
 }
 
 func (o *Orchestrator) failAt(point string) error {
@@ -200,7 +243,7 @@ func (o *Orchestrator) Sweep(ctx context.Context, interval time.Duration) {
 			o.log.Warn("turn sweep", "err", err)
 		}
 		for _, c := range due {
-			if err := o.sweepOne(ctx, c, first); err != nil && ctx.Err() == nil {
+			if err := o.sweepOne(ctx, convRef{tenant: c.TenantID, user: c.UserID, id: c.ConversationID}, first); err != nil && ctx.Err() == nil {
 				o.log.Warn("turn sweep", "tenant", c.TenantID, "conversation", c.ConversationID, "err", err)
 			}
 		}
@@ -210,18 +253,6 @@ func (o *Orchestrator) Sweep(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		}
 	}
-}
-
-// emitDirect stores and publishes outputs that change no conversation state.
-func (o *Orchestrator) emitDirect(ctx context.Context, tenant, user, convID string, outputs []Output) error {
-	out, err := o.outbox(tenant, user, convID, "", outputs)
-	if err != nil {
-		return err
-	}
-	if err := o.store.AppendOutbox(ctx, out); err != nil {
-		return fmt.Errorf("store outbox: %w", err)
-	}
-	return o.relay.Publish(ctx, out)
 }
 
 // outbox encodes outputs as outbox messages; turnID correlates those whose
@@ -263,8 +294,8 @@ func (o *Orchestrator) outbox(tenant, user, convID, turnID string, outputs []Out
 // cost a bus message and a socket write per word, and reach the screen in
 // the same instant anyway. Tokens are best effort: a lost token costs
 // nothing, the Answer carries the whole text.
-func (o *Orchestrator) streamTokens(tenant, user, convID string, eff Effects) {
-	subject, err := bus.DeliverSubject(tenant, user)
+func (o *Orchestrator) streamTokens(ref convRef, eff Effects) {
+	subject, err := bus.DeliverSubject(ref.tenant, ref.user)
 	if err != nil || o.pub == nil {
 		return
 	}
@@ -274,7 +305,7 @@ func (o *Orchestrator) streamTokens(tenant, user, convID string, eff Effects) {
 			turnID = a.TurnID
 		}
 	}
-	f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: convID, TurnID: turnID, At: o.now().UTC(),
+	f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(),
 		Token: &contracts.TokenBody{Text: eff.Stream}}
 	b, _ := json.Marshal(f)
 	_ = o.pub.Publish(subject, message.NewMessage(turnID+"-tok-0", b))
@@ -282,8 +313,8 @@ func (o *Orchestrator) streamTokens(tenant, user, convID string, eff Effects) {
 
 // tokenContext gives the model a sink that forwards answer tokens to the
 // user's sockets as they arrive (best effort, like streamTokens).
-func (o *Orchestrator) tokenContext(ctx context.Context, tenant string, s State, convID string, streamed *bool) context.Context {
-	subject, err := bus.DeliverSubject(tenant, s.UserID)
+func (o *Orchestrator) tokenContext(ctx context.Context, ref convRef, s State, streamed *bool) context.Context {
+	subject, err := bus.DeliverSubject(ref.tenant, ref.user)
 	if err != nil || o.pub == nil || s.Turn == nil {
 		return ctx
 	}
@@ -299,7 +330,7 @@ func (o *Orchestrator) tokenContext(ctx context.Context, tenant string, s State,
 			o.metrics.firstToken.Observe(o.now().Sub(started).Seconds())
 		}
 		*streamed = true
-		f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: convID, TurnID: turnID, At: o.now().UTC(),
+		f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(),
 			Token: &contracts.TokenBody{Text: text, Index: index}}
 		b, _ := json.Marshal(f)
 		_ = o.pub.Publish(subject, message.NewMessage(fmt.Sprintf("%s-tok-%d-%d", turnID, round, index), b))
@@ -307,9 +338,9 @@ func (o *Orchestrator) tokenContext(ctx context.Context, tenant string, s State,
 	})
 }
 
-func (o *Orchestrator) observe(tenant, convID string, ev Event, eff Effects, started time.Time) {
+func (o *Orchestrator) observe(ref convRef, ev Event, eff Effects, started time.Time) {
 	if ev.Kind == EvTurn {
-		o.log.Info("turn started", "tenant", tenant, "conversation", convID, "turn", ev.Turn.TurnID, "confirm", ev.Turn.Confirm != nil)
+		o.log.Info("turn started", "tenant", ref.tenant, "conversation", ref.id, "turn", ev.Turn.TurnID, "confirm", ev.Turn.Confirm != nil)
 	}
 	outcome := "continued"
 	for _, op := range eff.Outputs {
@@ -331,7 +362,7 @@ func (o *Orchestrator) observe(tenant, convID string, ev Event, eff Effects, sta
 	if outcome != "continued" && !started.IsZero() {
 		took := o.now().Sub(started)
 		o.metrics.turnSeconds.WithLabelValues(outcome).Observe(took.Seconds())
-		o.log.Info("turn ended", "tenant", tenant, "conversation", convID, "outcome", outcome, "duration_ms", took.Milliseconds())
+		o.log.Info("turn ended", "tenant", ref.tenant, "conversation", ref.id, "outcome", outcome, "duration_ms", took.Milliseconds())
 	}
 	for _, n := range eff.EndedSteps {
 		o.metrics.steps.Observe(float64(n))
@@ -341,26 +372,22 @@ func (o *Orchestrator) observe(tenant, convID string, ev Event, eff Effects, sta
 // userDefaults are the currency of an amount the user names none for (the
 // one their client sent with the turn, the chat contract's userContext,
 // else their own setting, else the configured default) and the time zone
-// of a turn that names none (their setting, else UTC).
-func (o *Orchestrator) userDefaults(ctx context.Context, tenant, user string, owner store.UserSettings, ev Event) (currency, zone string, err error) {
+// of a turn that names none (their setting, else UTC). settings are the
+// user's if read with the conversation; zero, they are read here.
+func (o *Orchestrator) userDefaults(ctx context.Context, ref convRef, settings store.UserSettings, ev Event) (currency, zone string, err error) {
 	currency, zone = o.cfg.DefaultCurrency, "UTC"
-	if user == "" && ev.Turn != nil {
-		user = ev.Turn.UserID
+	set := settings
+	if settings.UserID != ref.user {
+		// A new conversation: nothing was read with it.
+		if set, err = o.store.GetUserSettings(ctx, ref.tenant, ref.user); err != nil {
+			return "", "", fmt.Errorf("user settings: %w", err)
+		}
 	}
-	if user != "" {
-		set := owner // read with the conversation
-		if owner.UserID != user {
-			// A new conversation: its first turn's user.
-			if set, err = o.store.GetUserSettings(ctx, tenant, user); err != nil {
-				return "", "", fmt.Errorf("user settings: %w", err)
-			}
-		}
-		if set.Currency != "" {
-			currency = set.Currency
-		}
-		if set.Timezone != "" {
-			zone = set.Timezone
-		}
+	if set.Currency != "" {
+		currency = set.Currency
+	}
+	if set.Timezone != "" {
+		zone = set.Timezone
 	}
 	if ev.Turn != nil && ev.Turn.Currency != "" {
 		currency = ev.Turn.Currency

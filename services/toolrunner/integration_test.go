@@ -459,3 +459,31 @@ func TestChatHistoryIsTheCallersConversation(t *testing.T) {
 		}
 	})
 }
+
+// A tool result names, in its Purser-User header, the user of the signed
+// request it answers: the result subject names only tenant and
+// conversation, and two users may use the same conversation id, so the
+// orchestrator finds the conversation waiting for it by that header.
+func TestResultNamesItsUser(t *testing.T) {
+	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
+		subject, err := bus.ToolResultSubject("acme", "shared")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, user := range []string{"ann", "bob"} {
+			req := request("acme", user, "list-"+user, "list_expenses", `{}`)
+			req.ConversationID = "shared"
+			s.SendToolRequest(req)
+			msgs := s.Bus.WaitN(1, func(m systest.Msg) bool {
+				if m.Subject != subject {
+					return false
+				}
+				var r contracts.ToolResult
+				return json.Unmarshal(m.Data, &r) == nil && r.CallID == req.CallID
+			})
+			if got := msgs[0].Header.Get(bus.HeaderUser); got != user {
+				t.Errorf("result of %s's call names user %q", user, got)
+			}
+		}
+	})
+}

@@ -379,6 +379,9 @@ func storedResult(c store.ToolCall) (contracts.ToolResult, error) {
 	return res, nil
 }
 
+// publish sends res on the result subject of req's conversation. Its
+// Purser-User header names req's user, which the subject does not: the
+// orchestrator applies the result to that user's conversation of the id.
 func (r *Runner) publish(req contracts.ToolRequest, res contracts.ToolResult) error {
 	subject, err := bus.ToolResultSubject(req.TenantID, req.ConversationID)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -24,7 +25,8 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 	}{
 		{"ConversationVersions", testConversationVersions},
 		{"ConversationRaceOneWins", testConversationRace},
-		{"ConversationWithItsOwnersSettings", testConversationWithOwner},
+		{"ConversationWithItsOwnersSettings", testConversationWithSettings},
+		{"ConversationsPerUser", testConversationsPerUser},
 		{"OutboxOnceAndInOrder", testOutbox},
 		{"ProposalLifecycle", testProposals},
 		{"ProposalApproveRace", testProposalRace},
@@ -85,7 +87,7 @@ func wantErr(t *testing.T, err, target error) {
 }
 
 func testConversationVersions(t *testing.T, st *store.Store) {
-	_, err := st.LoadConversation(ctx, "t1", "c1")
+	_, err := st.LoadConversation(ctx, "t1", "u1", "c1")
 	wantErr(t, err, store.ErrNotFound)
 
 	c := store.Conversation{TenantID: "t1", ConversationID: "c1", UserID: "u1", State: json.RawMessage(`{"n":1}`), UpdatedAt: t0}
@@ -98,7 +100,7 @@ func testConversationVersions(t *testing.T, st *store.Store) {
 	_, err = st.SaveConversation(ctx, c, 0, []store.OutboxMessage{{ID: "m-lost", Subject: "s", Payload: []byte("x")}})
 	wantErr(t, err, store.ErrConflict)
 
-	got := must(st.LoadConversation(ctx, "t1", "c1"))(t)
+	got := must(st.LoadConversation(ctx, "t1", "u1", "c1"))(t)
 	want := store.Conversation{TenantID: "t1", ConversationID: "c1", UserID: "u1", Version: 1, State: json.RawMessage(`{"n":1}`), UpdatedAt: t0}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("loaded conversation (-want +got):\n%s", diff)
@@ -118,7 +120,7 @@ func testConversationVersions(t *testing.T, st *store.Store) {
 	}
 	// A running turn's deadline makes the conversation due once it passes.
 	due := t0.Add(2 * time.Minute)
-	got = must(st.LoadConversation(ctx, "t1", "c1"))(t)
+	got = must(st.LoadConversation(ctx, "t1", "u1", "c1"))(t)
 	got.DeadlineAt = &due
 	must(st.SaveConversation(ctx, got, 2, nil))(t)
 	if n := len(must(st.DueConversations(ctx, due, 10))(t)); n != 0 {
@@ -128,7 +130,7 @@ func testConversationVersions(t *testing.T, st *store.Store) {
 	if len(list) != 1 || list[0].ConversationID != "c1" || list[0].TenantID != "t1" || list[0].Version != 3 {
 		t.Fatalf("due = %+v", list)
 	}
-	got = must(st.LoadConversation(ctx, "t1", "c1"))(t)
+	got = must(st.LoadConversation(ctx, "t1", "u1", "c1"))(t)
 	if got.DeadlineAt == nil || !got.DeadlineAt.Equal(due) {
 		t.Fatalf("deadline = %v", got.DeadlineAt)
 	}
@@ -138,8 +140,60 @@ func testConversationVersions(t *testing.T, st *store.Store) {
 		t.Fatalf("a finished turn is still due (%d)", n)
 	}
 	// Another tenant's conversation with the same id is a different row.
-	_, err = st.LoadConversation(ctx, "t2", "c1")
+	_, err = st.LoadConversation(ctx, "t2", "u1", "c1")
 	wantErr(t, err, store.ErrNotFound)
+}
+
+// Two users of a tenant who use the same conversation id each have a
+// conversation of their own: neither finds, overwrites nor versions the
+// other's, and the sweep sees each with its user.
+func testConversationsPerUser(t *testing.T, st *store.Store) {
+	olga := store.Conversation{TenantID: "t1", UserID: "olga", ConversationID: "chat-olga", State: json.RawMessage(`{"who":"olga"}`), UpdatedAt: t0}
+	bob := olga
+	bob.UserID, bob.State = "bob", json.RawMessage(`{"who":"bob"}`)
+	due := t0.Add(time.Minute)
+	bob.DeadlineAt = &due
+
+	must(st.SaveConversation(ctx, bob, 0, nil))(t)
+	_, err := st.LoadConversation(ctx, "t1", "olga", "chat-olga")
+	wantErr(t, err, store.ErrNotFound) // bob's is not olga's
+	_, _, err = st.LoadConversationWithSettings(ctx, "t1", "olga", "chat-olga")
+	wantErr(t, err, store.ErrNotFound)
+	if v := must(st.SaveConversation(ctx, olga, 0, nil))(t); v != 1 {
+		t.Fatalf("olga's first version after bob wrote the same id = %d, want 1", v)
+	}
+	gotBob := must(st.LoadConversation(ctx, "t1", "bob", "chat-olga"))(t)
+	gotBob.State = json.RawMessage(`{"who":"bob","n":2}`)
+	must(st.SaveConversation(ctx, gotBob, 1, nil))(t)
+	// Olga's save at her version 1 is not refused by bob's version 2.
+	gotOlga := must(st.LoadConversation(ctx, "t1", "olga", "chat-olga"))(t)
+	gotOlga.State = json.RawMessage(`{"who":"olga","n":2}`)
+	must(st.SaveConversation(ctx, gotOlga, 1, nil))(t)
+
+	for _, tt := range []struct {
+		give, want string
+	}{{"olga", `{"who":"olga","n":2}`}, {"bob", `{"who":"bob","n":2}`}} {
+		got := must(st.LoadConversation(ctx, "t1", tt.give, "chat-olga"))(t)
+		if got.UserID != tt.give || got.Version != 2 || string(got.State) != tt.want {
+			t.Errorf("%s's conversation = %+v (state %s), want version 2 and %s", tt.give, got, got.State, tt.want)
+		}
+	}
+	list := must(st.DueConversations(ctx, due.Add(time.Second), 10))(t)
+	if len(list) != 1 || list[0].UserID != "bob" || list[0].ConversationID != "chat-olga" {
+		t.Fatalf("due = %+v, want bob's alone", list)
+	}
+	users := must(st.ConversationUsers(ctx, "t1", "chat-olga", 10))(t)
+	slices.Sort(users)
+	if fmt.Sprint(users) != "[bob olga]" {
+		t.Fatalf("users of chat-olga = %v, want [bob olga]", users)
+	}
+	if users := must(st.ConversationUsers(ctx, "t2", "chat-olga", 10))(t); len(users) != 0 {
+		t.Fatalf("users of another tenant's chat-olga = %v, want none", users)
+	}
+	_, err = st.SaveConversation(ctx, store.Conversation{TenantID: "t1", ConversationID: "c9", State: json.RawMessage(`{}`)}, 0, nil)
+	if err == nil {
+		t.Fatal("a conversation without a user was saved")
+	}
 }
 
 func testConversationRace(t *testing.T, st *store.Store) {
@@ -179,17 +233,17 @@ func testConversationRace(t *testing.T, st *store.Store) {
 // A conversation is read with the settings of the user it belongs to:
 // empty ones while they set nothing, theirs once they do, never another
 // user's.
-func testConversationWithOwner(t *testing.T, st *store.Store) {
-	_, _, err := st.LoadConversationWithOwner(ctx, "t1", "none")
+func testConversationWithSettings(t *testing.T, st *store.Store) {
+	_, _, err := st.LoadConversationWithSettings(ctx, "t1", "u1", "none")
 	wantErr(t, err, store.ErrNotFound)
 	must(st.SaveConversation(ctx, store.Conversation{TenantID: "t1", ConversationID: "c1", UserID: "u1", State: json.RawMessage(`{}`), UpdatedAt: t0}, 0, nil))(t)
 	must(st.PutUserSettings(ctx, store.UserSettings{TenantID: "t1", UserID: "u2", Currency: "JPY", UpdatedAt: t0}))(t)
-	c, set := must2(st.LoadConversationWithOwner(ctx, "t1", "c1"))(t)
+	c, set := must2(st.LoadConversationWithSettings(ctx, "t1", "u1", "c1"))(t)
 	if c.UserID != "u1" || c.Version != 1 || set != (store.UserSettings{TenantID: "t1", UserID: "u1"}) {
 		t.Fatalf("before u1 set anything: %+v with %+v", c, set)
 	}
 	must(st.PutUserSettings(ctx, store.UserSettings{TenantID: "t1", UserID: "u1", Currency: "EUR", Timezone: "Europe/Paris", DateOrder: "dmy", UpdatedAt: t0}))(t)
-	_, set = must2(st.LoadConversationWithOwner(ctx, "t1", "c1"))(t)
+	_, set = must2(st.LoadConversationWithSettings(ctx, "t1", "u1", "c1"))(t)
 	want := must(st.GetUserSettings(ctx, "t1", "u1"))(t)
 	if set != want || set.Currency != "EUR" {
 		t.Fatalf("settings read with the conversation %+v, want u1's %+v", set, want)
@@ -347,12 +401,12 @@ func testSaveTurn(t *testing.T, st *store.Store) {
 	// A proposal decided otherwise meanwhile is a conflict, and the
 	// conversation is not written.
 	check(t, st.TransitionProposal(ctx, "t1", "p-new", "pending", "rejected", t0))
-	next := store.TurnChanges{Conversation: must(st.LoadConversation(ctx, "t1", "c1"))(t),
+	next := store.TurnChanges{Conversation: must(st.LoadConversation(ctx, "t1", "u1", "c1"))(t),
 		ProposalChanges: []store.ProposalChange{{ID: "p-new", From: "pending", To: "approved"}},
 		Outbox:          []store.OutboxMessage{{ID: "m-lost", Subject: "purser.agent.t1.u1.c1", Payload: []byte(`{}`), CreatedAt: t0}}}
 	_, err = st.SaveTurn(ctx, next)
 	wantErr(t, err, store.ErrConflict)
-	if got := must(st.LoadConversation(ctx, "t1", "c1"))(t); got.Version != 2 {
+	if got := must(st.LoadConversation(ctx, "t1", "u1", "c1"))(t); got.Version != 2 {
 		t.Fatalf("version after a conflicting proposal = %d, want 2", got.Version)
 	}
 	for _, m := range must(st.PendingOutbox(ctx, 10))(t) {
