@@ -3,8 +3,8 @@ package toolrunner_test
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"encoding/csv"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
