@@ -110,8 +110,12 @@ func searchMail(ctx context.Context, m Mail, pv *Previewer, tx Tx, c Call) (Outp
 	}
 	for i := range found {
 		found[i].From, found[i].Subject = contracts.PlainText(found[i].From), contracts.PlainText(found[i].Subject)
-		for j, n := range found[i].Attachments {
-			found[i].Attachments[j] = fileName(n)
+		if len(found[i].Attachments) > 0 {
+			names := make([]string, len(found[i].Attachments))
+			for j, n := range found[i].Attachments {
+				names[j] = fileName(n)
+			}
+			found[i].Attachments = names
 		}
 		domain := SenderDomain(found[i].From)
 		known, err := tx.KnownSenderDomain(ctx, c.Caller.TenantID, c.Caller.UserID, domain)
@@ -185,16 +189,20 @@ func fetchAttachments(ctx context.Context, m Mail, tx Tx, c Call) (Output, error
 
 // fetchPlain is m.Fetch with the sender, subject and file names made
 // contracts.PlainText: whoever sent the mail chose them, and from here on
-// they are data that holds no control, bidi or invisible character.
+// they are data that holds no control, bidi or invisible character. What
+// m returned is copied, never changed.
 func fetchPlain(ctx context.Context, m Mail, tenant, user, id string) (Fetched, error) {
 	msg, err := m.Fetch(ctx, tenant, user, id)
 	if err != nil {
 		return msg, err
 	}
 	msg.From, msg.Subject = contracts.PlainText(msg.From), contracts.PlainText(msg.Subject)
-	for i := range msg.Files {
-		msg.Files[i].Name = fileName(msg.Files[i].Name)
+	files := make([]File, len(msg.Files))
+	for i, f := range msg.Files {
+		f.Name = fileName(f.Name)
+		files[i] = f
 	}
+	msg.Files = files
 	return msg, nil
 }
 
