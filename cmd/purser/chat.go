@@ -142,7 +142,7 @@ func chat(ctx context.Context, client *wsclient.Client, in io.Reader, out io.Wri
 			if !connected || errors.Is(err, wsclient.ErrRefused) || ctx.Err() != nil {
 				return err
 			}
-			fmt.Fprintf(out, "\n(%v; retrying in %s)\n", err, backoff)
+			fmt.Fprintf(out, "\n(%s; retrying in %s)\n", contracts.VisibleText(err.Error()), backoff)
 			select {
 			case <-ctx.Done():
 				return nil
@@ -292,26 +292,31 @@ func (s *chatSession) takeDue(id string) bool {
 	return due
 }
 
-// show prints one frame of the socket.
+// show prints one frame of the socket. Every string of a frame may quote
+// a mail or a statement, so it is printed as contracts.TerminalText: no
+// escape sequence, carriage return or bidi override from the server
+// reaches the terminal, and markdown escapes show as the characters they
+// escape.
 func (s *chatSession) show(f contracts.ServerFrame) {
 	out := s.out
+	text := contracts.TerminalText
 	switch {
 	case f.Type == contracts.FrameAck && f.Ack != nil:
 		s.answered(f.Ack.ID)
 	case f.Type == contracts.FrameAnswer && f.Answer != nil:
-		fmt.Fprintf(out, "\npurser: %s\n> ", f.Answer.Content)
+		fmt.Fprintf(out, "\npurser: %s\n> ", text(f.Answer.Content))
 	case f.Type == contracts.FrameClarify && f.Clarify != nil:
-		fmt.Fprintf(out, "\npurser asks: %s\n> ", f.Clarify.Question)
+		fmt.Fprintf(out, "\npurser asks: %s\n> ", text(f.Clarify.Question))
 	case f.Type == contracts.FrameProposal && f.Proposal != nil:
-		fmt.Fprintf(out, "\npurser proposes: %s (yes/no)\n> ", f.Proposal.Summary)
+		fmt.Fprintf(out, "\npurser proposes: %s (yes/no)\n> ", text(f.Proposal.Summary))
 		select {
 		case s.proposals <- f.Proposal.ProposalID:
 		default:
 		}
 	case f.Type == contracts.FrameToolStart && f.Tool != nil:
-		fmt.Fprintf(out, "  … %s\n", f.Tool.Tool)
+		fmt.Fprintf(out, "  … %s\n", text(f.Tool.Tool))
 	case f.Type == contracts.FrameNotification && f.Notification != nil:
-		fmt.Fprintf(out, "\n[notification] %s\n> ", f.Notification.Body)
+		fmt.Fprintf(out, "\n[notification] %s\n> ", text(f.Notification.Body))
 	case f.Type == contracts.FrameError && f.Error != nil:
 		if f.Error.ID != "" && f.Error.Code == contracts.ErrCodeUnavailable && s.notQueued(f.Error.ID) {
 			return
@@ -322,7 +327,7 @@ func (s *chatSession) show(f contracts.ServerFrame) {
 		if f.Error.ID != "" {
 			s.answered(f.Error.ID)
 		}
-		fmt.Fprintf(out, "\nerror: %s\n> ", f.Error.Message)
+		fmt.Fprintf(out, "\nerror: %s\n> ", text(f.Error.Message))
 	}
 }
 

@@ -15,7 +15,9 @@ import (
 // decision the person made, a failure, or the result read aloud (every item
 // of a list, with a total). The orchestrator answers with it when the model
 // says nothing after tool calls; the offline model answers with it always.
-// It never shows internal ids such as call ids.
+// It never shows internal ids such as call ids. Every value it reads from
+// the step (a subject, a file name, an item, an error) is quoted with
+// contracts.QuoteText: only the server's own words are markdown.
 func DescribeStep(st StepRecord) string {
 	r := rowOf(st.Tool)
 	verb := cmp.Or(r.verb, "do that")
@@ -23,7 +25,7 @@ func DescribeStep(st StepRecord) string {
 	case st.Decision == "rejected":
 		return "OK, I won't " + verb + "."
 	case !st.OK:
-		return "I couldn't " + verb + ": " + st.Error
+		return "I couldn't " + verb + ": " + quote(st.Error)
 	case r.describe == nil:
 		return "Done."
 	}
@@ -37,7 +39,7 @@ func describeExpenseChange(what string) func(json.RawMessage) string {
 		var out contracts.ExpenseChanged
 		_ = json.Unmarshal(data, &out)
 		e := out.Expense
-		return fmt.Sprintf("%s expense #%d: %s, %s on %s%s.", what, e.ID, e.Item, FormatMoney(e.Amount), e.Date, categorySuffix(e.Category))
+		return fmt.Sprintf("%s expense #%d: %s, %s on %s%s.", what, e.ID, quote(e.Item), FormatMoney(e.Amount), e.Date, categorySuffix(e.Category))
 	}
 }
 
@@ -100,7 +102,20 @@ func categorySuffix(c string) string {
 	if c == "" {
 		return ""
 	}
-	return " (" + c + ")"
+	return " (" + quote(c) + ")"
+}
+
+// quote is contracts.QuoteText: text from outside, or chosen by a model,
+// shown inside a sentence of the server as the characters it holds.
+func quote(s string) string { return contracts.QuoteText(s) }
+
+// quoteAll quotes each of ss.
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = quote(s)
+	}
+	return out
 }
 
 func rangeWords(r, from, to string) string {
@@ -132,7 +147,7 @@ func describeExpenses(data json.RawMessage) string {
 	_ = json.Unmarshal(data, &out)
 	where := rangeWords(out.Range, out.From, out.To)
 	if out.Category != "" {
-		where = "on " + out.Category + " " + where
+		where = "on " + quote(out.Category) + " " + where
 	}
 	if len(out.Expenses) == 0 {
 		return "You have no expenses " + where + "."
@@ -140,7 +155,7 @@ func describeExpenses(data json.RawMessage) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Your expenses %s:\n", where)
 	for _, e := range out.Expenses {
-		fmt.Fprintf(&b, "- #%d %s %s, %s%s\n", e.ID, e.Date, e.Item, FormatMoney(e.Amount), categorySuffix(e.Category))
+		fmt.Fprintf(&b, "- #%d %s %s, %s%s\n", e.ID, e.Date, quote(e.Item), FormatMoney(e.Amount), categorySuffix(e.Category))
 	}
 	fmt.Fprintf(&b, "Total: %s (%d expense%s).", totals(out.Totals), len(out.Expenses), wording.Plural(len(out.Expenses)))
 	return b.String()
@@ -156,9 +171,9 @@ func describeMail(data json.RawMessage) string {
 	for _, m := range out.Messages {
 		att := "no attachments"
 		if len(m.Attachments) > 0 {
-			att = strings.Join(m.Attachments, ", ")
+			att = strings.Join(quoteAll(m.Attachments), ", ")
 		}
-		fmt.Fprintf(&b, "- %s, \"%s\" from %s (%s)\n", m.Date.Format("2 Jan 2006"), m.Subject, m.From, att)
+		fmt.Fprintf(&b, "- %s, \"%s\" from %s (%s)\n", m.Date.Format("2 Jan 2006"), quote(m.Subject), quote(m.From), att)
 	}
 	b.WriteString("Say \"import the first one\" to process its statement.")
 	return b.String()
@@ -170,9 +185,9 @@ func describeFetch(data json.RawMessage) string {
 	var queued, dup []string
 	for _, d := range out.Documents {
 		if d.Status == "duplicate" {
-			dup = append(dup, d.Filename)
+			dup = append(dup, quote(d.Filename))
 		} else {
-			queued = append(queued, d.Filename)
+			queued = append(queued, quote(d.Filename))
 		}
 	}
 	var parts []string
@@ -201,12 +216,12 @@ func describeImports(data json.RawMessage) string {
 		b.WriteString("Your recent imports:\n")
 	}
 	for _, im := range out.Imports {
-		line := fmt.Sprintf("%s on %s: ", im.Filename, im.CreatedAt.Format("2 Jan 2006"))
+		line := fmt.Sprintf("%s on %s: ", quote(im.Filename), im.CreatedAt.Format("2 Jan 2006"))
 		switch im.Status {
 		case "imported":
 			line += fmt.Sprintf("%d transaction%s imported", im.Imported, wording.Plural(im.Imported))
 		case "failed":
-			line += "failed (" + im.Detail + ")"
+			line += "failed (" + quote(im.Detail) + ")"
 		default:
 			line += "still importing"
 		}
@@ -233,7 +248,7 @@ func describeTransactions(data json.RawMessage) string {
 		if t.ReviewStatus == "needs_review" {
 			flag = " [needs review]"
 		}
-		fmt.Fprintf(&b, "- %s %s, %s%s\n", t.Date, t.Description, FormatMoney(t.Amount), flag)
+		fmt.Fprintf(&b, "- %s %s, %s%s\n", t.Date, quote(t.Description), FormatMoney(t.Amount), flag)
 	}
 	if len(txs) < out.Count {
 		fmt.Fprintf(&b, "(showing %d of %d)\n", len(txs), out.Count)
@@ -259,7 +274,7 @@ func describePreferences(p contracts.Preferences) string {
 }
 
 // Proposals: the server's own sentence for a change, built from its
-// canonical args, never from model text.
+// canonical args, never from model text; every value in it is quoted.
 
 // money writes an amount the person typed in currency, or in the default
 // currency when they named none.
@@ -278,12 +293,12 @@ func money(env Env, amount contracts.Amount, currency *string) string {
 func proposeAddExpense(args json.RawMessage, _ State, env Env) string {
 	var a contracts.AddExpenseArgs
 	_ = json.Unmarshal(args, &a)
-	out := fmt.Sprintf("Add expense '%s' %s", a.Item, money(env, a.Amount, a.Currency))
+	out := fmt.Sprintf("Add expense '%s' %s", quote(a.Item), money(env, a.Amount, a.Currency))
 	if a.Date != nil {
 		out += " on " + *a.Date
 	}
 	if a.Category != nil {
-		out += " in " + *a.Category
+		out += " in " + quote(*a.Category)
 	}
 	return out + "?"
 }
@@ -293,7 +308,7 @@ func proposeUpdateExpense(args json.RawMessage, _ State, _ Env) string {
 	_ = json.Unmarshal(args, &a)
 	var changes []string
 	if a.Item != nil {
-		changes = append(changes, "item '"+*a.Item+"'")
+		changes = append(changes, "item '"+quote(*a.Item)+"'")
 	}
 	switch {
 	case a.Amount != nil && a.Currency != nil:
@@ -307,7 +322,7 @@ func proposeUpdateExpense(args json.RawMessage, _ State, _ Env) string {
 		changes = append(changes, "date "+*a.Date)
 	}
 	if a.Category != nil {
-		changes = append(changes, "category "+*a.Category)
+		changes = append(changes, "category "+quote(*a.Category))
 	}
 	return fmt.Sprintf("Change expense #%d: %s?", a.ID, strings.Join(changes, ", "))
 }
@@ -332,15 +347,16 @@ func proposePreferences(args json.RawMessage, _ State, _ Env) string {
 
 // proposeFetch names the message an import reads from, when it is the
 // one the person just found in their mail, and warns about a sender they
-// never imported from.
+// never imported from. Subject, sender, file names and previews come from
+// whoever sent the mail: quoted, none can hide or restyle the rest.
 func proposeFetch(args json.RawMessage, s State, _ Env) string {
 	var a contracts.FetchEmailAttachmentsArgs
 	_ = json.Unmarshal(args, &a)
 	var m contracts.MailSummary
 	if raw, ok := s.Memory["entities.message"]; ok && json.Unmarshal(raw, &m) == nil && m.ID == a.MessageID {
-		out := fmt.Sprintf("Import %s from \"%s\" (%s), sent by %s?", strings.Join(m.Attachments, ", "), m.Subject, m.Date.Format("2 Jan 2006"), m.From)
+		out := fmt.Sprintf("Import %s from \"%s\" (%s), sent by %s?", strings.Join(quoteAll(m.Attachments), ", "), quote(m.Subject), m.Date.Format("2 Jan 2006"), quote(m.From))
 		if len(m.Previews) > 0 {
-			out += " " + strings.Join(m.Previews, ". ") + "."
+			out += " " + strings.Join(quoteAll(m.Previews), ". ") + "."
 		}
 		if m.NewSender {
 			out += " You have never imported a statement from this sender before: check that it really is your bank."

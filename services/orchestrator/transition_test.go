@@ -429,7 +429,7 @@ func TestPlanWithVarsAndStop(t *testing.T) {
 	if string(p.Args) != `{"message_id":"m42"}` || s1.Memory["lists.found"] == nil {
 		t.Fatalf("bound args = %s", p.Args)
 	}
-	if p.Summary != `Import nov.csv from "Your statement" (1 Nov 2026), sent by Visa <statements@visa.example>?` {
+	if p.Summary != `Import nov.csv from "Your statement" (1 Nov 2026), sent by Visa \<statements@visa.example\>?` {
 		t.Errorf("summary = %q", p.Summary)
 	}
 	// Nothing found: the stop condition holds and the model answers.

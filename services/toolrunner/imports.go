@@ -331,22 +331,24 @@ func Preview(filename string, st Statement) string {
 // notify tells the user how the import ended; h carries the conversation
 // and correlation of the turn that started it, when known.
 func (i *Importer) notify(doc store.Document, h bus.Headers) error {
-	n := contracts.Notification{ID: "imp-" + strings.TrimPrefix(doc.ID, "doc-"), CreatedAt: doc.UpdatedAt.UTC(), Body: doc.Detail}
+	// The file's name and the detail (which may quote the file's lines)
+	// come from outside: quoted, they show as text in any client.
+	n := contracts.Notification{ID: "imp-" + strings.TrimPrefix(doc.ID, "doc-"), CreatedAt: doc.UpdatedAt.UTC(), Body: truncateRunes(contracts.QuoteText(doc.Detail), 4000)}
 	if n.CreatedAt.IsZero() {
 		n.CreatedAt = i.now().UTC()
 	}
 	switch doc.Status {
 	case store.DocumentImported:
 		n.Kind = "import_completed"
-		n.Title = fmt.Sprintf("Imported %d transaction%s from %s", doc.Imported, wording.Plural(doc.Imported), doc.Filename)
+		n.Title = fmt.Sprintf("Imported %d transaction%s from %s", doc.Imported, wording.Plural(doc.Imported), contracts.QuoteText(doc.Filename))
 	case store.DocumentFailed:
 		n.Kind = "import_failed"
-		n.Title = "Could not import " + doc.Filename
+		n.Title = "Could not import " + contracts.QuoteText(doc.Filename)
 	default:
 		return nil
 	}
 	n.Title = truncateRunes(n.Title, 200)
-	n.Data, _ = json.Marshal(map[string]any{"document_id": doc.ID, "filename": doc.Filename, "status": doc.Status, "imported": doc.Imported})
+	n.Data, _ = json.Marshal(map[string]any{"document_id": doc.ID, "filename": contracts.PlainText(doc.Filename), "status": doc.Status, "imported": doc.Imported})
 	subject, err := bus.NotifySubject(doc.TenantID, doc.UserID)
 	if err != nil {
 		return bus.Permanent(err)

@@ -1,8 +1,10 @@
 package toolrunner_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -36,7 +38,8 @@ func (m mailbox) Search(_ context.Context, tenant, user, query string, _, limit 
 		for _, a := range f.Files {
 			names = append(names, a.Name)
 		}
-		out = append(out, contracts.MailSummary{ID: id, From: "statements@bank.example", Subject: f.Subject, Date: now.Add(-24 * time.Hour), Attachments: names, Score: 1})
+		from := cmp.Or(f.From, "statements@bank.example")
+		out = append(out, contracts.MailSummary{ID: id, From: from, Subject: f.Subject, Date: now.Add(-24 * time.Hour), Attachments: names, Score: 1})
 	}
 	return out[:min(limit, len(out))], nil
 }
@@ -252,5 +255,59 @@ func TestPreviewSaysWhatWillBeStored(t *testing.T) {
 		"to check: nothing in the file tells day from month; dates read as month/day (your default)"
 	if got != want {
 		t.Fatalf("preview\n got %q\nwant %q", got, want)
+	}
+}
+
+// A mail's sender chooses its subject, its From and its file names. The
+// toolrunner hands them on with no control, bidi or invisible character,
+// and its notifications quote them for markdown.
+func TestMailTextFromOutsideIsNeutralised(t *testing.T) {
+	const (
+		subject = "Your statement \x1b[8m\u200b"
+		from    = "[click](https://evil.example) <statements@evil.example>"
+		file    = "[september](https://evil.example) statement\u202Efdp.csv"
+		plain   = "[september](https://evil.example) statementfdp.csv"
+	)
+	mb := mailbox{msgs: map[string]toolrunner.Fetched{
+		"m-evil": {From: from, Subject: subject, Files: []toolrunner.File{{Name: file, MediaType: "text/csv", Data: []byte("2026-10-01,-1299,TESCO\n")}}},
+	}}
+	s := systest.Start(t, systest.Options{DSN: storetest.SQLiteDSN(t), Toolrunners: 1, Mail: mb, Parser: simpleCSV{}})
+	notes := s.Watch("purser.notify.acme.ann")
+
+	search := request("acme", "ann", "search1", contracts.ToolSearchGmail, `{"query":"statement"}`)
+	search.Deadline = time.Now().Add(time.Hour)
+	s.SendToolRequest(search)
+	res := s.Result("acme", "conv-ann", "search1")
+	var found contracts.MailSearch
+	if err := json.Unmarshal(res.Data, &found); err != nil || len(found.Messages) != 1 {
+		t.Fatalf("search = %s %+v, %v", res.Data, res.Error, err)
+	}
+	m := found.Messages[0]
+	if m.Subject != "Your statement [8m" || m.From != from || len(m.Attachments) != 1 || m.Attachments[0] != plain {
+		t.Errorf("found %q from %q with %q, want the subject, sender and file name without hidden characters", m.Subject, m.From, m.Attachments)
+	}
+	if len(m.Previews) != 1 || !strings.HasPrefix(m.Previews[0], plain+": 1 transaction") {
+		t.Errorf("previews = %q", m.Previews)
+	}
+
+	fetch := request("acme", "ann", "fetch1", contracts.ToolFetchEmailAttachments, `{"message_id":"m-evil"}`)
+	approved(t, s, &fetch, "p-evil")
+	fetch.Deadline = time.Now().Add(time.Hour)
+	s.SendToolRequest(fetch)
+	if res := s.Result("acme", "conv-ann", "fetch1"); !res.OK || !strings.Contains(string(res.Data), `"filename":"`+plain+`"`) {
+		t.Fatalf("fetch = %s %+v", res.Data, res.Error)
+	}
+	n := systest.Decode[contracts.Notification](t, notes.WaitN(1, nil)[0])
+	if want := `Imported 1 transaction from \[september\](https\://evil.example) statementfdp.csv`; n.Title != want {
+		t.Errorf("notification title = %q, want %q", n.Title, want)
+	}
+	if !strings.Contains(string(n.Data), `"filename":"`+plain+`"`) {
+		t.Errorf("notification data = %s", n.Data)
+	}
+	imports := request("acme", "ann", "imports1", contracts.ToolGetRecentImports, `{}`)
+	imports.Deadline = time.Now().Add(time.Hour)
+	s.SendToolRequest(imports)
+	if res := s.Result("acme", "conv-ann", "imports1"); !strings.Contains(string(res.Data), `"filename":"`+plain+`"`) {
+		t.Errorf("recent imports = %s", res.Data)
 	}
 }

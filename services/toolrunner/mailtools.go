@@ -109,6 +109,14 @@ func searchMail(ctx context.Context, m Mail, pv *Previewer, tx Tx, c Call) (Outp
 		found = []contracts.MailSummary{}
 	}
 	for i := range found {
+		found[i].From, found[i].Subject = contracts.PlainText(found[i].From), contracts.PlainText(found[i].Subject)
+		if len(found[i].Attachments) > 0 {
+			names := make([]string, len(found[i].Attachments))
+			for j, n := range found[i].Attachments {
+				names[j] = fileName(n)
+			}
+			found[i].Attachments = names
+		}
 		domain := SenderDomain(found[i].From)
 		known, err := tx.KnownSenderDomain(ctx, c.Caller.TenantID, c.Caller.UserID, domain)
 		if err != nil {
@@ -116,7 +124,7 @@ func searchMail(ctx context.Context, m Mail, pv *Previewer, tx Tx, c Call) (Outp
 		}
 		found[i].NewSender = !known
 		if pv != nil && i < previewMessages && hasStatement(found[i].Attachments) {
-			msg, err := m.Fetch(ctx, c.Caller.TenantID, c.Caller.UserID, found[i].ID)
+			msg, err := fetchPlain(ctx, m, c.Caller.TenantID, c.Caller.UserID, found[i].ID)
 			if err != nil {
 				continue // the search stands without the preview
 			}
@@ -142,7 +150,7 @@ func DocumentID(tenant, user string, data []byte) (id, sum string) {
 
 func fetchAttachments(ctx context.Context, m Mail, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.FetchEmailAttachmentsArgs)
-	msg, err := m.Fetch(ctx, c.Caller.TenantID, c.Caller.UserID, a.MessageID)
+	msg, err := fetchPlain(ctx, m, c.Caller.TenantID, c.Caller.UserID, a.MessageID)
 	if errors.Is(err, ErrNoMessage) {
 		return Output{}, fail(contracts.CodeNotFound, "There is no message with that id in your mailbox.")
 	} else if err != nil {
@@ -177,6 +185,34 @@ func fetchAttachments(ctx context.Context, m Mail, tx Tx, c Call) (Output, error
 		return Output{}, fail(contracts.CodeInvalidArgs, "That message has no attachments.")
 	}
 	return Output{Data: out, Jobs: jobs}, nil
+}
+
+// fetchPlain is m.Fetch with the sender, subject and file names made
+// contracts.PlainText: whoever sent the mail chose them, and from here on
+// they are data that holds no control, bidi or invisible character. What
+// m returned is copied, never changed.
+func fetchPlain(ctx context.Context, m Mail, tenant, user, id string) (Fetched, error) {
+	msg, err := m.Fetch(ctx, tenant, user, id)
+	if err != nil {
+		return msg, err
+	}
+	msg.From, msg.Subject = contracts.PlainText(msg.From), contracts.PlainText(msg.Subject)
+	files := make([]File, len(msg.Files))
+	for i, f := range msg.Files {
+		f.Name = fileName(f.Name)
+		files[i] = f
+	}
+	msg.Files = files
+	return msg, nil
+}
+
+// fileName is an attachment's name as contracts.PlainText, or
+// "attachment" when nothing visible is left of it.
+func fileName(name string) string {
+	if n := contracts.PlainText(name); n != "" {
+		return n
+	}
+	return "attachment"
 }
 
 func hasStatement(names []string) bool {
@@ -216,8 +252,8 @@ func recentImports(ctx context.Context, tx Tx, c Call) (Output, error) {
 		if d.CreatedAt.Before(since) {
 			continue
 		}
-		out.Imports = append(out.Imports, contracts.ImportSummary{Filename: d.Filename, Status: d.Status, Imported: d.Imported,
-			Detail: d.Detail, CreatedAt: d.CreatedAt})
+		out.Imports = append(out.Imports, contracts.ImportSummary{Filename: contracts.PlainText(d.Filename), Status: d.Status, Imported: d.Imported,
+			Detail: contracts.PlainText(d.Detail), CreatedAt: d.CreatedAt})
 	}
 	return Output{Data: out}, nil
 }

@@ -199,7 +199,10 @@ function mine(id) { return shown(`li.user[data-id="${CSS.escape(id)}"]`); }
 
 // Minimal markdown, built as DOM nodes: paragraphs, line breaks, lists,
 // headings, code, bold, italic and http(s)/mailto links. Anything else,
-// HTML included, stays text.
+// HTML included, stays text. A backslash before ASCII punctuation makes
+// it a literal character, as in CommonMark: the server quotes text from
+// outside (a mail's subject, a file name) this way, so "\[x\](https\://…)"
+// is text, never a link.
 function markdown(text) {
   const root = document.createElement("div");
   root.className = "md";
@@ -253,7 +256,13 @@ function markdown(text) {
   return root;
 }
 
-const inlinePattern = /`([^`]+)`|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|\[([^\]]+)\]\(([^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g;
+// inlinePattern's first alternative is an escaped character: matched
+// where it stands, it is text, and no other alternative can start on it
+// (an escaped "*" or "]" neither opens nor closes anything, and "https\://"
+// is no autolink, since the autolink needs "://" unbroken). Inside bold,
+// italic and a link's label an escaped character is skipped over the same
+// way, so it cannot close them.
+const inlinePattern = /\\([!-\/:-@[-`{-~])|`([^`]+)`|\*\*((?:\\.|[^*\\])+)\*\*|__((?:\\.|[^_\\])+)__|\*((?:\\.|[^*\\\s])(?:\\.|[^*\\])*)\*|\[((?:\\.|[^\]\\])+)\]\(([^)\s]+)\)|(https?:\/\/[^\s<>()\\]+[^\s<>().,;:!?'"\\])/g;
 
 function inline(parent, text) {
   let at = 0;
@@ -261,16 +270,23 @@ function inline(parent, text) {
     if (m.index > at) parent.appendChild(document.createTextNode(text.slice(at, m.index)));
     at = m.index + m[0].length;
     let el;
-    if (m[1] !== undefined) { el = document.createElement("code"); el.textContent = m[1]; }
-    else if (m[2] !== undefined || m[3] !== undefined) { el = document.createElement("strong"); el.textContent = m[2] ?? m[3]; }
-    else if (m[4] !== undefined) { el = document.createElement("em"); el.textContent = m[4]; }
+    if (m[1] !== undefined) el = document.createTextNode(m[1]);
+    else if (m[2] !== undefined) { el = document.createElement("code"); el.textContent = m[2]; }
+    else if (m[3] !== undefined || m[4] !== undefined) { el = document.createElement("strong"); el.textContent = plain(m[3] ?? m[4]); }
+    else if (m[5] !== undefined) { el = document.createElement("em"); el.textContent = plain(m[5]); }
     else {
-      const href = m[6] ?? m[7];
-      el = safeLink(href, m[5] ?? m[7]);
+      const href = m[7] ?? m[8];
+      el = safeLink(href, m[6] !== undefined ? plain(m[6]) : m[8]);
     }
     parent.appendChild(el);
   }
   if (at < text.length) parent.appendChild(document.createTextNode(text.slice(at)));
+}
+
+// plain is markdown text shown as plain text (a proposal's summary, a
+// notification): its backslash escapes removed, nothing else changed.
+function plain(text) {
+  return String(text ?? "").replace(/\\([!-\/:-@[-`{-~])/g, "$1");
 }
 
 // safeLink is a link for http(s) and mailto addresses, plain text otherwise.
@@ -638,7 +654,7 @@ function render(f, live) {
       toolLine(f);
       break;
     case "notification":
-      bubble("notification", f.notification.title);
+      bubble("notification", plain(f.notification.title));
       if (live) addNotification(f.notification, true, !state.catchingUp);
       break;
   }
@@ -731,10 +747,10 @@ function proposal(f) {
   li.textContent = "";
   li.dataset.proposalId = p.proposal_id;
   li.setAttribute("role", "group");
-  li.setAttribute("aria-label", "Proposal: " + p.summary);
+  li.setAttribute("aria-label", "Proposal: " + plain(p.summary));
   const text = document.createElement("div");
   text.className = "summary";
-  text.textContent = p.summary;
+  text.textContent = plain(p.summary);
   li.appendChild(text);
   const actions = document.createElement("div");
   actions.className = "actions";
@@ -927,11 +943,11 @@ function addNotification(n, live, toast) {
   const b = document.createElement("button");
   b.type = "button";
   const title = document.createElement("strong");
-  title.textContent = n.title;
+  title.textContent = plain(n.title);
   b.appendChild(title);
   if (n.body) {
     const body = document.createElement("p");
-    body.textContent = n.body;
+    body.textContent = plain(n.body);
     b.appendChild(body);
   }
   b.onclick = () => read(n);
@@ -974,7 +990,7 @@ function showToast(n) {
   t.dataset.id = n.id;
   t.setAttribute("role", "status");
   const p = document.createElement("p");
-  p.textContent = n.title;
+  p.textContent = plain(n.title);
   const open = document.createElement("button");
   open.type = "button";
   open.className = "secondary";

@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/orchestrator"
 )
 
@@ -130,10 +131,15 @@ func (m *Model) usage(ctx context.Context, prompt, completion int) {
 	}
 }
 
-// Decide asks the model for the next step.
+// Decide asks the model for the next step. What the model writes for a
+// person (answer tokens, the answer, a clarifying question) may quote mail
+// and statements, so it passes contracts.VisibleText: the model's own
+// markdown stays, escapes, bidi overrides and invisible characters go.
 func (m *Model) Decide(ctx context.Context, p orchestrator.Prompt) (orchestrator.Decision, error) {
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
+	sink := orchestrator.TokenSinkFrom(ctx)
+	ctx = orchestrator.WithTokenSink(ctx, func(text string) { sink(contracts.VisibleText(text)) })
 	start := time.Now()
 	var d orchestrator.Decision
 	var err error
@@ -146,6 +152,7 @@ func (m *Model) Decide(ctx context.Context, p orchestrator.Prompt) (orchestrator
 	if err != nil {
 		return orchestrator.Decision{}, m.scrub(err)
 	}
+	d.Content, d.Question = contracts.VisibleText(d.Content), contracts.VisibleText(d.Question)
 	return d, nil
 }
 

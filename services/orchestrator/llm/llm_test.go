@@ -451,3 +451,53 @@ func TestEarlierMessagesArePointedToGetChatHistory(t *testing.T) {
 		}
 	}
 }
+
+// A model that quotes a hostile mail may keep its own markdown but never
+// hands on an escape sequence, a carriage return or a bidi override: not in
+// streamed tokens, the answer or a question, in either protocol.
+func TestModelTextLosesHiddenCharacters(t *testing.T) {
+	const hostile = "Statement \x1b[8m from [Bank](https://bank.example): statement\u202Efdp.csv\r\u200b"
+	const want = "Statement [8m from [Bank](https://bank.example): statementfdp.csv\n"
+	tests := []struct {
+		name     string
+		protocol string
+		give     llmtest.Reply
+		want     orchestrator.Decision
+	}{
+		{name: "tools answer", protocol: llm.ProtocolTools, give: llmtest.Text("Statement \x1b[8m", " from [Bank](https://bank.example): statement\u202Efdp.csv\r\u200b"),
+			want: orchestrator.Decision{Kind: orchestrator.DecisionAnswer, Content: want}},
+		{name: "tools clarify", protocol: llm.ProtocolTools, give: llmtest.ToolCalls(llmtest.Call{ID: "c", Name: "ask_clarification", Args: []string{mustJSON(t, map[string]string{"question": hostile})}}),
+			want: orchestrator.Decision{Kind: orchestrator.DecisionClarify, Question: want}},
+		{name: "json answer", protocol: llm.ProtocolJSON, give: llmtest.JSON(mustJSON(t, map[string]string{"type": "answer", "content": hostile})),
+			want: orchestrator.Decision{Kind: orchestrator.DecisionAnswer, Content: want}},
+		{name: "json clarify", protocol: llm.ProtocolJSON, give: llmtest.JSON(mustJSON(t, map[string]string{"type": "clarify", "question": hostile})),
+			want: orchestrator.Decision{Kind: orchestrator.DecisionClarify, Question: want}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.New(t)
+			m, _ := newModel(t, srv, func(c *llm.Config) { c.Protocol = tt.protocol })
+			srv.Push(tt.give)
+			c := &collect{}
+			got, err := m.Decide(c.ctx(), prompt("find my statement"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("decision (-want +got):\n%s", diff)
+			}
+			if tokens := strings.Join(c.tokens, ""); strings.ContainsAny(tokens, "\x1b\r\u202e\u200b") {
+				t.Errorf("tokens = %q, hold a hidden character", tokens)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

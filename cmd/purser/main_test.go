@@ -1,0 +1,23 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/purser-ai/purser/internal/app"
+)
+
+// TestMain lets the test binary be the toolrunner's import worker, as the
+// purser binary is ("purser import-worker"), for the tests that run
+// purser up.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == app.ImportWorkerCommand {
+		if err := app.ServeImportWorker(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
