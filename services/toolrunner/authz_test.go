@@ -149,12 +149,13 @@ func TestAuthorizationMatrix(t *testing.T) {
 	})
 }
 
-// ownCount is how many expenses of November 2026 the user has.
+// ownCount is how many ledger entries (expenses and imported
+// transactions) of November 2026 the user has.
 func ownCount(t *testing.T, s *systest.System, tenant, user string) int {
 	t.Helper()
-	rows, err := s.Store.ListExpenses(context.Background(), store.ExpenseFilter{TenantID: tenant, UserID: user, From: "2026-11-01", To: "2026-11-30"})
+	page, err := s.Store.ListLedger(context.Background(), store.LedgerFilter{TenantID: tenant, UserID: user, From: "2026-11-01", To: "2026-11-30"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(rows)
+	return len(page.Entries)
 }

@@ -183,26 +183,26 @@ func listExpenses(ctx context.Context, tx Tx, c Call) (Output, error) {
 	return Output{Data: out, Total: &n}, nil
 }
 
+// getBalance answers what the user spent over a range: the money out of
+// every ledger entry in it, expenses typed by hand and imported
+// transactions alike, added up per currency by the store (sorted by
+// currency, never across currencies). Money in is not spending. Count is
+// the entries in the range.
 func getBalance(ctx context.Context, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.GetBalanceArgs)
 	name, from, to, err := rangeOrDefault(a.Range, c)
 	if err != nil {
 		return Output{}, err
 	}
-	rows, err := tx.ListExpenses(ctx, store.ExpenseFilter{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, From: from, To: to, Limit: maxRows})
+	sum, err := tx.LedgerSummary(ctx, c.Caller.TenantID, c.Caller.UserID, from, to)
 	if err != nil {
 		return Output{}, err
 	}
-	var amounts []contracts.Money
-	for _, e := range rows {
-		amounts = append(amounts, contracts.Money{Minor: e.AmountMinor, Currency: e.Currency})
+	total := make([]contracts.Money, 0, len(sum.Spending))
+	for _, m := range sum.Spending {
+		total = append(total, contracts.Money{Minor: m.Minor, Currency: m.Currency})
 	}
-	out := contracts.Balance{Range: name, From: from, To: to, Total: totals(amounts), Count: len(rows)}
-	var warning string
-	if len(rows) == maxRows {
-		warning = fmt.Sprintf("Only the first %d expenses were counted.", maxRows)
-	}
-	return Output{Data: out, Warning: warning}, nil
+	return Output{Data: contracts.Balance{Range: name, From: from, To: to, Total: total, Count: sum.Count}}, nil
 }
 
 func getTransactions(ctx context.Context, tx Tx, c Call) (Output, error) {

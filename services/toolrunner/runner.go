@@ -27,6 +27,7 @@ type Tx interface {
 	DeleteExpense(ctx context.Context, tenantID, userID string, id int64) error
 	ListExpenses(ctx context.Context, f store.ExpenseFilter) ([]store.Expense, error)
 	ListTransactions(ctx context.Context, f store.TransactionFilter) ([]store.Transaction, error)
+	LedgerSummary(ctx context.Context, tenantID, userID, from, to string) (store.LedgerSummary, error)
 	PutDocument(ctx context.Context, d store.Document) (store.Document, bool, error)
 	RecentDocuments(ctx context.Context, tenantID, userID string, limit int) ([]store.Document, error)
 	KnownSenderDomain(ctx context.Context, tenantID, userID, domain string) (bool, error)

@@ -46,6 +46,8 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"AuditOfOneUser", testUserAudit},
 		{"InTxRollsBack", testInTx},
 		{"MailTokens", testMailTokens},
+		{"LedgerSummaryPerCurrency", testLedgerSummary},
+		{"LedgerPagesEveryEntryOnce", testLedgerPaging},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -990,4 +992,180 @@ func testUserMessage(t *testing.T, st *store.Store) {
 	if len(frames) != 2 || string(frames[0].Payload) != "m1" || string(frames[1].Payload) != "m2" {
 		t.Fatalf("frames = %+v, want m1 and m2", frames)
 	}
+}
+
+func ledgerTx(tenant, user, key, date string, minor int64, currency, desc, category string) store.Transaction {
+	return store.Transaction{TenantID: tenant, UserID: user, DocumentID: "doc-" + tenant, Date: date, AmountMinor: minor, Currency: currency,
+		Description: desc, Vendor: desc, Category: category, DedupeKey: key, ReviewStatus: store.ReviewOK, CreatedAt: t0}
+}
+
+func ledgerExpense(tenant, user, item string, minor int64, currency, date, category string) store.Expense {
+	e := expense(tenant, user, item, minor, date)
+	e.Currency, e.Category = currency, category
+	return e
+}
+
+// The ledger adds up expenses and imported transactions together, per
+// currency: money out is spending, money in is income, genuine repeats
+// both count, the range's ends are inside it, and nobody else's entries
+// count.
+func testLedgerSummary(t *testing.T, st *store.Store) {
+	for _, e := range []store.Expense{
+		ledgerExpense("t1", "u1", "coffee", 350, "GBP", "2026-11-01", "food"),
+		ledgerExpense("t1", "u1", "rent", 100000, "GBP", "2026-11-30", "bills"),
+		ledgerExpense("t1", "u1", "lunch", 1200, "EUR", "2026-11-15", "food"),
+		ledgerExpense("t1", "u1", "before", 999, "GBP", "2026-10-31", "food"),
+		ledgerExpense("t1", "u1", "after", 888, "GBP", "2026-12-01", "food"),
+		ledgerExpense("t1", "u2", "someone else's", 7777, "GBP", "2026-11-10", "food"),
+		ledgerExpense("t2", "u1", "another tenant's", 5555, "GBP", "2026-11-10", "food"),
+	} {
+		must(st.AddExpense(ctx, e))(t)
+	}
+	txs := []store.Transaction{
+		// Two identical lines of one statement: a genuine repeat, two rows.
+		ledgerTx("t1", "u1", "k1", "2026-11-10", -1299, "GBP", "TESCO STORES", "groceries"),
+		ledgerTx("t1", "u1", "k2", "2026-11-10", -1299, "GBP", "TESCO STORES", "groceries"),
+		ledgerTx("t1", "u1", "k3", "2026-11-25", 250000, "GBP", "SALARY", "income"),
+		ledgerTx("t1", "u1", "k4", "2026-11-12", -5000, "USD", "UNITY", "software"),
+		ledgerTx("t1", "u1", "k5", "2026-11-16", 300, "EUR", "REFUND", "food"),
+		ledgerTx("t1", "u1", "k6", "2026-12-01", -4000, "GBP", "LATER", "food"),
+		ledgerTx("t1", "u2", "k1", "2026-11-10", -6666, "GBP", "OTHER USER", "food"),
+		ledgerTx("t2", "u1", "k1", "2026-11-10", -4444, "GBP", "OTHER TENANT", "food"),
+	}
+	if n := must(st.InsertTransactions(ctx, txs))(t); n != len(txs) {
+		t.Fatalf("inserted %d transactions, want %d", n, len(txs))
+	}
+	gbp := func(minor int64) store.LedgerAmount { return store.LedgerAmount{Currency: "GBP", Minor: minor} }
+	tests := []struct {
+		name, from, to string
+		want           store.LedgerSummary
+	}{
+		{"november", "2026-11-01", "2026-11-30", store.LedgerSummary{
+			Count:    8,
+			Spending: []store.LedgerAmount{{Currency: "EUR", Minor: 1200}, gbp(350 + 100000 + 2*1299), {Currency: "USD", Minor: 5000}},
+			Income:   []store.LedgerAmount{{Currency: "EUR", Minor: 300}, gbp(250000)},
+			ByCategory: []store.CategorySpending{
+				{Category: "bills", Spending: []store.LedgerAmount{gbp(100000)}},
+				{Category: "food", Spending: []store.LedgerAmount{{Currency: "EUR", Minor: 1200}, gbp(350)}},
+				{Category: "groceries", Spending: []store.LedgerAmount{gbp(2 * 1299)}},
+				{Category: "software", Spending: []store.LedgerAmount{{Currency: "USD", Minor: 5000}}},
+			},
+		}},
+		{"last day only", "2026-11-30", "2026-11-30", store.LedgerSummary{
+			Count: 1, Spending: []store.LedgerAmount{gbp(100000)}, Income: []store.LedgerAmount{},
+			ByCategory: []store.CategorySpending{{Category: "bills", Spending: []store.LedgerAmount{gbp(100000)}}},
+		}},
+		{"first day only", "2026-12-01", "2026-12-01", store.LedgerSummary{
+			Count: 2, Spending: []store.LedgerAmount{gbp(4888)}, Income: []store.LedgerAmount{},
+			ByCategory: []store.CategorySpending{{Category: "food", Spending: []store.LedgerAmount{gbp(4888)}}},
+		}},
+		{"nothing", "2025-01-01", "2025-12-31", store.LedgerSummary{
+			Spending: []store.LedgerAmount{}, Income: []store.LedgerAmount{}, ByCategory: []store.CategorySpending{},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.want.From, tt.want.To = tt.from, tt.to
+			got := must(st.LedgerSummary(ctx, "t1", "u1", tt.from, tt.to))(t)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("summary %s..%s (-want +got):\n%s", tt.from, tt.to, diff)
+			}
+		})
+	}
+	other := must(st.LedgerSummary(ctx, "t1", "u2", "2026-11-01", "2026-11-30"))(t)
+	if diff := cmp.Diff([]store.LedgerAmount{gbp(7777 + 6666)}, other.Spending); diff != "" || other.Count != 2 {
+		t.Errorf("another user's summary counts %d entries, spending (-want +got):\n%s", other.Count, diff)
+	}
+	if _, err := st.LedgerSummary(ctx, "t1", "", "2026-11-01", "2026-11-30"); err == nil {
+		t.Error("a summary without a user was given")
+	}
+}
+
+// Paging the ledger by cursor, newest first, returns every entry once;
+// entries are signed (an expense is money out) and filters and users are
+// kept apart.
+func testLedgerPaging(t *testing.T, st *store.Store) {
+	var txs []store.Transaction
+	for i := range 9 {
+		date := fmt.Sprintf("2026-11-%02d", 1+i%3) // several entries share a date
+		must(st.AddExpense(ctx, ledgerExpense("t1", "u1", fmt.Sprintf("item %d", i), int64(100+i), "GBP", date, "food")))(t)
+		txs = append(txs, ledgerTx("t1", "u1", fmt.Sprintf("k%d", i), date, int64(-200-i), "GBP", fmt.Sprintf("SHOP %d", i), "shopping"))
+	}
+	txs = append(txs, ledgerTx("t1", "u2", "k0", "2026-11-02", -1, "GBP", "OTHER USER", "food"))
+	must(st.InsertTransactions(ctx, txs))(t)
+	must(st.AddExpense(ctx, ledgerExpense("t2", "u1", "other tenant", 1, "GBP", "2026-11-02", "food")))(t)
+
+	all := must(st.ListLedger(ctx, store.LedgerFilter{TenantID: "t1", UserID: "u1"}))(t)
+	if len(all.Entries) != 18 || all.Next != "" {
+		t.Fatalf("listed %d entries (next %q), want 18 and no next page", len(all.Entries), all.Next)
+	}
+	for i, e := range all.Entries {
+		if i > 0 && e.Date > all.Entries[i-1].Date {
+			t.Fatalf("entry %d (%s) is newer than the one before (%s): want newest first", i, e.Date, all.Entries[i-1].Date)
+		}
+		if e.UserID != "u1" || e.TenantID != "t1" {
+			t.Fatalf("entry %+v is not u1's of t1", e)
+		}
+		if e.Kind == store.LedgerExpense && e.AmountMinor >= 0 {
+			t.Fatalf("expense %+v reads as money in; want a negative amount", e)
+		}
+	}
+	key := func(e store.LedgerEntry) string { return fmt.Sprintf("%s/%d", e.Kind, e.ID) }
+	for _, limit := range []int{1, 4, 17, 18, 50} {
+		var got []string
+		f := store.LedgerFilter{TenantID: "t1", UserID: "u1", Limit: limit}
+		for pages := 0; ; pages++ {
+			if pages > len(all.Entries) {
+				t.Fatalf("limit %d: more pages than entries", limit)
+			}
+			page := must(st.ListLedger(ctx, f))(t)
+			if len(page.Entries) > limit {
+				t.Fatalf("limit %d: a page of %d", limit, len(page.Entries))
+			}
+			for _, e := range page.Entries {
+				got = append(got, key(e))
+			}
+			if page.Next == "" {
+				break
+			}
+			f.Cursor = page.Next
+		}
+		var want []string
+		for _, e := range all.Entries {
+			want = append(want, key(e))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("pages of %d (-want +got):\n%s", limit, diff)
+		}
+	}
+	tests := []struct {
+		name string
+		give store.LedgerFilter
+		want int
+	}{
+		{"range", store.LedgerFilter{From: "2026-11-02", To: "2026-11-02"}, 6},
+		{"query matches description or merchant", store.LedgerFilter{Query: "shop 1"}, 1},
+		{"query is not a pattern", store.LedgerFilter{Query: "%"}, 0},
+		{"category", store.LedgerFilter{Category: "food"}, 9},
+		{"another user", store.LedgerFilter{UserID: "u2"}, 1},
+		{"another tenant", store.LedgerFilter{TenantID: "t2"}, 1},
+		{"a user of another tenant", store.LedgerFilter{TenantID: "t2", UserID: "u2"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := tt.give
+			if f.TenantID == "" {
+				f.TenantID = "t1"
+			}
+			if f.UserID == "" {
+				f.UserID = "u1"
+			}
+			got := must(st.ListLedger(ctx, f))(t)
+			if len(got.Entries) != tt.want {
+				t.Errorf("%+v listed %d entries, want %d: %+v", f, len(got.Entries), tt.want, got.Entries)
+			}
+		})
+	}
+	_, err := st.ListLedger(ctx, store.LedgerFilter{TenantID: "t1", UserID: "u1", Cursor: "not-a-cursor"})
+	wantErr(t, err, store.ErrInvalidCursor)
 }
