@@ -60,6 +60,9 @@ const state = {
   turnOf: new Map(), // client frame id -> turn id (from its ack)
   cards: new Map(), // turn id of a confirm -> proposal card it decided
   notifications: new Map(), // id -> notification
+  // told: the frames the host was told changed the ledger, by seq (and by
+  // turn or notification id), so a replay does not tell it twice.
+  told: new Set(),
   layout: { open: !embedded, docked: !embedded, phone: false },
   view: "chat",
 };
@@ -576,6 +579,7 @@ function handle(f) {
     if (f.seq <= state.lastSeq) return; // shown already
     state.lastSeq = f.seq;
   }
+  tellChanged(f);
   switch (f.type) {
     case "ack": {
       const id = f.ack && f.ack.id;
@@ -613,6 +617,41 @@ function handle(f) {
   const h = state.history;
   if (h && h.initial) { h.buffer.push(f); return; } // shown after the first page
   render(f, true);
+}
+
+// ledgerChange is what a frame says changed in the person's money data,
+// as the host is told it, or null: an answer after an approved change, a
+// finished import.
+function ledgerChange(f) {
+  if (f.type === "answer" && f.answer) {
+    for (const change of ["added", "updated", "deleted"]) {
+      const e = f.answer[change];
+      if (e) return { what: "expense", change, ids: Number.isInteger(e.id) ? [e.id] : [] };
+    }
+  }
+  if (f.type === "notification" && f.notification && f.notification.kind === "import_completed") {
+    const doc = f.notification.data && f.notification.data.document_id;
+    return { what: "import", change: "imported", ids: typeof doc === "string" ? [doc] : [] };
+  }
+  return null;
+}
+
+// tellChanged tells the host page, once per frame, that a live frame
+// changed the ledger, whichever conversation it is of. A frame seen again
+// (resumed after a reconnect, redelivered) is known by its seq or by its
+// turn or notification id.
+function tellChanged(f) {
+  const c = ledgerChange(f);
+  if (!c) return;
+  const keys = [];
+  if (f.seq) keys.push("seq:" + f.seq);
+  if (f.type === "answer" && f.turn_id) keys.push("turn:" + f.turn_id);
+  if (f.type === "notification" && f.notification.id) keys.push("note:" + f.notification.id);
+  if (keys.some((k) => state.told.has(k))) return;
+  for (const k of keys) state.told.add(k);
+  const msg = { type: "purser:changed", what: c.what, change: c.change };
+  if (c.ids.length) msg.ids = c.ids;
+  toHost(msg);
 }
 
 // render shows one frame of the conversation on show: live (from the

@@ -36,6 +36,17 @@
       sessionStorage.setItem(key, fromHash);
     }
   }
+  // The widget says when the assistant changed the person's money data; a
+  // real host would read its figures again here. The demo says so.
+  const words = { added: "added", updated: "changed", deleted: "deleted", imported: "imported" };
+  window.addEventListener("purser:changed", (ev) => {
+    const d = ev.detail || {};
+    const line = document.getElementById("ledger-updated");
+    if (!line || !words[d.change]) return;
+    const what = d.what === "import" ? "a statement" : "an expense";
+    line.textContent = "Updated just now: " + what + " " + words[d.change] + " by the assistant.";
+    line.dataset.change = d.change;
+  });
   window.PurserSettings = {
     getToken: () => sessionStorage.getItem(key) || "",
     theme: "system",

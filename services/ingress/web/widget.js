@@ -15,6 +15,8 @@
 // the host gives it to the frame with postMessage, addressed to purser's
 // origin only. The host page needs script-src and frame-src for purser's
 // origin, and purser needs the host's origin in PURSER_ALLOWED_ORIGINS.
+// When the person's money data changes through the chat, the page hears
+// it: window.addEventListener("purser:changed", (e) => refresh(e.detail)).
 // Styles are set through the CSSOM, which a host's CSP does not block.
 (function () {
   "use strict";
@@ -148,8 +150,32 @@
           state.toasts = !!m.showing;
           place();
           break;
+        case "purser:changed":
+          changed(m);
+          break;
       }
     });
+
+    // changed tells the host page that the person's money data changed
+    // (the assistant added, changed or deleted an expense, an import
+    // landed), two ways: a "purser:changed" CustomEvent on window and the
+    // same detail as a message to the page itself, from its own origin.
+    // Only the known words and ids pass on.
+    function changed(m) {
+      const whats = ["expense", "import"], changes = ["added", "updated", "deleted", "imported"];
+      if (!whats.includes(m.what) || !changes.includes(m.change)) return;
+      const detail = { type: "purser:changed", what: m.what, change: m.change };
+      if (Array.isArray(m.ids)) {
+        const ids = m.ids.filter((id) => Number.isInteger(id) || typeof id === "string").slice(0, 100);
+        if (ids.length) detail.ids = ids;
+      }
+      // The message is a copy taken now, before any listener of the event
+      // can touch the detail.
+      try {
+        window.postMessage(detail, location.origin);
+      } catch { /* an opaque origin (a file:// page) has only the event */ }
+      window.dispatchEvent(new CustomEvent("purser:changed", { detail }));
+    }
 
     function toggleDock() {
       // Docking opens the chat; undocking leaves it open as a bubble.
