@@ -77,6 +77,7 @@ func (n *Notifier) ledgerSummary(ctx context.Context, tenant, user string, req c
 // month in the user's time zone (their setting, else UTC), and refuses a
 // range that ends before it starts.
 func (n *Notifier) ledgerRange(ctx context.Context, tenant, user, from, to string) (string, string, error) {
+	asked := to != ""
 	if from == "" || to == "" {
 		set, err := n.store.GetUserSettings(ctx, tenant, user)
 		if err != nil {
@@ -90,7 +91,10 @@ func (n *Notifier) ledgerRange(ctx context.Context, tenant, user, from, to strin
 			to = last
 		}
 	}
-	if to < from {
+	switch {
+	case to < from && !asked:
+		return "", "", badRequest("from: after the end of this month; give to as well")
+	case to < from:
 		return "", "", badRequest("to: must not be before from")
 	}
 	return from, to, nil

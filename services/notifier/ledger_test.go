@@ -114,6 +114,7 @@ func TestLedgerRequests(t *testing.T) {
 				{"summary backwards", `{"from":"2026-11-30","to":"2026-11-01"}`, func(b string) *contracts.InboxError {
 					return ask(t, n, bus.NotifierLedgerSummary(), "acme.ann", b).Error
 				}},
+				{"from after this month, no to", `{"from":"2027-01-01"}`, func(b string) *contracts.InboxError { return ask(t, n, bus.NotifierLedger(), "acme.ann", b).Error }},
 				{"a user in the body", `{"user_id":"bob"}`, func(b string) *contracts.InboxError { return ask(t, n, bus.NotifierLedger(), "acme.ann", b).Error }},
 			}
 			for _, tt := range tests {
