@@ -137,6 +137,16 @@ func NotifierHistory() NotifierCall[contracts.HistoryRequest, contracts.HistoryR
 	return NotifierCall[contracts.HistoryRequest, contracts.HistoryReply]{Op: "history"}
 }
 
+// NotifierLedger asks for a page of the user's ledger.
+func NotifierLedger() NotifierCall[contracts.LedgerRequest, contracts.LedgerReply] {
+	return NotifierCall[contracts.LedgerRequest, contracts.LedgerReply]{Op: "ledger"}
+}
+
+// NotifierLedgerSummary adds up the user's ledger over a date range.
+func NotifierLedgerSummary() NotifierCall[contracts.LedgerSummaryRequest, contracts.LedgerSummaryReply] {
+	return NotifierCall[contracts.LedgerSummaryRequest, contracts.LedgerSummaryReply]{Op: "ledger_summary"}
+}
+
 // NotifierSubject is purser.notifier.<op>.<tenant>.<user>, on core NATS.
 func NotifierSubject(op, tenant, user string) (string, error) {
 	return subject("purser.notifier", []string{"op", "tenant", "user"}, op, tenant, user)

@@ -74,6 +74,14 @@ func goldens() map[string]struct {
 		"inbox_conversations_reply":   {&ConversationsReply{Conversations: []ConversationSummary{{ID: "c1", Title: "what did I spend this month?", CreatedAt: sentAt, UpdatedAt: sentAt.Add(time.Minute)}}}, func() any { return new(ConversationsReply) }},
 		"inbox_history_request":       {&HistoryRequest{ConversationID: "c1", BeforeSeq: 43, Limit: 50}, func() any { return new(HistoryRequest) }},
 		"inbox_history_reply":         {&HistoryReply{Frames: []json.RawMessage{frame42}}, func() any { return new(HistoryReply) }},
+		"inbox_ledger_request":        {&LedgerRequest{From: "2026-11-01", To: "2026-11-30", Query: "sushi", Category: "food", Limit: 50, Cursor: "2026-11-20.expense.12"}, func() any { return new(LedgerRequest) }},
+		"inbox_ledger_reply": {&LedgerReply{Entries: []LedgerEntry{
+			{ID: "transaction-40", Kind: LedgerKindTransaction, Date: "2026-11-21", Amount: Money{Minor: 250000, Currency: "EUR"}, Description: "SALARY ACME", Category: "income", Source: "doc-7", Links: []LedgerLink{}},
+			{ID: "expense-12", Kind: LedgerKindExpense, Date: "2026-11-20", Amount: Money{Minor: -4217, Currency: "EUR"}, Description: "zanzibar sushi", Category: "food", Links: []LedgerLink{}},
+		}, NextCursor: "2026-11-20.expense.12"}, func() any { return new(LedgerReply) }},
+		"inbox_ledger_summary_request": {&LedgerSummaryRequest{From: "2026-11-01", To: "2026-11-30"}, func() any { return new(LedgerSummaryRequest) }},
+		"inbox_ledger_summary_reply": {&LedgerSummaryReply{From: "2026-11-01", To: "2026-11-30", Count: 2, Spending: []Money{{Minor: 4217, Currency: "EUR"}},
+			Income: []Money{{Minor: 250000, Currency: "EUR"}}, ByCategory: []CategorySpending{{Category: "food", Spending: []Money{{Minor: 4217, Currency: "EUR"}}}}}, func() any { return new(LedgerSummaryReply) }},
 	}
 }
 
@@ -99,6 +107,10 @@ func TestInboxRequestsReject(t *testing.T) {
 		{"user message with a control character", `{"turn_id":"t1","conversation_id":"c1","text":"a\u0007b"}`, new(UserMessageRequest), "text"},
 		{"history without conversation", `{"before_seq":3}`, new(HistoryRequest), "conversation_id"},
 		{"tenant in the body", `{"tenant_id":"evil"}`, new(ConversationsRequest), "tenant_id"},
+		{"ledger with a bad date", `{"from":"2026-13-01"}`, new(LedgerRequest), "from"},
+		{"ledger page too large", `{"limit":201}`, new(LedgerRequest), "limit"},
+		{"ledger with a user", `{"user_id":"bob"}`, new(LedgerRequest), "user_id"},
+		{"summary with a bad date", `{"to":"30/11/2026"}`, new(LedgerSummaryRequest), "to"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

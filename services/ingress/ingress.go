@@ -155,6 +155,8 @@ func (in *Ingress) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/audit", in.serveAudit)
 	mux.HandleFunc("/v1/conversations", in.serveConversations)
 	mux.HandleFunc("/v1/conversations/{id}/frames", in.serveHistory)
+	mux.HandleFunc("/v1/ledger", in.serveLedger)
+	mux.HandleFunc("/v1/ledger/summary", in.serveLedgerSummary)
 	in.mailRoutes(mux)
 	in.webRoutes(mux)
 }

@@ -36,6 +36,9 @@ type Store interface {
 	AddNotification(ctx context.Context, n store.Notification) (created bool, err error)
 	ListNotifications(ctx context.Context, tenantID, userID string, unreadOnly bool, limit int) ([]store.Notification, error)
 	MarkNotificationRead(ctx context.Context, tenantID, userID, id string, at time.Time) error
+	GetUserSettings(ctx context.Context, tenantID, userID string) (store.UserSettings, error)
+	ListLedger(ctx context.Context, f store.LedgerFilter) (store.LedgerPage, error)
+	LedgerSummary(ctx context.Context, tenantID, userID, from, to string) (store.LedgerSummary, error)
 }
 
 var _ Store = (*store.Store)(nil)

@@ -98,6 +98,8 @@ func (n *Notifier) endpoints() []endpoint {
 		serve(n, bus.NotifierUserMessage(), n.userMessage),
 		serve(n, bus.NotifierConversations(), n.conversations),
 		serve(n, bus.NotifierHistory(), n.history),
+		serve(n, bus.NotifierLedger(), n.ledger),
+		serve(n, bus.NotifierLedgerSummary(), n.ledgerSummary),
 	}
 }
 
