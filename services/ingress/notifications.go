@@ -83,6 +83,6 @@ func (in *Ingress) notifierFailed(w http.ResponseWriter, err error) {
 			in.log.Error("notifier request", "err", err)
 		}
 		w.Header().Set("Retry-After", "1")
-		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", "the inbox is unavailable; retry")
+		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", "that is unavailable for a moment; retry")
 	}
 }
