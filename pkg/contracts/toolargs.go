@@ -46,6 +46,7 @@ type DeleteExpenseArgs struct {
 type ListExpensesArgs struct {
 	Range    *string `json:"range,omitempty" validate:"omitempty,daterange" jsonschema_description:"Date range: today, yesterday, this_week, last_week, this_month, last_month, this_quarter, last_quarter, this_year, last_year, last_N_days, YYYY (a year), YYYY-QN (a quarter, e.g. 2026-Q1), YYYY-MM (a month), since_YYYY-MM-DD, YYYY-MM-DD..YYYY-MM-DD or all_time; this_month when null."`
 	Category *string `json:"category,omitempty" validate:"omitempty,max=64,text" jsonschema_description:"Only this category; all when null."`
+	ID       *int64  `json:"id,omitempty" validate:"omitempty,gte=1" jsonschema_description:"Only the expense with this number, whatever its date (range and category are then ignored); null for every expense in the range."`
 }
 
 // GetBalanceArgs totals expenses in a range.

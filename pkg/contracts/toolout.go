@@ -11,14 +11,19 @@ type ExpenseChanged struct {
 	Expense ExpenseView `json:"expense"`
 }
 
-// ExpenseList is the output of list_expenses.
+// ExpenseList is the output of list_expenses. A lookup by ID lists that
+// expense alone, or none and, in Nearby, up to 3 of the person's expenses
+// whose numbers are closest to ID (read from at most the first 5,000 of
+// their expenses by date, so not guaranteed for a very long history).
 type ExpenseList struct {
 	Range    string        `json:"range"`
 	From     string        `json:"from"`
 	To       string        `json:"to"`
 	Category string        `json:"category,omitempty"`
+	ID       int64         `json:"id,omitempty"`
 	Expenses []ExpenseView `json:"expenses"`
 	Totals   []Money       `json:"totals"`
+	Nearby   []ExpenseView `json:"nearby,omitempty"`
 }
 
 // MailSummary is one message found by search_gmail.

@@ -145,6 +145,13 @@ func rangeWords(r, from, to string) string {
 func describeExpenses(data json.RawMessage) string {
 	var out contracts.ExpenseList
 	_ = json.Unmarshal(data, &out)
+	if out.ID != 0 {
+		if len(out.Expenses) == 0 {
+			return noExpense(out)
+		}
+		e := out.Expenses[0]
+		return fmt.Sprintf("Expense #%d: %s.", e.ID, expenseWords(e))
+	}
 	where := rangeWords(out.Range, out.From, out.To)
 	if out.Category != "" {
 		where = "on " + quote(out.Category) + " " + where
@@ -159,6 +166,26 @@ func describeExpenses(data json.RawMessage) string {
 	}
 	fmt.Fprintf(&b, "Total: %s (%d expense%s).", totals(out.Totals), len(out.Expenses), wording.Plural(len(out.Expenses)))
 	return b.String()
+}
+
+// expenseWords names an expense as a proposal or an answer shows it:
+// "coffee, £3.00 on 2026-11-20 (food)".
+func expenseWords(e contracts.ExpenseView) string {
+	return fmt.Sprintf("%s, %s on %s%s", quote(e.Item), FormatMoney(e.Amount), e.Date, categorySuffix(e.Category))
+}
+
+// noExpense answers a lookup of a number with no expense, naming the
+// expenses whose numbers are closest.
+func noExpense(out contracts.ExpenseList) string {
+	msg := fmt.Sprintf("There is no expense #%d.", out.ID)
+	if len(out.Nearby) == 0 {
+		return msg + " You have no expenses yet."
+	}
+	near := make([]string, len(out.Nearby))
+	for i, e := range out.Nearby {
+		near[i] = fmt.Sprintf("#%d %s", e.ID, expenseWords(e))
+	}
+	return msg + " The nearest numbers are: " + strings.Join(near, "; ") + "."
 }
 
 func describeMail(data json.RawMessage) string {
@@ -325,6 +352,80 @@ func proposeUpdateExpense(args json.RawMessage, _ State, _ Env) string {
 		changes = append(changes, "category "+quote(*a.Category))
 	}
 	return fmt.Sprintf("Change expense #%d: %s?", a.ID, strings.Join(changes, ", "))
+}
+
+// readExpense looks up the expense an update or a deletion names.
+func readExpense(args json.RawMessage) Call {
+	var a struct {
+		ID int64 `json:"id"`
+	}
+	_ = json.Unmarshal(args, &a)
+	raw, _ := json.Marshal(contracts.ListExpensesArgs{ID: &a.ID})
+	return Call{Tool: contracts.ToolListExpenses, Args: raw}
+}
+
+// lookedUp is the expense args name, from the result data of the lookup
+// of it; missing answers a number with no expense (or a result about
+// another number, such as the lookup of a proposal whose number an edit
+// changed).
+func lookedUp(args, data json.RawMessage) (_ contracts.ExpenseView, missing string) {
+	var a struct {
+		ID int64 `json:"id"`
+	}
+	_ = json.Unmarshal(args, &a)
+	var out contracts.ExpenseList
+	if err := json.Unmarshal(data, &out); err != nil || out.ID != a.ID || len(out.Expenses) != 1 || out.Expenses[0].ID != a.ID {
+		if out.ID != a.ID {
+			out.Nearby = nil
+		}
+		out.ID = a.ID
+		return contracts.ExpenseView{}, noExpense(out)
+	}
+	return out.Expenses[0], ""
+}
+
+// seenDelete is a deletion's sentence showing the expense it deletes.
+func seenDelete(args, data json.RawMessage, _ Env) (summary, missing string) {
+	e, missing := lookedUp(args, data)
+	if missing != "" {
+		return "", missing
+	}
+	return fmt.Sprintf("Delete expense #%d: %s?", e.ID, expenseWords(e)), ""
+}
+
+// seenUpdate is an update's sentence showing the expense it changes and
+// each changed field before and after.
+func seenUpdate(args, data json.RawMessage, env Env) (summary, missing string) {
+	e, missing := lookedUp(args, data)
+	if missing != "" {
+		return "", missing
+	}
+	var u contracts.UpdateExpenseArgs
+	_ = json.Unmarshal(args, &u)
+	changes := cmp.Or(strings.Join(changedFields(e, u, env), ", "), "nothing")
+	return fmt.Sprintf("Change expense #%d (%s): %s?", e.ID, expenseWords(e), changes), ""
+}
+
+// changedFields shows each field an update changes as before → after.
+func changedFields(e contracts.ExpenseView, u contracts.UpdateExpenseArgs, env Env) []string {
+	var out []string
+	if u.Item != nil {
+		out = append(out, fmt.Sprintf("item '%s' → '%s'", quote(e.Item), quote(*u.Item)))
+	}
+	switch {
+	case u.Amount != nil:
+		currency := cmp.Or(u.Currency, &e.Amount.Currency)
+		out = append(out, fmt.Sprintf("amount %s → %s", FormatMoney(e.Amount), money(env, *u.Amount, currency)))
+	case u.Currency != nil:
+		out = append(out, fmt.Sprintf("currency %s → %s", e.Amount.Currency, *u.Currency))
+	}
+	if u.Date != nil {
+		out = append(out, fmt.Sprintf("date %s → %s", e.Date, *u.Date))
+	}
+	if u.Category != nil {
+		out = append(out, fmt.Sprintf("category %s → %s", quote(cmp.Or(e.Category, "none")), quote(*u.Category)))
+	}
+	return out
 }
 
 func proposeDeleteExpense(args json.RawMessage, _ State, _ Env) string {

@@ -72,6 +72,22 @@ type Turn struct {
 	// Model is the model call the turn waits for, if any: durable, so a
 	// call lost to a crash is made again.
 	Model *ModelCall `json:"model,omitempty"`
+	// Checking is a decision waiting for the reads that look up what its
+	// changes touch, if any.
+	Checking *Checking `json:"checking,omitempty"`
+}
+
+// Checking is a decision's calls, canonical, held while the reads that look
+// up what its changes touch run: once every read is back, its changes are
+// proposed showing what they touch, or, when one names something that
+// does not exist, the turn answers so and proposes nothing. Reads[i] is the
+// call id of the read for Calls[i], "" for a call that needs none. Plan and
+// SaveAs are what the proposal carries when a plan step made the change.
+type Checking struct {
+	Calls  []Call     `json:"calls"`
+	Reads  []string   `json:"reads"`
+	Plan   *PlanState `json:"plan,omitempty"`
+	SaveAs string     `json:"save_as,omitempty"`
 }
 
 // OpenCall is a tool call in flight.
@@ -83,6 +99,9 @@ type OpenCall struct {
 	SaveAs     string          `json:"save_as,omitempty"`
 	Decision   string          `json:"decision,omitempty"` // approved | edited
 	Edited     json.RawMessage `json:"edited,omitempty"`
+	// Check marks a read that looks up what a change touches before it is
+	// proposed: its result is for the proposal, not working memory.
+	Check bool `json:"check,omitempty"`
 }
 
 // PlanState is a plan being run.
@@ -106,6 +125,9 @@ type PendingProposal struct {
 	// on once the person says yes; SaveAs keeps the change's result for it.
 	Plan   *PlanState `json:"plan,omitempty"`
 	SaveAs string     `json:"save_as,omitempty"`
+	// Seen is the result of the read that looked up what the change
+	// touches, if one did: an edit's summary shows it again.
+	Seen json.RawMessage `json:"seen,omitempty"`
 }
 
 func (s State) hasApplied(id string) bool { return slices.Contains(s.Applied, id) }

@@ -32,7 +32,7 @@ func onToolResult(s State, r ToolResult, env Env) (State, Effects) {
 	t.Steps = append(t.Steps, rec)
 	ok := r.OK
 	failure := rec.Error
-	if ok {
+	if ok && !c.Check {
 		s.Memory = remember(s.Memory, c, r.Data)
 	}
 	var eff Effects
@@ -48,6 +48,10 @@ func onToolResult(s State, r ToolResult, env Env) (State, Effects) {
 		s, more := failTurn(s, env, contracts.CodeTimeout, "That took too long, so I stopped. Please try again.")
 		eff.add(more)
 		return s, eff
+	}
+	if chk := t.Checking; chk != nil {
+		t.Checking = nil
+		return checked(s, env, eff, *chk)
 	}
 	if !ok {
 		t.Plan = nil
@@ -166,9 +170,82 @@ func onCalls(s State, env Env, calls []Call) (State, Effects) {
 		}
 		canon[i] = args
 	}
-	if t.StepsUsed+len(calls) > MaxSteps {
+	// A change that names something is proposed only once a read has
+	// looked it up; a person who may not write is refused at once instead.
+	calls = slices.Clone(calls)
+	var lookups []int
+	for i, c := range calls {
+		calls[i].Args = canon[i]
+		if rowOf(c.Tool).check != nil && env.NeedsConfirm(c.Tool) && canWrite(s.Roles) {
+			lookups = append(lookups, i)
+		}
+	}
+	if t.StepsUsed+len(calls)+len(lookups) > MaxSteps {
 		return failTurn(s, env, contracts.CodeLimit, fmt.Sprintf("That needs more than %d steps; please ask for less at once.", MaxSteps))
 	}
+	if len(lookups) == 0 {
+		return offer(s, env, calls, nil)
+	}
+	var eff Effects
+	reads := make([]string, len(calls))
+	for k, i := range lookups {
+		look := rowOf(calls[i].Tool).check.read(calls[i].Args)
+		args, err := canonicalArgs(look.Tool, look.Args, s, env)
+		if err != nil {
+			return invalidOutput(s, env, fmt.Sprintf("%s: %v", calls[i].Tool, err))
+		}
+		s, eff = dispatch(s, env, eff, OpenCall{Tool: look.Tool, Args: args, Check: true}, k)
+		reads[i] = s.Turn.Open[len(s.Turn.Open)-1].CallID
+	}
+	s.Turn.Checking = &Checking{Calls: calls, Reads: reads}
+	return s, eff
+}
+
+// checked goes on with a decision once the reads that looked up what its
+// changes touch are back: a failed read is a failed step; a change that
+// names something missing ends the turn with an answer saying so, and
+// nothing of the decision runs or is proposed; otherwise the decision's
+// calls run and its changes are proposed, showing what they touch.
+func checked(s State, env Env, eff Effects, chk Checking) (State, Effects) {
+	t := s.Turn
+	seen := make([]json.RawMessage, len(chk.Calls))
+	var missing []string
+	for i, id := range chk.Reads {
+		if id == "" {
+			continue
+		}
+		j := slices.IndexFunc(t.Steps, func(st StepRecord) bool { return st.CallID == id })
+		if j < 0 || !t.Steps[j].OK {
+			t.Plan = nil
+			reason := "the lookup did not answer"
+			if j >= 0 {
+				reason = t.Steps[j].Error
+			}
+			return replan(s, env, eff, reason)
+		}
+		seen[i] = t.Steps[j].Data
+		if _, m := rowOf(chk.Calls[i].Tool).check.seen(chk.Calls[i].Args, seen[i], env); m != "" {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 {
+		t.Plan = nil
+		s, more := finishAnswer(s, env, strings.Join(missing, "\n"))
+		eff.add(more)
+		return s, eff
+	}
+	s, more := offer(s, env, chk.Calls, seen)
+	eff.add(more)
+	if chk.Plan != nil {
+		s = carryPlan(s, chk.Calls[0], chk.Plan, chk.SaveAs)
+	}
+	return s, eff
+}
+
+// offer runs a decision's calls, canonical: reads start at once, changes
+// are proposed. seen[i], when set, is the lookup of what calls[i] touches.
+func offer(s State, env Env, calls []Call, seen []json.RawMessage) (State, Effects) {
+	t := s.Turn
 	var eff Effects
 	var proposals []PendingProposal
 	for i, c := range calls {
@@ -179,13 +256,17 @@ func onCalls(s State, env Env, calls []Call) (State, Effects) {
 			}
 			p := PendingProposal{
 				ID: deriveID("p", t.TurnID, strconv.Itoa(t.Round), strconv.Itoa(i)), TurnID: t.TurnID, Text: t.Text,
-				Tool: c.Tool, Args: canon[i], Summary: summarize(c.Tool, canon[i], s, env), Revision: 1,
+				Tool: c.Tool, Args: c.Args, Summary: summarize(c.Tool, c.Args, s, env), Revision: 1,
 				ExpiresAt: env.Now.Add(ProposalTTL),
+			}
+			if i < len(seen) && seen[i] != nil {
+				p.Seen = seen[i]
+				p.Summary, _ = rowOf(c.Tool).check.seen(c.Args, seen[i], env)
 			}
 			proposals = append(proposals, p)
 			continue
 		}
-		s, eff = dispatch(s, env, eff, OpenCall{Tool: c.Tool, Args: canon[i]}, i)
+		s, eff = dispatch(s, env, eff, OpenCall{Tool: c.Tool, Args: c.Args}, i)
 	}
 	if len(proposals) > 0 {
 		// New proposals replace ones still waiting from before: the person
@@ -238,14 +319,25 @@ func advancePlan(s State, env Env, eff Effects) (State, Effects) {
 		t.Plan = nil
 		raw, _ := json.Marshal(args)
 		s, eff = onCallsKeep(s, env, eff, Call{Tool: step.Tool, Args: raw})
-		for i := range s.Proposals {
-			if s.Proposals[i].Tool == step.Tool && string(s.Proposals[i].Args) == string(args) {
-				s.Proposals[i].Plan, s.Proposals[i].SaveAs = &rest, step.SaveAs
-			}
+		if s.Turn != nil && s.Turn.Checking != nil {
+			// Looked up first: the plan waits with the lookup.
+			s.Turn.Checking.Plan, s.Turn.Checking.SaveAs = &rest, step.SaveAs
+			return s, eff
 		}
-		return s, eff
+		return carryPlan(s, Call{Tool: step.Tool, Args: args}, &rest, step.SaveAs), eff
 	}
 	return dispatch(s, env, eff, OpenCall{Tool: step.Tool, Args: args, SaveAs: step.SaveAs}, 0)
+}
+
+// carryPlan gives the proposal of call the rest of the plan that made it,
+// to carry on after the yes.
+func carryPlan(s State, call Call, rest *PlanState, saveAs string) State {
+	for i := range s.Proposals {
+		if s.Proposals[i].Tool == call.Tool && string(s.Proposals[i].Args) == string(call.Args) {
+			s.Proposals[i].Plan, s.Proposals[i].SaveAs = rest, saveAs
+		}
+	}
+	return s
 }
 
 func onCallsKeep(s State, env Env, eff Effects, c Call) (State, Effects) {

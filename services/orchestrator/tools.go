@@ -35,6 +35,9 @@ type toolRow struct {
 	// propose is the proposal's sentence for canonical arguments, built
 	// by the server, never from model text; "Run <tool>?" if nil.
 	propose func(args json.RawMessage, s State, env Env) string
+	// check looks up what a change touches before it is proposed; nil
+	// proposes at once.
+	check *checkRow
 	// describe reads a successful result aloud; "Done." if nil.
 	describe func(data json.RawMessage) string
 	// answer sets the Answer's legacy fields from a successful result.
@@ -44,13 +47,23 @@ type toolRow struct {
 	remember func(data json.RawMessage) []memoryValue
 }
 
+// checkRow is how a change is looked up before it is proposed. read is
+// the read call for the change's canonical args: it runs at once, a tool
+// step like any other. seen reads its result: the proposal's sentence, or,
+// when what the change names does not exist, missing, the answer given
+// instead of a proposal.
+type checkRow struct {
+	read func(args json.RawMessage) Call
+	seen func(args, data json.RawMessage, env Env) (summary, missing string)
+}
+
 // toolRows holds one row per catalog tool. It is read, never written.
 var toolRows = map[string]toolRow{
 	contracts.ToolAddExpense: {kind: contracts.KindMutation, verb: "add that expense", fill: fillAddExpense,
 		propose: proposeAddExpense, describe: describeExpenseChange("Added"), answer: answerAdded, remember: rememberExpense},
-	contracts.ToolUpdateExpense: {kind: contracts.KindMutation, verb: "change that expense",
+	contracts.ToolUpdateExpense: {kind: contracts.KindMutation, verb: "change that expense", check: &checkRow{read: readExpense, seen: seenUpdate},
 		propose: proposeUpdateExpense, describe: describeExpenseChange("Updated"), answer: answerUpdated, remember: rememberExpense},
-	contracts.ToolDeleteExpense: {kind: contracts.KindMutation, verb: "delete that expense",
+	contracts.ToolDeleteExpense: {kind: contracts.KindMutation, verb: "delete that expense", check: &checkRow{read: readExpense, seen: seenDelete},
 		propose: proposeDeleteExpense, describe: describeExpenseChange("Deleted"), answer: answerDeleted, remember: rememberExpense},
 	contracts.ToolListExpenses: {kind: contracts.KindRead,
 		describe: describeExpenses, answer: answerListed, remember: rememberExpenseList},

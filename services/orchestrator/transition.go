@@ -261,6 +261,15 @@ func onConfirm(s State, t contracts.UserTurn, c contracts.Confirm, env Env) (Sta
 	rev.Revision = p.Revision + 1
 	rev.Args = args
 	rev.Summary = summarize(p.Tool, args, s, env)
+	if r := rowOf(p.Tool).check; r != nil && p.Seen != nil {
+		// The lookup still shows what the change touches, unless the edit
+		// names another entry.
+		if sum, missing := r.seen(args, p.Seen, env); missing == "" {
+			rev.Summary = sum
+		} else {
+			rev.Seen = nil
+		}
+	}
 	rev.TurnID = t.TurnID
 	s = s.withHistory(Entry{Role: "user", Text: "Yes, with changes: " + rev.Summary, TurnID: t.TurnID, At: env.Now})
 	eff.Changes = append(eff.Changes, ProposalChange{ID: p.ID, From: "pending", To: "rejected"})

@@ -1,6 +1,7 @@
 package toolrunner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -159,6 +160,9 @@ const maxRows = 5000
 
 func listExpenses(ctx context.Context, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.ListExpensesArgs)
+	if a.ID != nil {
+		return lookupExpense(ctx, tx, c, *a.ID)
+	}
 	name, from, to, err := rangeOrDefault(a.Range, c)
 	if err != nil {
 		return Output{}, err
@@ -180,6 +184,47 @@ func listExpenses(ctx context.Context, tx Tx, c Call) (Output, error) {
 	}
 	out.Totals = totals(amounts)
 	n := int64(len(rows))
+	return Output{Data: out, Total: &n}, nil
+}
+
+// nearbyCount is how many expenses a lookup of a missing number names.
+const nearbyCount = 3
+
+// lookupExpense lists the caller's expense id alone, whatever its date; when
+// there is none, it lists nothing and names the caller's expenses whose
+// numbers are closest to id (ties: the lower number), in number order.
+func lookupExpense(ctx context.Context, tx Tx, c Call, id int64) (Output, error) {
+	out := contracts.ExpenseList{ID: id, Expenses: []contracts.ExpenseView{}, Totals: []contracts.Money{}}
+	e, err := tx.GetExpense(ctx, c.Caller.TenantID, c.Caller.UserID, id)
+	switch {
+	case err == nil:
+		v := expenseView(e)
+		out.Expenses = append(out.Expenses, v)
+		out.Totals = totals([]contracts.Money{v.Amount})
+		n := int64(1)
+		return Output{Data: out, Total: &n}, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return Output{}, err
+	}
+	rows, err := tx.ListExpenses(ctx, store.ExpenseFilter{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Limit: maxRows})
+	if err != nil {
+		return Output{}, err
+	}
+	dist := func(e store.Expense) int64 {
+		if e.ID > id {
+			return e.ID - id
+		}
+		return id - e.ID
+	}
+	slices.SortFunc(rows, func(a, b store.Expense) int {
+		return cmp.Or(cmp.Compare(dist(a), dist(b)), cmp.Compare(a.ID, b.ID))
+	})
+	rows = rows[:min(len(rows), nearbyCount)]
+	slices.SortFunc(rows, func(a, b store.Expense) int { return cmp.Compare(a.ID, b.ID) })
+	for _, e := range rows {
+		out.Nearby = append(out.Nearby, expenseView(e))
+	}
+	n := int64(0)
 	return Output{Data: out, Total: &n}, nil
 }
 

@@ -52,7 +52,8 @@ func expenseOf(t *testing.T, s *systest.System, tenant, user string, id int64) s
 
 // Rule: confirmation gate. A model that calls delete_expense and
 // update_expense outright gets proposals, never a change: no request for
-// either tool is published until the person says yes, and a no leaves
+// either tool is published until the person says yes (only the reads that
+// look the expense up, to show it in the proposals), and a no leaves
 // everything as it was.
 func TestHostileModelCannotChangeWithoutTheYes(t *testing.T) {
 	s, srv := hostile(t, systest.Options{})
@@ -66,12 +67,18 @@ func TestHostileModelCannotChangeWithoutTheYes(t *testing.T) {
 		llmtest.Call{Index: 1, ID: "b", Name: contracts.ToolUpdateExpense, Args: []string{fmt.Sprintf(`{"id":%d,"amount":"0.01"}`, rent.ID)}},
 	))
 	turn := ann.Say("hello")
-	s.Bus.WaitN(2, ann.Agent(contracts.TypeProposal, turn))
+	for _, m := range s.Bus.WaitN(2, ann.Agent(contracts.TypeProposal, turn)) {
+		if p := systest.Decode[contracts.Proposal](t, m); !strings.Contains(p.Summary, "rent, £1,200.00 on 2026-11-01") {
+			t.Errorf("proposal summary = %q, want it to show the rent", p.Summary)
+		}
+	}
 	srv.Push(llmtest.Text("Fine, nothing changed."))
 	no := ann.Say("no")
 	systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, no)
-	if got := toolRequests(s, ""); len(got) != 0 {
-		t.Fatalf("the model's changes ran without a yes: %s", got[0].Data)
+	for _, tool := range []string{contracts.ToolDeleteExpense, contracts.ToolUpdateExpense} {
+		if got := toolRequests(s, tool); len(got) != 0 {
+			t.Fatalf("the model's changes ran without a yes: %s", got[0].Data)
+		}
 	}
 	if e := expenseOf(t, s, "acme", "ann", rent.ID); e.AmountMinor != 120000 {
 		t.Fatalf("rent after the hostile calls = %+v", e)
@@ -80,8 +87,9 @@ func TestHostileModelCannotChangeWithoutTheYes(t *testing.T) {
 
 // Rule: ownership through the model's arguments. A model that names
 // another user's expense id (the ids are small numbers, easy to guess)
-// gets a proposal; even after the person's yes, the other user's expense
-// is not found and not changed, and nothing about it is shown.
+// gets no proposal: the lookup finds no such expense of the person's, the
+// turn says so at once, nothing waits for a yes, the other user's expense
+// is not changed, and nothing about it is shown.
 func TestHostileModelNamesAnotherUsersExpense(t *testing.T) {
 	s, srv := hostile(t, systest.Options{})
 	bobs, err := s.Store.AddExpense(context.Background(), store.Expense{TenantID: "acme", UserID: "bob", Item: "bob-private", AmountMinor: 5000, Currency: "GBP", Date: "2026-11-01"})
@@ -90,19 +98,22 @@ func TestHostileModelNamesAnotherUsersExpense(t *testing.T) {
 	}
 	ann := s.User("acme", "ann")
 	srv.Push(call(contracts.ToolUpdateExpense, fmt.Sprintf(`{"id":%d,"amount":"0.01"}`, bobs.ID)))
-	p := systest.Expect[contracts.Proposal](ann, contracts.TypeProposal, ann.Say("set expense 1 to a penny"))
-	if strings.Contains(p.Summary, "bob-private") {
-		t.Errorf("the proposal shows bob's expense: %q", p.Summary)
+	turn := ann.Say("set expense 1 to a penny")
+	a := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, turn)
+	if want := fmt.Sprintf("There is no expense #%d.", bobs.ID); !strings.HasPrefix(a.Content, want) {
+		t.Errorf("answer = %q, want it to start %q", a.Content, want)
 	}
-	srv.Push(llmtest.Text("I couldn't find that expense."))
-	yes := ann.Confirm(p.ProposalID, "approve", nil)
-	systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, yes)
-	res := systest.Decode[contracts.ToolResult](t, s.Bus.WaitN(1, systest.OfType(contracts.TypeToolResult))[0])
-	if res.OK || res.Error.Code != contracts.CodeNotFound {
-		t.Fatalf("update of bob's expense = %+v", res)
+	if strings.Contains(a.Content, "bob-private") {
+		t.Errorf("the answer shows bob's expense: %q", a.Content)
+	}
+	if got := s.Bus.All(ann.Agent(contracts.TypeProposal, turn)); len(got) != 0 {
+		t.Fatalf("proposed a change of an expense ann does not have: %s", got[0].Data)
+	}
+	if got := toolRequests(s, contracts.ToolUpdateExpense); len(got) != 0 {
+		t.Fatalf("update_expense ran: %s", got[0].Data)
 	}
 	if e := expenseOf(t, s, "acme", "bob", bobs.ID); e.AmountMinor != 5000 {
-		t.Fatalf("bob's expense after ann's yes = %+v", e)
+		t.Fatalf("bob's expense after ann's ask = %+v", e)
 	}
 	for _, r := range srv.Requests() {
 		if strings.Contains(fmt.Sprint(r.Body["messages"]), "bob-private") {

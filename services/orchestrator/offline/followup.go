@@ -188,9 +188,11 @@ func correctAdd(m []string, text string, now time.Time, currency string) (orches
 }
 
 var (
-	proposedChange = regexp.MustCompile(`^Proposed: Change expense #(\d+): (.+)\?$`)
-	proposedDelete = regexp.MustCompile(`^Proposed: Delete expense #(\d+)\?$`)
-	changeParts    = regexp.MustCompile(`(?:^|, )(item '(.*?)'|amount (\S+)|date (\d{4}-\d{2}-\d{2})|category (.+?))(?:,|$)`)
+	// A proposal shows the expense it touches, and each change as
+	// "before → after"; the blind forms without them are read too.
+	proposedChange = regexp.MustCompile(`^Proposed: Change expense #(\d+)(?: \(.*?\))?: (.+)\?$`)
+	proposedDelete = regexp.MustCompile(`^Proposed: Delete expense #(\d+)(?:: .*)?\?$`)
+	changeParts    = regexp.MustCompile(`(?:^|, )(item (?:'.*?' → )?'(.*?)'|amount (?:\S+ → )?(\S+)|date (?:\S+ → )?(\d{4}-\d{2}-\d{2})|category (?:.+? → )?(.+?))(?:,|$)`)
 )
 
 // looksLikeCorrection reports whether text corrects the proposal before it
@@ -235,8 +237,14 @@ func correctChange(m []string, text string, now time.Time) (orchestrator.Decisio
 			item := p[2]
 			args.Item = &item
 		case strings.HasPrefix(p[1], "amount "):
-			a := contracts.Amount(p[3])
-			args.Amount = &a
+			// "15" as typed, or "£15.00" as a seen proposal shows it.
+			if fs := findAmounts(p[3]); len(fs) == 1 && fs[0].Problem == "" {
+				a := contracts.Amount(fs[0].Amount)
+				args.Amount = &a
+				if fs[0].Currency != "" {
+					args.Currency = &fs[0].Currency
+				}
+			}
 		case strings.HasPrefix(p[1], "date "):
 			d := p[4]
 			args.Date = &d

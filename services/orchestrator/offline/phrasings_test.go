@@ -260,6 +260,10 @@ func TestEverydayPhrasings(t *testing.T) {
 		{[]string{"delete expense 3", "Proposed: Delete expense #3?"}, "no, 4 not 3", `delete_expense {"id":4}`},
 		{[]string{"delete expense 3", "Proposed: Delete expense #3?"}, "sorry, #5", `delete_expense {"id":5}`},
 		{[]string{"delete expense 3", "Proposed: Delete expense #3?"}, "what did I spend this month?", `get_balance {"range":"this_month"}`},
+		{[]string{"change expense 2 to £15 and rename it", "Proposed: Change expense #2 (lunch, £12.00 on 2026-11-20): item 'lunch' → 'team lunch', amount £12.00 → £15.00?"}, "no, 16 not 15", `update_expense {"id":2,"item":"team lunch","amount":"16"}`},
+		{[]string{"change expense 2 to £15", "Proposed: Change expense #2 (lunch, £12.00 on 2026-11-20): amount £12.00 → £15.00?"}, "actually make it yesterday too", `update_expense {"id":2,"amount":"15.00","currency":"GBP","date":"2026-11-21"}`},
+		{[]string{"move expense 2 to food", "Proposed: Change expense #2 (lunch, £12.00 on 2026-11-20 (work)): category work → food, date 2026-11-20 → 2026-11-21?"}, "no, 2026-11-19", `update_expense {"id":2,"date":"2026-11-19","category":"food"}`},
+		{[]string{"delete expense 3", "Proposed: Delete expense #3: coffee, £3.00 on 2026-11-20?"}, "no, 4 not 3", `delete_expense {"id":4}`},
 		{[]string{"add 1200 yen ramen", "Proposed: Add expense 'ramen' ¥1,200 on 2026-11-22?"}, "no, 1500", `add_expense {"item":"ramen","amount":"1500","currency":"JPY","date":"2026-11-22"}`},
 	}
 	if len(tests) < 100 {
