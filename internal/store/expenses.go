@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -95,6 +97,31 @@ func (s *Store) GetExpense(ctx context.Context, tenantID, userID string, id int6
 
 // UpdateExpense replaces the item, amount, currency, date and category of
 // expense e.ID, which must belong to e.TenantID and e.UserID (else
+// NearestExpenses returns up to n of the user's expenses whose numbers are
+// closest to id (ties: the lower number), in number order; the database
+// picks them, however many expenses the user has.
+func (s *Store) NearestExpenses(ctx context.Context, tenantID, userID string, id int64, n int) ([]Expense, error) {
+	var out []Expense
+	err := s.readRows(ctx, `SELECT `+expenseCols+` FROM expenses WHERE tenant_id = ? AND user_id = ?
+		ORDER BY ABS(id - ?), id`+limitClause(n), []any{tenantID, userID, id},
+		func(rows rowScanner) error {
+			out = out[:0]
+			for rows.Next() {
+				e, err := scanExpense(tenantID, rows)
+				if err != nil {
+					return err
+				}
+				out = append(out, e)
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("nearest expenses: %w", err)
+	}
+	slices.SortFunc(out, func(a, b Expense) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
 // ErrNotFound), and returns the stored row.
 func (s *Store) UpdateExpense(ctx context.Context, e Expense) (Expense, error) {
 	var out Expense

@@ -1,7 +1,6 @@
 package toolrunner
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -206,21 +205,10 @@ func lookupExpense(ctx context.Context, tx Tx, c Call, id int64) (Output, error)
 	case !errors.Is(err, store.ErrNotFound):
 		return Output{}, err
 	}
-	rows, err := tx.ListExpenses(ctx, store.ExpenseFilter{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Limit: maxRows})
+	rows, err := tx.NearestExpenses(ctx, c.Caller.TenantID, c.Caller.UserID, id, nearbyCount)
 	if err != nil {
 		return Output{}, err
 	}
-	dist := func(e store.Expense) int64 {
-		if e.ID > id {
-			return e.ID - id
-		}
-		return id - e.ID
-	}
-	slices.SortFunc(rows, func(a, b store.Expense) int {
-		return cmp.Or(cmp.Compare(dist(a), dist(b)), cmp.Compare(a.ID, b.ID))
-	})
-	rows = rows[:min(len(rows), nearbyCount)]
-	slices.SortFunc(rows, func(a, b store.Expense) int { return cmp.Compare(a.ID, b.ID) })
 	for _, e := range rows {
 		out.Nearby = append(out.Nearby, expenseView(e))
 	}

@@ -26,6 +26,7 @@ type Tx interface {
 	UpdateExpense(ctx context.Context, e store.Expense) (store.Expense, error)
 	DeleteExpense(ctx context.Context, tenantID, userID string, id int64) error
 	ListExpenses(ctx context.Context, f store.ExpenseFilter) ([]store.Expense, error)
+	NearestExpenses(ctx context.Context, tenantID, userID string, id int64, n int) ([]store.Expense, error)
 	ListTransactions(ctx context.Context, f store.TransactionFilter) ([]store.Transaction, error)
 	LedgerSummary(ctx context.Context, tenantID, userID, from, to string) (store.LedgerSummary, error)
 	PutDocument(ctx context.Context, d store.Document) (store.Document, bool, error)
