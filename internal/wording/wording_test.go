@@ -2,14 +2,14 @@ package wording
 
 import "testing"
 
-func TestCount(t *testing.T) {
+func TestPlural(t *testing.T) {
 	tests := []struct {
 		give int
 		want string
-	}{{0, "0 expenses"}, {1, "1 expense"}, {2, "2 expenses"}, {-1, "-1 expenses"}}
+	}{{0, "s"}, {1, ""}, {2, "s"}, {-1, "s"}}
 	for _, tt := range tests {
-		if got := Count(tt.give, "expense"); got != tt.want {
-			t.Errorf("Count(%d) = %q, want %q", tt.give, got, tt.want)
+		if got := Plural(tt.give); got != tt.want {
+			t.Errorf("Plural(%d) = %q, want %q", tt.give, got, tt.want)
 		}
 	}
 }
