@@ -205,22 +205,20 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 		return
 	}
 	defer stop()
-	if t.Confirm != nil {
+	seen, earlier, err := in.seenBefore(ctx, t, "")
+	if err != nil {
+		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", msgNotQueued)
+		return
+	}
+	if end := lastEnd(earlier); t.Confirm != nil && end != nil {
 		// A decision made before, sent again: nothing runs twice, and the
 		// answer says so at once. A refused edit sent again decided
 		// nothing: it is answered as it was the first time.
-		if _, end, err := in.storedOutcome(ctx, t); err == nil && end != nil {
-			if refusedEdit(t, end) {
-				in.answerChat(w, t, end)
-				return
-			}
-			writeJSONError(w, http.StatusConflict, "already_decided", "that proposal was already decided; nothing was run again")
+		if refusedEdit(t, end) {
+			in.answerChat(w, t, end)
 			return
 		}
-	}
-	seen, _, err := in.seenBefore(ctx, t, "")
-	if err != nil {
-		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", msgNotQueued)
+		writeJSONError(w, http.StatusConflict, "already_decided", "that proposal was already decided; nothing was run again")
 		return
 	}
 	repeated, err := in.publishTurn(ctx, t)
@@ -339,6 +337,16 @@ func (in *Ingress) answerChat(w http.ResponseWriter, t contracts.UserTurn, f *ou
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// lastEnd is the frame among frames that ended their turn, or nil.
+func lastEnd(frames []*outFrame) *outFrame {
+	for i := len(frames) - 1; i >= 0; i-- {
+		if endsTurn(frames[i].typ) {
+			return frames[i]
+		}
+	}
+	return nil
 }
 
 // refusedEdit reports whether end, the frame that ended confirm turn t,

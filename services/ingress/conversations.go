@@ -39,9 +39,11 @@ const msgNotQueued = "the message could not be queued; please retry"
 
 // seenBefore tells whether turn t was sent before, before it is published:
 // a message by its stored user message (recorded now if new), a decision
-// by its stored outcome (returned in frames, nil unless seen). A decision
-// without a client id is told by JetStream alone: its id is the decision
-// itself. An error means the notifier could not say (it is retried
+// by its stored outcome (returned in frames, nil unless seen), whether the
+// client named it or not. It is asked before publishing, never after: a
+// decision's outcome may be stored by the time a later look would run,
+// and its frames would then reach the socket twice, live and again.
+// An error means the notifier could not say (it is retried
 // briefly): the turn must not be published then, or a resent turn that
 // JetStream forgot would be acked and never answered.
 func (in *Ingress) seenBefore(ctx context.Context, t contracts.UserTurn, clientID string) (seen bool, frames []*outFrame, err error) {
@@ -52,7 +54,7 @@ func (in *Ingress) seenBefore(ctx context.Context, t contracts.UserTurn, clientI
 		switch {
 		case t.Text != "":
 			seen, err = in.recordUserMessage(ctx, t, clientID)
-		case clientID != "":
+		case clientID != "" || t.Confirm != nil:
 			var end *outFrame
 			if frames, end, err = in.storedOutcome(ctx, t); end == nil {
 				frames = nil // not decided before: its frames, if any, come live

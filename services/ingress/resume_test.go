@@ -321,3 +321,38 @@ func TestTurnWaitsUntilTheNotifierCanSayItIsNew(t *testing.T) {
 		t.Fatalf("after the notifier came back: %+v", ans.Answer)
 	}
 }
+
+// CI found an edit's refusal reaching a socket twice: for a decision sent
+// without an id, the ingress asked after publishing whether it had an
+// outcome, and a quick orchestrator had stored it by then, so it came both
+// live and "again". Whether a decision was made before is asked before it
+// is published; here its outcome is stored before the publish returns.
+func TestQuickDecisionReachesTheSocketOnce(t *testing.T) {
+	h := newHarness(t)
+	c := h.dial(h.token("acme", "ann"))
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"propose coffee"}`)
+	prop := c.next(contracts.FrameProposal)
+	h.onPublish(func(turn contracts.UserTurn, _ func([]byte)) {
+		if turn.Confirm == nil {
+			return
+		}
+		eventually(t, "the decision's outcome stored", func() bool {
+			frames, err := h.store.FramesOfTurn(context.Background(), turn.TenantID, turn.UserID, turn.TurnID, 10)
+			return err == nil && len(frames) > 0
+		})
+	})
+	c.send(fmt.Sprintf(`{"type":"confirm","conversation_id":"c1","proposal_id":%q,"decision":"approve"}`, prop.Proposal.ProposalID))
+	ans := c.next(contracts.FrameAnswer)
+	// A message after it: the next frame with a body is its answer, not
+	// the decision's answer a second time.
+	c.send(`{"type":"message","id":"m2","conversation_id":"c1","text":"hello"}`)
+	for {
+		f := c.read()
+		if f.Type == contracts.FrameAnswer {
+			if f.TurnID == ans.TurnID {
+				t.Fatalf("the decision's answer reached the socket twice (seq %d, then seq %d)", ans.Seq, f.Seq)
+			}
+			break
+		}
+	}
+}

@@ -267,7 +267,7 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 	// A reused id (or a decision made before, which has no id of its own)
 	// is the same turn: answer with what it already produced. A turn still
 	// running answers live, as usual.
-	if repeated || seen || (t.Confirm != nil && clientID == "") {
+	if repeated || seen {
 		frames := earlier
 		if frames == nil {
 			var err error
