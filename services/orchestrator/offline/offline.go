@@ -164,6 +164,9 @@ func understand(text string, now time.Time, currency string) orchestrator.Decisi
 		st := "needs_review"
 		return call(contracts.ToolGetTransactions, contracts.GetTransactionsArgs{ReviewStatus: &st})
 	}
+	if d, ok := report(text, now); ok {
+		return d
+	}
 	if d, ok := query(text, now); ok {
 		return d
 	}
