@@ -298,16 +298,15 @@ const MaxRecurringRows = 20_000
 
 // recurringSQL reads one user's money out in a range for every merchant
 // (as SpendingBreakdown names them) paid at least three times in one
-// currency, grouped by merchant and currency, oldest first.
-const recurringSQL = `WITH o AS (
-		SELECT LOWER(` + merchantName + `) AS k, ` + merchantName + ` AS name, currency, date, -amount_minor AS minor
+// currency, grouped by merchant and currency, oldest first. The count of
+// each group is a window over one pass of the range (a join of the range
+// with its groups costs SQLite a nested loop).
+const recurringSQL = `SELECT k, name, currency, date, minor FROM (
+		SELECT LOWER(` + merchantName + `) AS k, ` + merchantName + ` AS name, currency, date, CAST(-amount_minor AS BIGINT) AS minor,
+			COUNT(*) OVER (PARTITION BY LOWER(` + merchantName + `), currency) AS n
 		FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND amount_minor < 0
-	), g AS (
-		SELECT k, currency FROM o GROUP BY k, currency HAVING COUNT(*) >= 3
-	)
-	SELECT o.k, o.name, o.currency, o.date, CAST(o.minor AS BIGINT)
-	FROM o JOIN g ON o.k = g.k AND o.currency = g.currency
-	ORDER BY o.k, o.currency, o.date`
+	) o WHERE n >= 3
+	ORDER BY k, currency, date`
 
 // RecurringPayments finds the user's payments that recur between from and
 // to (inclusive dates, both required), as of to: a series whose next
