@@ -283,6 +283,8 @@ func TestEverydayPhrasings(t *testing.T) {
 		{nil, "recurring payments", `recurring_payments {}`},
 		{nil, "which direct debits do I have", `recurring_payments {}`},
 		{nil, "spent £20 on a subscription", `add_expense {"item":"subscription","amount":"20","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "list expenses on subscriptions this month", `list_expenses {"range":"this_month","category":"subscriptions"}`},
+		{nil, "what's the top category I spend on this year", `summarize_spending {"by":"category","range":"this_year"}`},
 		// Month names in dates: the latest such month not in the future.
 		{nil, "what did I spend in September 2020", `get_balance {"range":"2020-09"}`},
 		{nil, "how much did I spend in Sept", `get_balance {"range":"2026-09"}`},

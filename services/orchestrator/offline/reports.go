@@ -21,6 +21,7 @@ var (
 	byMonthRe    = regexp.MustCompile(`(?i)\bmonth[\s-]+(?:over|on|by|to)[\s-]+month\b|\bcompare[sd]?\b.*\bmonths?\b|\bmonths?\b.*\bcompare[sd]?\b|\b(?:per|each|every|by)\s+month\b|\bmonthly\s+(?:spending|breakdown|totals?)\b`)
 	byMerchantRe = regexp.MustCompile(`(?i)\b(?:by|per|each|every)\s+(?:merchant|shop|store|vendor|payee|retailer)s?\b|\bwhich\s+(?:merchants|shops|stores|vendors)\b|\bwho\s+(?:did|do)\s+i\s+(?:pay|spend)\b|\bwhere\s+did\s+i\s+(?:shop|spend)\s+(?:the\s+)?most\b`)
 	byCategoryRe = regexp.MustCompile(`(?i)\b(?:by|per|each|every)\s+categor(?:y|ies)\b|\bcategor(?:y|ies)\b.*\b(?:spen[dt]|breakdown)\b|\b(?:spen[dt]|spending)\b.*\bcategor(?:y|ies)\b|\bwhere\s+did\s+(?:all\s+)?my\s+money\s+go\b|\bbreak(?:down|\s+down)\b`)
+	subsCategory = regexp.MustCompile(`(?i)\b(?:on|under|in|for)\s+(?:my\s+)?subscriptions\b`) // a category, not what recurs
 	addStart     = regexp.MustCompile(`(?i)^(?:please\s+)?(?:add|record|log|put down)\b`)
 	thisAndLast  = regexp.MustCompile(`(?i)\bthis month\b.*\blast month\b|\blast month\b.*\bthis month\b`)
 )
@@ -34,26 +35,11 @@ func report(text string, now time.Time) (orchestrator.Decision, bool) {
 		return orchestrator.Decision{}, false // "add 9.99 netflix subscription"
 	}
 	switch {
-	case recurringRe.MatchString(text):
+	case recurringRe.MatchString(text) && !subsCategory.MatchString(text):
 		if len(findAmounts(withoutDate(text, now))) > 0 {
 			return orchestrator.Decision{}, false // "paid 9.99 for a subscription"
 		}
 		return call(contracts.ToolRecurringPayments, contracts.RecurringPaymentsArgs{}), true
-	case biggestRe.MatchString(text):
-		args := contracts.BiggestExpensesArgs{}
-		if m := topNRe.FindStringSubmatch(text); m != nil {
-			w := strings.ToLower(m[1] + m[2])
-			n, err := strconv.Atoi(w)
-			if err != nil {
-				n = units[w] + tens[w]
-			}
-			if n >= 1 && n <= 50 {
-				args.Limit = &n
-			}
-		}
-		r := rangeOf(topNRe.ReplaceAllString(text, " "), now)
-		args.Range = &r
-		return call(contracts.ToolBiggestExpenses, args), true
 	case byMonthRe.MatchString(text):
 		by := contracts.SummaryByMonth
 		args := contracts.SummarizeSpendingArgs{By: &by}
@@ -72,6 +58,21 @@ func report(text string, now time.Time) (orchestrator.Decision, bool) {
 	case byCategoryRe.MatchString(text):
 		by, r := contracts.SummaryByCategory, rangeOf(text, now)
 		return call(contracts.ToolSummarizeSpending, contracts.SummarizeSpendingArgs{By: &by, Range: &r}), true
+	case biggestRe.MatchString(text):
+		args := contracts.BiggestExpensesArgs{}
+		if m := topNRe.FindStringSubmatch(text); m != nil {
+			w := strings.ToLower(m[1] + m[2])
+			n, err := strconv.Atoi(w)
+			if err != nil {
+				n = units[w] + tens[w]
+			}
+			if n >= 1 && n <= 50 {
+				args.Limit = &n
+			}
+		}
+		r := rangeOf(topNRe.ReplaceAllString(text, " "), now)
+		args.Range = &r
+		return call(contracts.ToolBiggestExpenses, args), true
 	}
 	return orchestrator.Decision{}, false
 }
