@@ -40,6 +40,9 @@ var catalog = []ToolSpec{
 	{ToolGetTransactions, "List imported bank transactions, filtered by dates, vendor, category or review status, with totals.", KindRead, func() any { return new(GetTransactionsArgs) }},
 	{ToolSetPreferences, "Change the user's own defaults: currency, time zone, or how they write dates.", KindMutation, func() any { return new(SetPreferencesArgs) }},
 	{ToolGetChatHistory, "Look back through this conversation's earlier messages, only when the user refers to something said before that is not in view. Pages back; can search.", KindRead, func() any { return new(GetChatHistoryArgs) }},
+	{ToolSummarizeSpending, "Add up the user's spending over a date range by category, by merchant, or month over month (each month's change from the one before), per currency.", KindRead, func() any { return new(SummarizeSpendingArgs) }},
+	{ToolBiggestExpenses, "List the user's biggest payments in a date range, per currency.", KindRead, func() any { return new(BiggestExpensesArgs) }},
+	{ToolRecurringPayments, "Find payments that recur (subscriptions, memberships, standing orders): the same merchant, a similar amount, monthly or weekly, with when the next is due.", KindRead, func() any { return new(RecurringPaymentsArgs) }},
 }
 
 var clarifySpec = ToolSpec{ToolAskClarification, "Ask the user one clarifying question when the request is ambiguous or missing something. Nothing runs.", KindRead, func() any { return new(AskClarificationArgs) }}

@@ -323,6 +323,14 @@ func TestToolArgs(t *testing.T) {
 		{ToolGetTransactions, `{"review_status":"maybe"}`, "review_status: must be one of", ""},
 		{ToolFetchEmailAttachments, `{"message_id":"../etc/passwd"}`, "message_id: must be 1-64", ""},
 		{ToolSearchGmail, `{"query":"visa statement","limit":51}`, "limit: must be at most 50", ""},
+		{ToolSummarizeSpending, `{"by":"merchant","range":"2026-03","limit":5}`, "", `{"by":"merchant","range":"2026-03","limit":5}`},
+		{ToolSummarizeSpending, `{"by":"account"}`, "by: must be one of", ""},
+		{ToolSummarizeSpending, `{"by":"month","limit":0}`, "limit: must be at least 1", ""},
+		{ToolSummarizeSpending, `{"group":"month"}`, "group: unknown field", ""},
+		{ToolBiggestExpenses, `{"range":"2025","limit":51}`, "limit: must be at most 50", ""},
+		{ToolBiggestExpenses, `{"range":"last_month","limit":5}`, "", `{"range":"last_month","limit":5}`},
+		{ToolRecurringPayments, `{}`, "", `{}`},
+		{ToolRecurringPayments, `{"range":"2026-13"}`, "range: must be a range", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.give, func(t *testing.T) {

@@ -133,6 +133,9 @@ func rangeWords(r, from, to string) string {
 	if len(r) == 4 || strings.Contains(r, "-Q") {
 		return "in " + r
 	}
+	if len(r) == len("2006-01") {
+		return "in " + monthWords(r)
+	}
 	if from == to && from != "" {
 		return "on " + from
 	}

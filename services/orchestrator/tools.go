@@ -80,6 +80,12 @@ var toolRows = map[string]toolRow{
 	contracts.ToolSetPreferences: {kind: contracts.KindMutation,
 		propose: proposePreferences, describe: describePreferencesSaved},
 	contracts.ToolGetChatHistory: {kind: contracts.KindRead},
+	contracts.ToolSummarizeSpending: {kind: contracts.KindRead,
+		describe: describeSpendingSummary, remember: rememberSpendingSummary},
+	contracts.ToolBiggestExpenses: {kind: contracts.KindRead,
+		describe: describeBiggestExpenses, remember: rememberBiggestExpenses},
+	contracts.ToolRecurringPayments: {kind: contracts.KindRead,
+		describe: describeRecurringPayments, remember: rememberRecurringPayments},
 }
 
 // tool is a catalog tool with its row.

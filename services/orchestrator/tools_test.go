@@ -53,6 +53,9 @@ func TestDefaultConfirmationPolicy(t *testing.T) {
 		{contracts.ToolSetPreferences, true},
 		{contracts.ToolListExpenses, false},
 		{contracts.ToolGetChatHistory, false},
+		{contracts.ToolSummarizeSpending, false},
+		{contracts.ToolBiggestExpenses, false},
+		{contracts.ToolRecurringPayments, false},
 		{contracts.ToolAskClarification, false},
 		{"drop_tables", true}, // unknown: waits for a yes
 	}

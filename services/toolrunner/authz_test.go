@@ -28,7 +28,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 	callers := map[whose]caller{own: {"acme", "ann"}, otherUser: {"acme", "bob"}, otherTenant: {"bravo", "eve"}}
 	roles := []string{contracts.RoleOwner, contracts.RoleMember, contracts.RoleViewer}
 	mutations := []string{contracts.ToolUpdateExpense, contracts.ToolDeleteExpense}
-	reads := []string{contracts.ToolListExpenses, contracts.ToolGetBalance, contracts.ToolGetTransactions}
+	reads := []string{contracts.ToolListExpenses, contracts.ToolGetBalance, contracts.ToolGetTransactions,
+		contracts.ToolSummarizeSpending, contracts.ToolBiggestExpenses, contracts.ToolRecurringPayments}
 
 	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
 		ctx := context.Background()
@@ -95,6 +96,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 					if tool == contracts.ToolGetTransactions {
 						args = `{}`
 					}
+					if tool == contracts.ToolSummarizeSpending {
+						args = `{"by":"merchant","range":"2026-11"}`
+					}
 					s.SendToolRequest(request(c.tenant, c.user, callID, tool, args, role))
 					res := s.Result(c.tenant, "conv-"+c.user, callID)
 					if !res.OK {
@@ -112,6 +116,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 					sawAnn := strings.Contains(data, "ann-")
 					if w != own && sawAnn {
 						t.Errorf("%s by %s of %s sees ann's records: %s", tool, role, w, data)
+					}
+					if tool == contracts.ToolRecurringPayments {
+						continue // ann's records recur nowhere: none is listed even to her
 					}
 					if w == own && !sawAnn {
 						t.Errorf("%s by %s of their own records misses them: %s", tool, role, data)

@@ -35,6 +35,10 @@ type Tx interface {
 	ConversationFrames(ctx context.Context, tenantID, userID, conversationID string, beforeSeq int64, limit int) ([]store.Frame, error)
 	GetUserSettings(ctx context.Context, tenantID, userID string) (store.UserSettings, error)
 	PutUserSettings(ctx context.Context, u store.UserSettings) (store.UserSettings, error)
+	SpendingBreakdown(ctx context.Context, tenantID, userID, from, to, by string, limit int) (store.SpendingBreakdown, error)
+	SpendingByMonth(ctx context.Context, tenantID, userID, from, to string) (store.MonthlySpending, error)
+	BiggestOutflows(ctx context.Context, tenantID, userID, from, to string, limit int) ([]store.LedgerEntry, error)
+	RecurringPayments(ctx context.Context, tenantID, userID, from, to string) ([]store.RecurringPayment, error)
 }
 
 // TxStore is a transaction: the tools' view plus the bookkeeping that must

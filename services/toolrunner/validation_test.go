@@ -65,6 +65,13 @@ func TestEveryToolValidatesItsArguments(t *testing.T) {
 		{contracts.ToolFetchEmailAttachments, `{"message_id":"m1","forward_to":"x@y"}`, contracts.CodeInvalidArgs},
 		{contracts.ToolGetRecentImports, `{"days":7,"limit":2}`, ""},
 		{contracts.ToolGetRecentImports, `{"limit":100}`, contracts.CodeInvalidArgs},
+		{contracts.ToolSummarizeSpending, `{"by":"month","range":"all_time"}`, ""},
+		{contracts.ToolSummarizeSpending, `{"by":"merchant","limit":3}`, ""},
+		{contracts.ToolSummarizeSpending, `{"by":"week"}`, contracts.CodeInvalidArgs},
+		{contracts.ToolBiggestExpenses, `{"range":"2025","limit":5}`, ""},
+		{contracts.ToolBiggestExpenses, `{"limit":500}`, contracts.CodeInvalidArgs},
+		{contracts.ToolRecurringPayments, `{}`, ""},
+		{contracts.ToolRecurringPayments, `{"merchant":"netflix"}`, contracts.CodeInvalidArgs},
 	}
 	for i, tt := range tests {
 		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {

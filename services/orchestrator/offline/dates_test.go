@@ -61,3 +61,32 @@ func TestRangesAreInTheGrammar(t *testing.T) {
 		t.Errorf("Q4 asked in February = %s, want last year's", r)
 	}
 }
+
+// A month named in a question is that month of the year named, or else
+// the latest such month not in the future (this month included).
+func TestMonthNamesInRanges(t *testing.T) {
+	january := time.Date(2027, 1, 10, 9, 0, 0, 0, london)
+	tests := []struct {
+		give string
+		now  time.Time
+		want string
+	}{
+		{"what did I spend in September 2020", sunday, "2020-09"},
+		{"where did my money go in March", sunday, "2026-03"},
+		{"how much in Sept", sunday, "2026-09"},
+		{"spending in sept 2025", sunday, "2025-09"},
+		{"what about in November", sunday, "2026-11"},
+		{"and in December?", sunday, "2025-12"},
+		{"for Dec", january, "2026-12"},
+		{"in March", january, "2026-03"},
+		{"in January", january, "2027-01"},
+		{"October 2024", sunday, "2024-10"},
+		{"last month", sunday, "last_month"},
+		{"last month", january, "last_month"},
+	}
+	for _, tt := range tests {
+		if got := rangeOf(tt.give, tt.now); got != tt.want {
+			t.Errorf("rangeOf(%q) on %s = %q, want %q", tt.give, tt.now.Format(time.DateOnly), got, tt.want)
+		}
+	}
+}

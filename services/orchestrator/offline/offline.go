@@ -26,7 +26,7 @@ type Model struct{}
 
 var _ orchestrator.Model = Model{}
 
-const helpText = "I can add, change, delete and list your expenses, total what you spent, find bank statements in your mail and import them, and show imported transactions. Try \"I spent £12.50 on lunch today\", \"what did I spend this month?\" or \"find my last Visa statement and process it\"."
+const helpText = "I can add, change, delete and list your expenses, total what you spent, show where your money went (by category, merchant or month), your biggest expenses and your subscriptions, find bank statements in your mail and import them, and show imported transactions. Try \"I spent £12.50 on lunch today\", \"what did I spend this month?\", \"where did my money go last month?\" or \"find my last Visa statement and process it\"."
 
 // Clarifying questions the offline model asks. Follow-ups recognise them.
 const (
@@ -163,6 +163,9 @@ func understand(text string, now time.Time, currency string) orchestrator.Decisi
 	case reviewRe.MatchString(text) && strings.Contains(lower, "transaction"):
 		st := "needs_review"
 		return call(contracts.ToolGetTransactions, contracts.GetTransactionsArgs{ReviewStatus: &st})
+	}
+	if d, ok := report(text, now); ok {
+		return d
 	}
 	if d, ok := query(text, now); ok {
 		return d

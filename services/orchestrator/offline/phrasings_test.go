@@ -265,6 +265,35 @@ func TestEverydayPhrasings(t *testing.T) {
 		{[]string{"move expense 2 to food", "Proposed: Change expense #2 (lunch, £12.00 on 2026-11-20 (work)): category work → food, date 2026-11-20 → 2026-11-21?"}, "no, 2026-11-19", `update_expense {"id":2,"date":"2026-11-19","category":"food"}`},
 		{[]string{"delete expense 3", "Proposed: Delete expense #3: coffee, £3.00 on 2026-11-20?"}, "no, 4 not 3", `delete_expense {"id":4}`},
 		{[]string{"add 1200 yen ramen", "Proposed: Add expense 'ramen' ¥1,200 on 2026-11-22?"}, "no, 1500", `add_expense {"item":"ramen","amount":"1500","currency":"JPY","date":"2026-11-22"}`},
+		// Summaries: by category, by merchant, month over month, the biggest, what recurs;
+		// a number in them is a year or how many, never an amount to add.
+		{nil, "what did I spend by category last month", `summarize_spending {"by":"category","range":"last_month"}`},
+		{nil, "where did my money go in March", `summarize_spending {"by":"category","range":"2026-03"}`},
+		{nil, "breakdown of my spending by category in September 2020", `summarize_spending {"by":"category","range":"2020-09"}`},
+		{nil, "spending by merchant this year", `summarize_spending {"by":"merchant","range":"this_year"}`},
+		{nil, "which shops did I spend the most at in 2025?", `summarize_spending {"by":"merchant","range":"2025"}`},
+		{nil, "month over month", `summarize_spending {"by":"month"}`},
+		{nil, "monthly spending this year", `summarize_spending {"by":"month","range":"this_year"}`},
+		{nil, "how does this month compare to last month", `summarize_spending {"by":"month","range":"2026-10-01..2026-11-30"}`},
+		{nil, "my biggest expenses in 2025", `biggest_expenses {"range":"2025"}`},
+		{nil, "top 5 expenses last month", `biggest_expenses {"range":"last_month","limit":5}`},
+		{nil, "top five expenses in October", `biggest_expenses {"range":"2026-10","limit":5}`},
+		{nil, "show my 3 biggest purchases this year", `biggest_expenses {"range":"this_year","limit":3}`},
+		{nil, "what subscriptions am I paying?", `recurring_payments {}`},
+		{nil, "recurring payments", `recurring_payments {}`},
+		{nil, "which direct debits do I have", `recurring_payments {}`},
+		{nil, "spent £20 on a subscription", `add_expense {"item":"subscription","amount":"20","currency":"GBP","date":"2026-11-22"}`},
+		{nil, "list expenses on subscriptions this month", `list_expenses {"range":"this_month","category":"subscriptions"}`},
+		{nil, "what's the top category I spend on this year", `summarize_spending {"by":"category","range":"this_year"}`},
+		// Month names in dates: the latest such month not in the future.
+		{nil, "what did I spend in September 2020", `get_balance {"range":"2020-09"}`},
+		{nil, "how much did I spend in Sept", `get_balance {"range":"2026-09"}`},
+		{nil, "how much did I spend in November", `get_balance {"range":"2026-11"}`},
+		{nil, "what did I spend last month", `get_balance {"range":"last_month"}`},
+		{nil, "list my expenses in sept 2025", `list_expenses {"range":"2025-09"}`},
+		{[]string{"add coffee", howMuchCoffee}, "top 5 expenses last month", `biggest_expenses {"range":"last_month","limit":5}`},
+		{[]string{"add coffee", howMuchCoffee}, "what did I spend in September 2020", `get_balance {"range":"2020-09"}`},
+		{[]string{"add coffee", howMuchCoffee}, "what subscriptions am I paying?", `recurring_payments {}`},
 	}
 	if len(tests) < 100 {
 		t.Fatalf("only %d phrasings", len(tests))
