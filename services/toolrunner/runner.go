@@ -35,6 +35,16 @@ type Tx interface {
 	ConversationFrames(ctx context.Context, tenantID, userID, conversationID string, beforeSeq int64, limit int) ([]store.Frame, error)
 	GetUserSettings(ctx context.Context, tenantID, userID string) (store.UserSettings, error)
 	PutUserSettings(ctx context.Context, u store.UserSettings) (store.UserSettings, error)
+	ListCategories(ctx context.Context, tenantID, userID string) ([]store.Category, error)
+	HasCategory(ctx context.Context, tenantID, userID, name string) (bool, error)
+	AddCategory(ctx context.Context, tenantID, userID, name string, at time.Time) (bool, error)
+	ListRules(ctx context.Context, tenantID, userID string) ([]store.Rule, error)
+	GetRule(ctx context.Context, tenantID, userID, pattern string) (store.Rule, error)
+	PutRule(ctx context.Context, r store.Rule) (store.Rule, bool, error)
+	DeleteRule(ctx context.Context, tenantID, userID, pattern string) (store.Rule, error)
+	Categorize(ctx context.Context, tenantID, userID string, texts ...string) (store.Rule, bool, error)
+	MatchEntries(ctx context.Context, f store.PatternFilter, limit int) (int, []store.LedgerEntry, error)
+	Recategorize(ctx context.Context, f store.PatternFilter, category string, at time.Time) (int, error)
 }
 
 // TxStore is a transaction: the tools' view plus the bookkeeping that must
