@@ -139,6 +139,9 @@ func understand(text string, now time.Time, currency string) orchestrator.Decisi
 	if d, ok := preferences(text); ok {
 		return d
 	}
+	if d, ok := categoriesAndRules(text); ok {
+		return d
+	}
 	switch {
 	case deleteRe.MatchString(text):
 		n, ok := findNumber(text)

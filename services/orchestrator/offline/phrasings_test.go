@@ -265,6 +265,19 @@ func TestEverydayPhrasings(t *testing.T) {
 		{[]string{"move expense 2 to food", "Proposed: Change expense #2 (lunch, £12.00 on 2026-11-20 (work)): category work → food, date 2026-11-20 → 2026-11-21?"}, "no, 2026-11-19", `update_expense {"id":2,"date":"2026-11-19","category":"food"}`},
 		{[]string{"delete expense 3", "Proposed: Delete expense #3: coffee, £3.00 on 2026-11-20?"}, "no, 4 not 3", `delete_expense {"id":4}`},
 		{[]string{"add 1200 yen ramen", "Proposed: Add expense 'ramen' ¥1,200 on 2026-11-22?"}, "no, 1500", `add_expense {"item":"ramen","amount":"1500","currency":"JPY","date":"2026-11-22"}`},
+		{nil, "the Unity ones are software", `recategorize {"pattern":"unity","category":"software"}`},
+		{nil, "file Unity under software", `recategorize {"pattern":"unity","category":"software"}`},
+		{nil, "put all Tesco under groceries", `recategorize {"pattern":"tesco","category":"groceries"}`},
+		{nil, "put all my Café Nero payments under the dining category", `recategorize {"pattern":"café nero","category":"dining"}`},
+		{nil, "what categories do I have?", `list_categories {}`},
+		{nil, "add a category called pets", `add_category {"name":"pets"}`},
+		{nil, "show my rules", `list_rules {}`},
+		{nil, "always put Spotify under subscriptions", `set_rule {"pattern":"spotify","category":"subscriptions"}`},
+		{nil, "change the Spotify rule to entertainment", `set_rule {"pattern":"spotify","category":"entertainment"}`},
+		{nil, "delete the Spotify rule", `delete_rule {"pattern":"spotify"}`},
+		{nil, "delete the rule for Netflix", `delete_rule {"pattern":"netflix"}`},
+		{nil, "stop filing Unity as software", `delete_rule {"pattern":"unity"}`},
+		{nil, "delete expense 3", `delete_expense {"id":3}`},
 	}
 	if len(tests) < 100 {
 		t.Fatalf("only %d phrasings", len(tests))
