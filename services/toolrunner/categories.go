@@ -230,7 +230,13 @@ func recategorize(ctx context.Context, tx Tx, c Call) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	n, err := tx.Recategorize(ctx, store.PatternFilter{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Pattern: pattern, From: from, To: to}, category, c.Now)
+	f := store.PatternFilter{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Pattern: pattern, From: from, To: to}
+	if n, _, err := tx.MatchEntries(ctx, f, 1); err != nil {
+		return Output{}, err
+	} else if n == 0 {
+		return Output{}, fail(contracts.CodeNotFound, fmt.Sprintf("None of your entries match '%s'.", contracts.PlainText(pattern)))
+	}
+	n, err := tx.Recategorize(ctx, f, category, c.Now)
 	if err != nil {
 		return Output{}, err
 	}

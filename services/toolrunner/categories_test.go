@@ -160,3 +160,53 @@ func TestCategoryAndRuleTools(t *testing.T) {
 		}
 	})
 }
+
+// A viewer reads categories and rules but changes none of them; an owner
+// or a member changes their own.
+func TestViewerCannotChangeCategoriesOrRules(t *testing.T) {
+	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
+		ctx := context.Background()
+		if _, _, err := s.Store.PutRule(ctx, store.Rule{TenantID: "acme", UserID: "ann", Pattern: "spotify", Category: "subscriptions"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Store.AddExpense(ctx, store.Expense{TenantID: "acme", UserID: "ann", Item: "Unity", AmountMinor: 5, Currency: "GBP", Date: "2026-11-03", Category: "other"}); err != nil {
+			t.Fatal(err)
+		}
+		calls := []struct{ tool, args string }{
+			{contracts.ToolAddCategory, `{"name":"pets"}`},
+			{contracts.ToolSetRule, `{"pattern":"netflix","category":"entertainment"}`},
+			{contracts.ToolSetRule, `{"pattern":"spotify","category":"entertainment"}`},
+			{contracts.ToolDeleteRule, `{"pattern":"spotify"}`},
+			{contracts.ToolRecategorize, `{"pattern":"unity","category":"software"}`},
+			{contracts.ToolListCategories, `{}`},
+			{contracts.ToolListRules, `{}`},
+		}
+		for _, role := range []string{contracts.RoleViewer, contracts.RoleMember} {
+			for i, c := range calls {
+				callID := fmt.Sprintf("%s-%d", role, i)
+				req := request("acme", "ann", callID, c.tool, c.args, role)
+				spec, _ := contracts.LookupTool(c.tool)
+				if spec.Kind == contracts.KindMutation {
+					approved(t, s, &req, "p-"+callID)
+				}
+				s.SendToolRequest(req)
+				res := s.Result("acme", "conv-ann", callID)
+				refused := !res.OK && res.Error.Code == contracts.CodeForbidden
+				if want := role == contracts.RoleViewer && spec.Kind == contracts.KindMutation; refused != want || !refused && !res.OK {
+					t.Errorf("%s %s by %s = %+v, want refused %v", c.tool, c.args, role, res.Error, want)
+				}
+			}
+			cats, _ := s.Store.ListCategories(ctx, "acme", "ann")
+			rules, _ := s.Store.ListRules(ctx, "acme", "ann")
+			e, _ := s.Store.GetExpense(ctx, "acme", "ann", 1)
+			state := fmt.Sprintf("%d categories, %d rules, unity=%s", len(cats), len(rules), e.Category)
+			want := map[string]string{
+				contracts.RoleViewer: fmt.Sprintf("%d categories, 1 rules, unity=other", len(store.DefaultCategories)),
+				contracts.RoleMember: fmt.Sprintf("%d categories, 1 rules, unity=software", len(store.DefaultCategories)+1),
+			}[role]
+			if state != want {
+				t.Errorf("after the %s's calls: %s, want %s", role, state, want)
+			}
+		}
+	})
+}
