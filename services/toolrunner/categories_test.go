@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -207,6 +208,55 @@ func TestViewerCannotChangeCategoriesOrRules(t *testing.T) {
 			if state != want {
 				t.Errorf("after the %s's calls: %s, want %s", role, state, want)
 			}
+		}
+	})
+}
+
+// A correction in chat, end to end with the offline model: the
+// recategorize is proposed showing what it files, its yes files them and
+// offers the rule for next time, whose yes makes the rule; the next entry
+// added is filed by it.
+func TestCorrectionOffersTheRuleForNextTime(t *testing.T) {
+	eachEngine(t, systest.Options{Orchestrators: 1}, func(t *testing.T, s *systest.System) {
+		ctx := context.Background()
+		for _, item := range []string{"Unity Pro seat", "UNITY assets", "coffee"} {
+			if _, err := s.Store.AddExpense(ctx, store.Expense{TenantID: "acme", UserID: "ann", Item: item, AmountMinor: 4000, Currency: "GBP", Date: "2026-11-03", Category: "other"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ann := s.User("acme", "ann")
+		turn := ann.Say("the Unity ones are software")
+		p := systest.Expect[contracts.Proposal](ann, contracts.TypeProposal, turn)
+		if p.Tool != contracts.ToolRecategorize || !strings.HasPrefix(p.Summary, "File 2 entries matching 'unity' under software?") ||
+			!strings.Contains(p.Summary, "Unity Pro seat, -£40.00") || strings.Contains(p.Summary, "coffee") {
+			t.Fatalf("proposal = %s %q", p.Tool, p.Summary)
+		}
+		yes := ann.Confirm(p.ProposalID, "approve", nil)
+		rule := systest.Expect[contracts.Proposal](ann, contracts.TypeProposal, yes)
+		if rule.Tool != contracts.ToolSetRule || string(rule.Args) != `{"pattern":"unity","category":"software"}` ||
+			!strings.HasPrefix(rule.Summary, "From now on, file entries matching 'unity' under software?") {
+			t.Fatalf("follow-up = %s %s %q", rule.Tool, rule.Args, rule.Summary)
+		}
+		var got []string
+		for _, e := range rows(t, s, "acme") {
+			got = append(got, e.Item+"="+e.Category)
+		}
+		slices.Sort(got)
+		if want := []string{"UNITY assets=software", "Unity Pro seat=software", "coffee=other"}; !slices.Equal(got, want) {
+			t.Fatalf("after the yes: %q, want %q", got, want)
+		}
+		always := ann.Confirm(rule.ProposalID, "approve", nil)
+		if a := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, always); a.Content != "Saved the rule 'unity' → software." {
+			t.Fatalf("answer = %q", a.Content)
+		}
+		if r, err := s.Store.GetRule(ctx, "acme", "ann", "unity"); err != nil || r.Category != "software" {
+			t.Fatalf("rule = %+v (%v)", r, err)
+		}
+		add := ann.Say("add £12 unity plugin")
+		pa := systest.Expect[contracts.Proposal](ann, contracts.TypeProposal, add)
+		done := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, ann.Confirm(pa.ProposalID, "approve", nil))
+		if !strings.HasSuffix(done.Content, "(software).") {
+			t.Fatalf("added = %q, want it filed under software by the rule", done.Content)
 		}
 	})
 }
