@@ -26,7 +26,7 @@ type Model struct{}
 
 var _ orchestrator.Model = Model{}
 
-const helpText = "I can add, change, delete and list your expenses, total what you spent, find bank statements in your mail and import them, and show imported transactions. Try \"I spent £12.50 on lunch today\", \"what did I spend this month?\" or \"find my last Visa statement and process it\"."
+const helpText = "I can add, change, delete and list your expenses, total what you spent, find bank statements in your mail and import them, show imported transactions, and file entries under categories with rules for next time. Try \"I spent £12.50 on lunch today\", \"what did I spend this month?\" or \"find my last Visa statement and process it\"."
 
 // Clarifying questions the offline model asks. Follow-ups recognise them.
 const (
