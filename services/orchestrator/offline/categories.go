@@ -3,6 +3,7 @@ package offline
 import (
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/orchestrator"
@@ -15,7 +16,7 @@ import (
 // software", "what categories do I have", "add a category called pets",
 // "show my rules".
 var (
-	catWord       = `([a-z][a-z &-]{1,39}?)(?:\s+category)?`
+	catWord       = `([a-z][a-z0-9 &-]{1,59}?)(?:\s+category)?`
 	alwaysRe      = regexp.MustCompile(`(?i)^(?:please\s+)?(?:from now on\s*,?\s*)?always\s+(?:file|put|categori[sz]e|class(?:ify)?|treat)\s+(.+?)\s+(?:under|into|as)\s+(?:the\s+)?` + catWord + `(?:\s+from now on)?$`)
 	fileUnderRe   = regexp.MustCompile(`(?i)^(?:please\s+)?(?:file|put|move|categori[sz]e|class(?:ify)?|mark)\s+(.+?)\s+(?:under|into|as)\s+(?:the\s+)?` + catWord + `$`)
 	onesAreRe     = regexp.MustCompile(`(?i)^(?:all\s+)?(?:the\s+|my\s+)?(.+?)\s+(?:ones|payments|transactions|entries|expenses|purchases)\s+(?:are|should be|go under|belong (?:in|under))\s+(?:the\s+)?` + catWord + `$`)
@@ -25,11 +26,12 @@ var (
 	addCategoryRe = regexp.MustCompile(`(?i)\b(?:add|create|make|new)\b\s+(?:a\s+|an\s+)?(?:new\s+)?category\s+(?:called\s+|named\s+|for\s+)?['"]?([a-z][a-z &-]{1,39}?)['"]?$`)
 	listCatsRe    = regexp.MustCompile(`(?i)\b(?:what|which|show|list|see)\b.*\bcategor(?:y|ies)\b|^(?:my\s+)?categories$`)
 	listRulesRe   = regexp.MustCompile(`(?i)\b(?:what|which|show|list|see)\b.*\brules\b|^(?:my\s+)?rules$`)
+	periodSplit   = regexp.MustCompile(`\s+((?:in|for|from|during|since|over|between|this|last|past|today|yesterday)\b.*)$`)
 	notAPattern   = regexp.MustCompile(`(?i)^(?:it|that|this|them|those|expense\s*#?\d+|#\d+|\d+)$`)
 )
 
 // categoriesAndRules reads a request about categories or rules.
-func categoriesAndRules(text string) (orchestrator.Decision, bool) {
+func categoriesAndRules(text string, now time.Time) (orchestrator.Decision, bool) {
 	text = strings.TrimRight(strings.TrimSpace(text), ".!?")
 	if m := alwaysRe.FindStringSubmatch(text); m != nil {
 		if p, ok := patternWords(m[1]); ok {
@@ -54,7 +56,12 @@ func categoriesAndRules(text string) (orchestrator.Decision, bool) {
 	for _, re := range []*regexp.Regexp{fileUnderRe, onesAreRe} {
 		if m := re.FindStringSubmatch(text); m != nil {
 			if p, ok := patternWords(m[1]); ok {
-				return call(contracts.ToolRecategorize, contracts.RecategorizeArgs{Pattern: p, Category: categoryWords(m[2])}), true
+				args := contracts.RecategorizeArgs{Pattern: p, Category: categoryWords(m[2])}
+				if c, period, ok := strings.Cut(periodSplit.ReplaceAllString(args.Category, "\x00$1"), "\x00"); ok {
+					r := rangeOf(period, now)
+					args.Category, args.Range = strings.TrimSuffix(strings.TrimSpace(c), " category"), &r
+				}
+				return call(contracts.ToolRecategorize, args), true
 			}
 		}
 	}

@@ -139,7 +139,7 @@ func understand(text string, now time.Time, currency string) orchestrator.Decisi
 	if d, ok := preferences(text); ok {
 		return d
 	}
-	if d, ok := categoriesAndRules(text); ok {
+	if d, ok := categoriesAndRules(text, now); ok {
 		return d
 	}
 	switch {

@@ -277,6 +277,9 @@ func TestEverydayPhrasings(t *testing.T) {
 		{nil, "delete the Spotify rule", `delete_rule {"pattern":"spotify"}`},
 		{nil, "delete the rule for Netflix", `delete_rule {"pattern":"netflix"}`},
 		{nil, "stop filing Unity as software", `delete_rule {"pattern":"unity"}`},
+		{nil, "file Unity under software for last month", `recategorize {"pattern":"unity","category":"software","range":"last_month"}`},
+		{nil, "file the Unity ones under the software category this year", `recategorize {"pattern":"unity","category":"software","range":"this_year"}`},
+		{nil, "put all Tesco under groceries in 2026-10", `recategorize {"pattern":"tesco","category":"groceries","range":"2026-10"}`},
 		{nil, "delete expense 3", `delete_expense {"id":3}`},
 	}
 	if len(tests) < 100 {
