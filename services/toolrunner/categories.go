@@ -2,8 +2,10 @@ package toolrunner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/purser-ai/purser/internal/store"
@@ -18,22 +20,39 @@ import (
 // categoryName is how a category is kept: lower case, single spaces.
 func categoryName(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 
-// categorize is the category of a new entry described by texts (its
-// description, its merchant): given when the person gave one, else the
-// category of the user's first matching rule, else "other". It reads the
-// rules in tx, the transaction the entry is written in.
-func categorize(ctx context.Context, tx Tx, given, tenantID, userID string, texts ...string) (string, error) {
-	if c := categoryName(given); c != "" {
-		return c, nil
+// categorize is the category of a new entry of call c described by texts
+// (its description, its merchant): given when the person gave one, else
+// the category of the user's first matching rule, else "other". It reads
+// the rules in tx, the transaction the entry is written in, and a rule
+// applied is written there in the audit log, under the call's id.
+func categorize(ctx context.Context, tx Tx, c Call, given string, texts ...string) (string, error) {
+	if name := categoryName(given); name != "" {
+		return name, nil
 	}
-	r, ok, err := tx.Categorize(ctx, tenantID, userID, texts...)
+	r, ok, err := tx.Categorize(ctx, c.Caller.TenantID, c.Caller.UserID, texts...)
 	if err != nil {
 		return "", err
 	}
-	if ok {
-		return r.Category, nil
+	if !ok {
+		return store.CategoryOther, nil
 	}
-	return store.CategoryOther, nil
+	args, _ := json.Marshal(ruleApplied{RuleID: r.ID, Pattern: r.Pattern, Category: r.Category, Entries: 1})
+	err = tx.AppendAudit(ctx, store.AuditEntry{ID: c.ID + ".rule", TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Tool: auditApplyRule,
+		CallID: c.ID, Outcome: "ok", Args: args, CreatedAt: c.Now})
+	return r.Category, err
+}
+
+// auditApplyRule names, in the audit log, the rules applied to entries a
+// call or an import wrote.
+const auditApplyRule = "apply_rule"
+
+// ruleApplied is what the audit log keeps of a rule applied: the rule and
+// how many entries it filed.
+type ruleApplied struct {
+	RuleID   int64  `json:"rule_id"`
+	Pattern  string `json:"pattern"`
+	Category string `json:"category"`
+	Entries  int    `json:"entries"`
 }
 
 // categorizeLines files each imported line under the category of the
@@ -48,17 +67,35 @@ func categorizeLines(ctx context.Context, tx *store.Store, lines []store.Transac
 	if err != nil {
 		return err
 	}
+	var applied []ruleApplied
 	for i := range lines {
 		l := &lines[i]
 		if r, ok := store.MatchRule(rules, l.Vendor, l.Description); ok {
 			l.Category = r.Category
+			j := slices.IndexFunc(applied, func(a ruleApplied) bool { return a.RuleID == r.ID })
+			if j < 0 {
+				applied = append(applied, ruleApplied{RuleID: r.ID, Pattern: r.Pattern, Category: r.Category})
+				j = len(applied) - 1
+			}
+			applied[j].Entries++
 			continue
 		}
 		if l.Category = categoryName(l.Category); l.Category == "" {
 			l.Category = store.CategoryOther
 		}
 	}
-	return nil
+	if len(applied) == 0 {
+		return nil
+	}
+	// Lines already imported are skipped by the insert, so Entries counts
+	// the lines of the file each rule filed.
+	l := lines[0]
+	args, _ := json.Marshal(struct {
+		DocumentID string        `json:"document_id"`
+		Rules      []ruleApplied `json:"rules"`
+	}{l.DocumentID, applied})
+	return tx.AppendAudit(ctx, store.AuditEntry{ID: "import-rules-" + l.DocumentID, TenantID: l.TenantID, UserID: l.UserID, Tool: auditApplyRule,
+		CallID: l.DocumentID, Outcome: "ok", Args: args, CreatedAt: l.CreatedAt})
 }
 
 func ruleView(r store.Rule) contracts.RuleView {

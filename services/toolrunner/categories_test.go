@@ -54,8 +54,8 @@ func TestRulesApplyAtAddAndImport(t *testing.T) {
 			t.Parallel()
 			s := systest.Start(t, systest.Options{DSN: e.DSN(t), Now: clock, Toolrunners: 1, Mail: mb, Parser: simpleCSV{}})
 			ctx := context.Background()
-			for p, c := range map[string]string{"tesco": "groceries", "unity": "software"} {
-				if _, _, err := s.Store.PutRule(ctx, store.Rule{TenantID: "acme", UserID: "ann", Pattern: p, Category: c}); err != nil {
+			for _, r := range [][2]string{{"tesco", "groceries"}, {"unity", "software"}} {
+				if _, _, err := s.Store.PutRule(ctx, store.Rule{TenantID: "acme", UserID: "ann", Pattern: r[0], Category: r[1]}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -82,6 +82,26 @@ func TestRulesApplyAtAddAndImport(t *testing.T) {
 			}
 			if want := []string{"TESCO STORES=groceries", "COSTA COFFEE=other", "Unity Technologies=software"}; !slices.Equal(got, want) {
 				t.Fatalf("imported %q, want %q", got, want)
+			}
+			// Each rule applied is in the audit log, under the call or
+			// the document whose entries it filed.
+			entries, err := s.Store.ListAudit(ctx, "acme", 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			applied := map[string]string{}
+			for _, a := range entries {
+				if a.Tool == "apply_rule" {
+					applied[a.CallID] = string(a.Args)
+				}
+			}
+			if len(applied) != 2 || applied["add0"] != `{"rule_id":2,"pattern":"unity","category":"software","entries":1}` {
+				t.Errorf("rules applied at add in the audit log: %v", applied)
+			}
+			for call, args := range applied {
+				if call != "add0" && (!strings.Contains(args, `"pattern":"tesco","category":"groceries","entries":1`) || !strings.Contains(args, `"pattern":"unity","category":"software","entries":1`)) {
+					t.Errorf("rules applied at import in the audit log: %s %s", call, args)
+				}
 			}
 		})
 	}

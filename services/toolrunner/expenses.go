@@ -75,7 +75,7 @@ func addExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 	if a.Category != nil {
 		e.Category = strings.ToLower(strings.TrimSpace(*a.Category))
 	}
-	if e.Category, err = categorize(ctx, tx, e.Category, c.Caller.TenantID, c.Caller.UserID, e.Item); err != nil {
+	if e.Category, err = categorize(ctx, tx, c, e.Category, e.Item); err != nil {
 		return Output{}, err
 	}
 	added, err := tx.AddExpense(ctx, e)

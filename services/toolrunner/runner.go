@@ -45,6 +45,7 @@ type Tx interface {
 	Categorize(ctx context.Context, tenantID, userID string, texts ...string) (store.Rule, bool, error)
 	MatchEntries(ctx context.Context, f store.PatternFilter, limit int) (int, []store.LedgerEntry, error)
 	Recategorize(ctx context.Context, f store.PatternFilter, category string, at time.Time) (int, error)
+	AppendAudit(ctx context.Context, e store.AuditEntry) error
 }
 
 // TxStore is a transaction: the tools' view plus the bookkeeping that must
