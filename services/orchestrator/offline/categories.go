@@ -68,7 +68,7 @@ func categoriesAndRules(text string, now time.Time) (orchestrator.Decision, bool
 	if m := addCategoryRe.FindStringSubmatch(text); m != nil {
 		return call(contracts.ToolAddCategory, contracts.AddCategoryArgs{Name: categoryWords(m[1])}), true
 	}
-	if listCatsRe.MatchString(text) {
+	if listCatsRe.MatchString(text) && !spendRe.MatchString(text) {
 		return call(contracts.ToolListCategories, contracts.ListCategoriesArgs{}), true
 	}
 	if listRulesRe.MatchString(text) {
@@ -94,7 +94,7 @@ func patternWords(s string) (string, bool) {
 		}
 	}
 	s = strings.ToLower(strings.Trim(strings.TrimSpace(s), `'"`))
-	if len([]rune(s)) < 2 || len([]rune(s)) > 100 || notAPattern.MatchString(s) {
+	if len([]rune(s)) < 2 || len([]rune(s)) > 100 || notAPattern.MatchString(s) || strings.ContainsAny(s, "£$€¥") {
 		return "", false
 	}
 	return s, true

@@ -279,6 +279,7 @@ func TestEverydayPhrasings(t *testing.T) {
 		{nil, "stop filing Unity as software", `delete_rule {"pattern":"unity"}`},
 		{nil, "file Unity under software for last month", `recategorize {"pattern":"unity","category":"software","range":"last_month"}`},
 		{nil, "file the Unity ones under the software category this year", `recategorize {"pattern":"unity","category":"software","range":"this_year"}`},
+		{nil, "what did I spend per category this month?", `get_balance {"range":"this_month"}`},
 		{nil, "put all Tesco under groceries in 2026-10", `recategorize {"pattern":"tesco","category":"groceries","range":"2026-10"}`},
 		{nil, "delete expense 3", `delete_expense {"id":3}`},
 	}
