@@ -43,6 +43,13 @@ var catalog = []ToolSpec{
 	{ToolSummarizeSpending, "Add up the user's spending over a date range by category, by merchant, or month over month (each month's change from the one before), per currency.", KindRead, func() any { return new(SummarizeSpendingArgs) }},
 	{ToolBiggestExpenses, "List the user's biggest payments in a date range, per currency.", KindRead, func() any { return new(BiggestExpensesArgs) }},
 	{ToolRecurringPayments, "Find payments that recur (subscriptions, memberships, standing orders): the same merchant, a similar amount, monthly or weekly, with when the next is due.", KindRead, func() any { return new(RecurringPaymentsArgs) }},
+	{ToolListCategories, "List the user's categories: the defaults everyone has and the ones they added.", KindRead, func() any { return new(ListCategoriesArgs) }},
+	{ToolAddCategory, "Add a category of the user's own, e.g. 'pets'.", KindMutation, func() any { return new(AddCategoryArgs) }},
+	{ToolListRules, "List the user's rules (a pattern of merchant or description -> a category), in the order they are tried: longest pattern first.", KindRead, func() any { return new(ListRulesArgs) }},
+	{ToolSetRule, "Make a rule that files future entries whose merchant or description contains a pattern under a category, or change the category of the rule with that pattern. Rules apply when entries are added or imported.", KindMutation, func() any { return new(SetRuleArgs) }},
+	{ToolDeleteRule, "Delete the user's rule with a pattern.", KindMutation, func() any { return new(DeleteRuleArgs) }},
+	{ToolRecategorize, "File the user's existing entries whose merchant or description contains a pattern under a category, optionally only in a date range.", KindMutation, func() any { return new(RecategorizeArgs) }},
+	{ToolMatchEntries, "Count the user's entries whose merchant or description contains a pattern and show the newest few, with the rule for that pattern if one exists.", KindRead, func() any { return new(MatchEntriesArgs) }},
 }
 
 var clarifySpec = ToolSpec{ToolAskClarification, "Ask the user one clarifying question when the request is ambiguous or missing something. Nothing runs.", KindRead, func() any { return new(AskClarificationArgs) }}

@@ -60,6 +60,15 @@ func onToolResult(s State, r ToolResult, env Env) (State, Effects) {
 	if t.Plan != nil {
 		return advancePlan(s, env, eff)
 	}
+	if f := rowOf(c.Tool).followUp; f != nil && c.Decision != "" {
+		// A change the person approved offers the next one itself
+		// (recategorize: the rule for next time).
+		if next, ok := f(r.Data); ok {
+			s, more := onCalls(s, env, []Call{next})
+			eff.add(more)
+			return s, eff
+		}
+	}
 	eff.NeedModel = true
 	return s, eff
 }

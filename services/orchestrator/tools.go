@@ -45,6 +45,11 @@ type toolRow struct {
 	// remember is what working memory keeps of a successful result, in
 	// order; a value that is empty is not kept.
 	remember func(data json.RawMessage) []memoryValue
+	// followUp is the next change to offer once this one has run from
+	// an approved proposal, read from its result: proposed in turn (and
+	// looked up first, like any change), instead of asking the model
+	// again. ok false offers nothing.
+	followUp func(data json.RawMessage) (next Call, ok bool)
 }
 
 // checkRow is how a change is looked up before it is proposed. read is
@@ -86,6 +91,17 @@ var toolRows = map[string]toolRow{
 		describe: describeBiggestExpenses, remember: rememberBiggestExpenses},
 	contracts.ToolRecurringPayments: {kind: contracts.KindRead,
 		describe: describeRecurringPayments, remember: rememberRecurringPayments},
+	contracts.ToolListCategories: {kind: contracts.KindRead, describe: describeCategories},
+	contracts.ToolAddCategory: {kind: contracts.KindMutation, verb: "add that category",
+		propose: proposeAddCategory, describe: describeCategoryAdded},
+	contracts.ToolListRules: {kind: contracts.KindRead, describe: describeRules},
+	contracts.ToolSetRule: {kind: contracts.KindMutation, verb: "save that rule", check: &checkRow{read: readMatches, seen: seenSetRule},
+		propose: proposeSetRule, describe: describeRuleSet},
+	contracts.ToolDeleteRule: {kind: contracts.KindMutation, verb: "delete that rule", check: &checkRow{read: readMatches, seen: seenDeleteRule},
+		propose: proposeDeleteRule, describe: describeRuleDeleted},
+	contracts.ToolRecategorize: {kind: contracts.KindMutation, verb: "file those entries", check: &checkRow{read: readMatches, seen: seenRecategorize},
+		propose: proposeRecategorize, describe: describeRecategorized, followUp: offerRule},
+	contracts.ToolMatchEntries: {kind: contracts.KindRead, describe: describeMatches},
 }
 
 // tool is a catalog tool with its row.

@@ -27,8 +27,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 	type caller struct{ tenant, user string }
 	callers := map[whose]caller{own: {"acme", "ann"}, otherUser: {"acme", "bob"}, otherTenant: {"bravo", "eve"}}
 	roles := []string{contracts.RoleOwner, contracts.RoleMember, contracts.RoleViewer}
-	mutations := []string{contracts.ToolUpdateExpense, contracts.ToolDeleteExpense}
-	reads := []string{contracts.ToolListExpenses, contracts.ToolGetBalance, contracts.ToolGetTransactions,
+	mutations := []string{contracts.ToolUpdateExpense, contracts.ToolDeleteExpense, contracts.ToolRecategorize}
+	reads := []string{contracts.ToolListExpenses, contracts.ToolGetBalance, contracts.ToolGetTransactions, contracts.ToolMatchEntries,
 		contracts.ToolSummarizeSpending, contracts.ToolBiggestExpenses, contracts.ToolRecurringPayments}
 
 	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
@@ -61,6 +61,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 					if tool == contracts.ToolUpdateExpense {
 						args = fmt.Sprintf(`{"id":%d,"amount":"0.01"}`, e.ID)
 					}
+					if tool == contracts.ToolRecategorize {
+						args = fmt.Sprintf(`{"pattern":%q,"category":"software"}`, item[1:]) // "nn-N": an echo of it names no item
+					}
 					callID := fmt.Sprintf("m%d", n)
 					req := request(c.tenant, c.user, callID, tool, args, role)
 					approved(t, s, &req, "p-"+callID)
@@ -84,7 +87,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 						t.Errorf("%s by %s on %s expense shows it: %s %s", tool, role, w, res.Data, res.Error.Message)
 					}
 					after, err := s.Store.GetExpense(ctx, "acme", "ann", e.ID)
-					changed := err != nil || after.AmountMinor != 700
+					changed := err != nil || after.AmountMinor != 700 || after.Category != ""
 					if changed != (want == "") {
 						t.Errorf("%s by %s on %s expense: changed = %v (%+v, %v)", tool, role, w, changed, after, err)
 					}
@@ -98,6 +101,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 					}
 					if tool == contracts.ToolSummarizeSpending {
 						args = `{"by":"merchant","range":"2026-11"}`
+					}
+					if tool == contracts.ToolMatchEntries {
+						args = `{"pattern":"nn-","range":"2026-11"}` // an echo of it names no item
 					}
 					s.SendToolRequest(request(c.tenant, c.user, callID, tool, args, role))
 					res := s.Result(c.tenant, "conv-"+c.user, callID)

@@ -22,6 +22,13 @@ func Catalog() []Tool {
 		{Name: contracts.ToolSummarizeSpending, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: summarizeSpending},
 		{Name: contracts.ToolBiggestExpenses, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: biggestExpenses},
 		{Name: contracts.ToolRecurringPayments, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: recurringPayments},
+		{Name: contracts.ToolListCategories, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: listCategories},
+		{Name: contracts.ToolAddCategory, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: addCategory},
+		{Name: contracts.ToolListRules, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: listRules},
+		{Name: contracts.ToolSetRule, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: setRule},
+		{Name: contracts.ToolDeleteRule, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: deleteRule},
+		{Name: contracts.ToolRecategorize, Kind: contracts.KindMutation, Deadline: 10 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: recategorize},
+		{Name: contracts.ToolMatchEntries, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: matchEntries},
 	}
 }
 

@@ -75,6 +75,9 @@ func addExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 	if a.Category != nil {
 		e.Category = strings.ToLower(strings.TrimSpace(*a.Category))
 	}
+	if e.Category, err = categorize(ctx, tx, c, e.Category, e.Item); err != nil {
+		return Output{}, err
+	}
 	added, err := tx.AddExpense(ctx, e)
 	if err != nil {
 		return Output{}, err

@@ -170,6 +170,9 @@ func (i *Importer) importDocument(ctx context.Context, doc store.Document) (stor
 	}
 	var added int
 	err = i.store.InTx(ctx, func(tx *store.Store) error {
+		if err := categorizeLines(ctx, tx, lines); err != nil {
+			return err
+		}
 		n, err := tx.InsertTransactions(ctx, lines)
 		if err != nil {
 			return err

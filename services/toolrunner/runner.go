@@ -39,6 +39,17 @@ type Tx interface {
 	SpendingByMonth(ctx context.Context, tenantID, userID, from, to string) (store.MonthlySpending, error)
 	BiggestOutflows(ctx context.Context, tenantID, userID, from, to string, limit int) ([]store.LedgerEntry, error)
 	RecurringPayments(ctx context.Context, tenantID, userID, from, to string) ([]store.RecurringPayment, error)
+	ListCategories(ctx context.Context, tenantID, userID string) ([]store.Category, error)
+	HasCategory(ctx context.Context, tenantID, userID, name string) (bool, error)
+	AddCategory(ctx context.Context, tenantID, userID, name string, at time.Time) (bool, error)
+	ListRules(ctx context.Context, tenantID, userID string) ([]store.Rule, error)
+	GetRule(ctx context.Context, tenantID, userID, pattern string) (store.Rule, error)
+	PutRule(ctx context.Context, r store.Rule) (store.Rule, bool, error)
+	DeleteRule(ctx context.Context, tenantID, userID, pattern string) (store.Rule, error)
+	Categorize(ctx context.Context, tenantID, userID string, texts ...string) (store.Rule, bool, error)
+	MatchEntries(ctx context.Context, f store.PatternFilter, limit int) (int, []store.LedgerEntry, error)
+	Recategorize(ctx context.Context, f store.PatternFilter, category string, at time.Time) (int, error)
+	AppendAudit(ctx context.Context, e store.AuditEntry) error
 }
 
 // TxStore is a transaction: the tools' view plus the bookkeeping that must

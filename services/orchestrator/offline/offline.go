@@ -26,7 +26,7 @@ type Model struct{}
 
 var _ orchestrator.Model = Model{}
 
-const helpText = "I can add, change, delete and list your expenses, total what you spent, show where your money went (by category, merchant or month), your biggest expenses and your subscriptions, find bank statements in your mail and import them, and show imported transactions. Try \"I spent £12.50 on lunch today\", \"what did I spend this month?\", \"where did my money go last month?\" or \"find my last Visa statement and process it\"."
+const helpText = "I can add, change, delete and list your expenses, total what you spent, show where your money went (by category, merchant or month), your biggest expenses and your subscriptions, find bank statements in your mail and import them, show imported transactions, and file entries under categories with rules for next time. Try \"I spent £12.50 on lunch today\", \"what did I spend this month?\", \"where did my money go last month?\" or \"find my last Visa statement and process it\"."
 
 // Clarifying questions the offline model asks. Follow-ups recognise them.
 const (
@@ -137,6 +137,9 @@ func fromText(p orchestrator.Prompt) orchestrator.Decision {
 func understand(text string, now time.Time, currency string) orchestrator.Decision {
 	lower := strings.ToLower(text)
 	if d, ok := preferences(text); ok {
+		return d
+	}
+	if d, ok := categoriesAndRules(text, now); ok {
 		return d
 	}
 	switch {

@@ -294,6 +294,23 @@ func TestEverydayPhrasings(t *testing.T) {
 		{[]string{"add coffee", howMuchCoffee}, "top 5 expenses last month", `biggest_expenses {"range":"last_month","limit":5}`},
 		{[]string{"add coffee", howMuchCoffee}, "what did I spend in September 2020", `get_balance {"range":"2020-09"}`},
 		{[]string{"add coffee", howMuchCoffee}, "what subscriptions am I paying?", `recurring_payments {}`},
+		{nil, "the Unity ones are software", `recategorize {"pattern":"unity","category":"software"}`},
+		{nil, "file Unity under software", `recategorize {"pattern":"unity","category":"software"}`},
+		{nil, "put all Tesco under groceries", `recategorize {"pattern":"tesco","category":"groceries"}`},
+		{nil, "put all my Café Nero payments under the dining category", `recategorize {"pattern":"café nero","category":"dining"}`},
+		{nil, "what categories do I have?", `list_categories {}`},
+		{nil, "add a category called pets", `add_category {"name":"pets"}`},
+		{nil, "show my rules", `list_rules {}`},
+		{nil, "always put Spotify under subscriptions", `set_rule {"pattern":"spotify","category":"subscriptions"}`},
+		{nil, "change the Spotify rule to entertainment", `set_rule {"pattern":"spotify","category":"entertainment"}`},
+		{nil, "delete the Spotify rule", `delete_rule {"pattern":"spotify"}`},
+		{nil, "delete the rule for Netflix", `delete_rule {"pattern":"netflix"}`},
+		{nil, "stop filing Unity as software", `delete_rule {"pattern":"unity"}`},
+		{nil, "file Unity under software for last month", `recategorize {"pattern":"unity","category":"software","range":"last_month"}`},
+		{nil, "file the Unity ones under the software category this year", `recategorize {"pattern":"unity","category":"software","range":"this_year"}`},
+		{nil, "what did I spend per category this month?", `summarize_spending {"by":"category","range":"this_month"}`},
+		{nil, "put all Tesco under groceries in 2026-10", `recategorize {"pattern":"tesco","category":"groceries","range":"2026-10"}`},
+		{nil, "delete expense 3", `delete_expense {"id":3}`},
 	}
 	if len(tests) < 100 {
 		t.Fatalf("only %d phrasings", len(tests))
