@@ -40,6 +40,9 @@ var catalog = []ToolSpec{
 	{ToolGetTransactions, "List imported bank transactions, filtered by dates, vendor, category or review status, with totals.", KindRead, func() any { return new(GetTransactionsArgs) }},
 	{ToolSetPreferences, "Change the user's own defaults: currency, time zone, or how they write dates.", KindMutation, func() any { return new(SetPreferencesArgs) }},
 	{ToolGetChatHistory, "Look back through this conversation's earlier messages, only when the user refers to something said before that is not in view. Pages back; can search.", KindRead, func() any { return new(GetChatHistoryArgs) }},
+	{ToolUpdateTransaction, "Fix an imported transaction by its number: its category or description, or clear its review flag.", KindMutation, func() any { return new(UpdateTransactionArgs) }},
+	{ToolGetLastChange, "Find the user's latest change that can be undone (an expense added, changed or deleted, a transaction fixed, or a whole statement import).", KindRead, func() any { return new(GetLastChangeArgs) }},
+	{ToolUndoChange, "Undo one change found by get_last_change, reverting exactly that change.", KindMutation, func() any { return new(UndoChangeArgs) }},
 }
 
 var clarifySpec = ToolSpec{ToolAskClarification, "Ask the user one clarifying question when the request is ambiguous or missing something. Nothing runs.", KindRead, func() any { return new(AskClarificationArgs) }}

@@ -323,6 +323,15 @@ func TestToolArgs(t *testing.T) {
 		{ToolGetTransactions, `{"review_status":"maybe"}`, "review_status: must be one of", ""},
 		{ToolFetchEmailAttachments, `{"message_id":"../etc/passwd"}`, "message_id: must be 1-64", ""},
 		{ToolSearchGmail, `{"query":"visa statement","limit":51}`, "limit: must be at most 50", ""},
+		{ToolUpdateTransaction, `{"id":12,"review":"clear"}`, "", `{"id":12,"review":"clear"}`},
+		{ToolUpdateTransaction, `{"id":12,"review":"flag"}`, "review: must be one of", ""},
+		{ToolUpdateTransaction, `{"id":0,"category":"rent"}`, "id: is required", ""},
+		{ToolUpdateTransaction, `{"id":12,"category":""}`, "category:", ""},
+		{ToolGetLastChange, `{"kind":"import"}`, "", `{"kind":"import"}`},
+		{ToolGetLastChange, `{"kind":"expense"}`, "kind: must be one of", ""},
+		{ToolUndoChange, `{"change_id":7}`, "", `{"change_id":7}`},
+		{ToolUndoChange, `{}`, "change_id: is required", ""},
+		{ToolUndoChange, `{"change_id":7,"user_id":"other"}`, "user_id: unknown field", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.give, func(t *testing.T) {
