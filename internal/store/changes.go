@@ -365,3 +365,19 @@ func sameTransaction(a, b Transaction) bool {
 		a.Currency == b.Currency && a.Description == b.Description && a.Vendor == b.Vendor && a.Category == b.Category &&
 		a.ReviewStatus == b.ReviewStatus
 }
+
+// UndoneImports counts the user's undone imports of document docID and of
+// the documents that imported the same file again after an undo (docID
+// followed by "-" and a number): the next import of the file takes a new
+// id, so that nothing keyed by the document id (its job, its
+// notification) is taken for the earlier, undone one.
+func (s *Store) UndoneImports(ctx context.Context, tenantID, userID, docID string) (int, error) {
+	var n int
+	err := s.readRow(ctx, `SELECT COUNT(*) FROM change_log WHERE tenant_id = ? AND user_id = ? AND kind = ?
+		AND undone_by IS NOT NULL AND (entity = ? OR entity LIKE ? ESCAPE '\')`,
+		[]any{tenantID, userID, ChangeImport, docID, likeEscape(docID) + "-%"}, &n)
+	if err != nil {
+		return 0, fmt.Errorf("undone imports: %w", err)
+	}
+	return n, nil
+}

@@ -127,6 +127,12 @@ func TestUndoImportRemovesOnlyItsTransactions(t *testing.T) {
 		if _, err := st.GetDocument(ctx, "t", "sept"); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("sept's document after undo: %v, want not found", err)
 		}
+		if n := ok[int](t)(st.UndoneImports(ctx, "t", "u", "sept")); n != 1 {
+			t.Fatalf("undone imports of sept = %d, want 1", n)
+		}
+		if n := ok[int](t)(st.UndoneImports(ctx, "t", "u", "aug")); n != 0 {
+			t.Fatalf("undone imports of aug = %d, want 0", n)
+		}
 		// The file can be imported again: the same content is stored anew.
 		if _, created, err := st.PutDocument(ctx, store.Document{TenantID: "t", ID: "sept2", UserID: "u", SHA256: "sha-sept", Filename: "sept.csv",
 			MediaType: "text/csv", Size: 1, Content: []byte("x")}); err != nil || !created {

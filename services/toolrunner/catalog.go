@@ -19,6 +19,9 @@ func Catalog() []Tool {
 		{Name: contracts.ToolGetTransactions, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: getTransactions},
 		{Name: contracts.ToolSetPreferences, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 10, Run: setPreferences},
 		{Name: contracts.ToolGetChatHistory, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: getChatHistory},
+		{Name: contracts.ToolUpdateTransaction, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: updateTransaction},
+		{Name: contracts.ToolGetLastChange, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: getLastChange},
+		{Name: contracts.ToolUndoChange, Kind: contracts.KindMutation, Deadline: 15 * time.Second, OutputCap: outputCap, PerMinute: 10, Run: undoChange},
 	}
 }
 

@@ -35,6 +35,15 @@ type Tx interface {
 	ConversationFrames(ctx context.Context, tenantID, userID, conversationID string, beforeSeq int64, limit int) ([]store.Frame, error)
 	GetUserSettings(ctx context.Context, tenantID, userID string) (store.UserSettings, error)
 	PutUserSettings(ctx context.Context, u store.UserSettings) (store.UserSettings, error)
+	GetTransaction(ctx context.Context, tenantID, userID string, id int64) (store.Transaction, error)
+	NearestTransactions(ctx context.Context, tenantID, userID string, id int64, n int) ([]store.Transaction, error)
+	UpdateTransaction(ctx context.Context, t store.Transaction) (store.Transaction, error)
+	RecordExpenseChange(ctx context.Context, callID string, before, after *store.Expense, at time.Time) error
+	RecordTransactionUpdate(ctx context.Context, callID string, before, after store.Transaction, at time.Time) error
+	GetChange(ctx context.Context, tenantID, userID string, id int64) (store.Change, error)
+	LastChange(ctx context.Context, tenantID, userID, kind string) (store.Change, error)
+	UndoChange(ctx context.Context, tenantID, userID string, id int64, callID string, at time.Time) (store.Change, error)
+	UndoneImports(ctx context.Context, tenantID, userID, docID string) (int, error)
 }
 
 // TxStore is a transaction: the tools' view plus the bookkeeping that must
