@@ -80,6 +80,11 @@ var toolRows = map[string]toolRow{
 	contracts.ToolSetPreferences: {kind: contracts.KindMutation,
 		propose: proposePreferences, describe: describePreferencesSaved},
 	contracts.ToolGetChatHistory: {kind: contracts.KindRead},
+	contracts.ToolUpdateTransaction: {kind: contracts.KindMutation, verb: "change that transaction", check: &checkRow{read: readTransaction, seen: seenUpdateTransaction},
+		propose: proposeUpdateTransaction, describe: describeTransactionChanged},
+	contracts.ToolGetLastChange: {kind: contracts.KindRead, describe: describeLastChange},
+	contracts.ToolUndoChange: {kind: contracts.KindMutation, verb: "undo that", check: &checkRow{read: readChange, seen: seenUndo},
+		propose: proposeUndo, describe: describeUndone},
 }
 
 // tool is a catalog tool with its row.

@@ -97,7 +97,17 @@ func getLastChange(ctx context.Context, tx Tx, c Call) (Output, error) {
 	if a.Kind != nil && *a.Kind == "import" {
 		out.Kind, kind = "import", store.ChangeImport
 	}
-	ch, err := tx.LastChange(ctx, c.Caller.TenantID, c.Caller.UserID, kind)
+	var ch store.Change
+	var err error
+	if a.ChangeID != nil {
+		out.ChangeID = *a.ChangeID
+		ch, err = tx.GetChange(ctx, c.Caller.TenantID, c.Caller.UserID, *a.ChangeID)
+		if err == nil && (ch.Kind == store.ChangeUndo || ch.UndoneBy != 0) {
+			err = store.ErrNotFound // nothing an undo may revert
+		}
+	} else {
+		ch, err = tx.LastChange(ctx, c.Caller.TenantID, c.Caller.UserID, kind)
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return Output{Data: out}, nil

@@ -98,6 +98,11 @@ func TestUndoTheLastImport(t *testing.T) {
 		if got, want := fmt.Sprint(annTransactions(t, s)), "[RENT]"; got != want {
 			t.Fatalf("transactions after a redelivered undo = %s, want %s", got, want)
 		}
+		// Looked up by its id, an undone change is no longer one to undo.
+		byID := mustOK[contracts.LastChange](t, call(t, s, "byid", contracts.ToolGetLastChange, args, false))
+		if byID.Change != nil || byID.ChangeID != last.Change.ID {
+			t.Fatalf("lookup of an undone change = %+v, want none", byID)
+		}
 		// A new undo of the same change, under another yes, is refused.
 		res := call(t, s, "undo2", contracts.ToolUndoChange, args, true)
 		if res.OK || res.Error.Code != contracts.CodeProposalInvalid || !strings.Contains(res.Error.Message, "already undone") {

@@ -265,6 +265,26 @@ func TestEverydayPhrasings(t *testing.T) {
 		{[]string{"move expense 2 to food", "Proposed: Change expense #2 (lunch, £12.00 on 2026-11-20 (work)): category work → food, date 2026-11-20 → 2026-11-21?"}, "no, 2026-11-19", `update_expense {"id":2,"date":"2026-11-19","category":"food"}`},
 		{[]string{"delete expense 3", "Proposed: Delete expense #3: coffee, £3.00 on 2026-11-20?"}, "no, 4 not 3", `delete_expense {"id":4}`},
 		{[]string{"add 1200 yen ramen", "Proposed: Add expense 'ramen' ¥1,200 on 2026-11-22?"}, "no, 1500", `add_expense {"item":"ramen","amount":"1500","currency":"JPY","date":"2026-11-22"}`},
+		// Review of imported transactions.
+		{nil, "what needs review?", `get_transactions {"review_status":"needs_review"}`},
+		{nil, "show transactions to review", `get_transactions {"review_status":"needs_review"}`},
+		{nil, "anything to review?", `get_transactions {"review_status":"needs_review"}`},
+		{nil, "clear the review on transaction 12", `update_transaction {"id":12,"review":"clear"}`},
+		{nil, "mark 12 as reviewed", `update_transaction {"id":12,"review":"clear"}`},
+		{nil, "mark 12 as groceries", `update_transaction {"id":12,"category":"groceries"}`},
+		{nil, "mark transaction 7 as eating out", `update_transaction {"id":7,"category":"eating out"}`},
+		{nil, "fix transaction 12: it's rent", `update_transaction {"id":12,"category":"rent","review":"clear"}`},
+		{nil, "fix transaction 12 - it's the rent", `update_transaction {"id":12,"category":"rent","review":"clear"}`},
+		{nil, "fix transaction 12", "clarify: What is transaction 12?"},
+		{nil, "fix expense 12 to £15", `update_expense {"id":12,"amount":"15"}`},
+		// Undo.
+		{nil, "undo that", `get_last_change {}`},
+		{nil, "undo", `get_last_change {}`},
+		{nil, "Undo!", `get_last_change {}`},
+		{nil, "undo the last import", `get_last_change {"kind":"import"}`},
+		{nil, "please undo my last import", `get_last_change {"kind":"import"}`},
+		{nil, "revert my last change", `get_last_change {}`},
+		{nil, "take that back", `get_last_change {}`},
 	}
 	if len(tests) < 100 {
 		t.Fatalf("only %d phrasings", len(tests))
