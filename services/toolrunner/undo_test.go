@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/internal/systest"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/toolrunner"
@@ -200,4 +201,83 @@ func TestNothingToUndo(t *testing.T) {
 			t.Fatalf("undo of no change = %s %+v", res.Data, res.Error)
 		}
 	})
+}
+
+// The whole conversation with the offline model: what needs review is
+// listed with numbers, a fix is proposed showing the transaction, "undo
+// the last import" proposes removing exactly that file's transactions,
+// and "undo that" with nothing left of the import names the typed expense.
+func TestReviewAndUndoConversation(t *testing.T) {
+	statement := "2026-10-01,-1299,TESCO STORES\n2026-10-02,-450,COSTA COFFEE\n2026-10-03,-250000,CAR DEALER\n"
+	mb := mailbox{msgs: map[string]toolrunner.Fetched{
+		"m-visa": {Subject: "Your Visa statement", Files: []toolrunner.File{{Name: "september.csv", MediaType: "text/csv", Data: []byte(statement)}}},
+	}}
+	s := systest.Start(t, systest.Options{DSN: storetest.SQLiteDSN(t), Orchestrators: 1, Toolrunners: 1, Mail: mb, Parser: simpleCSV{}})
+	ann := s.User("acme", "ann")
+	notes := s.Watch("purser.notify.acme.ann")
+	say := func(text string) string { return ann.Say(text) }
+	propose := func(text string) contracts.Proposal {
+		t.Helper()
+		turn := say(text)
+		return systest.Expect[contracts.Proposal](ann, contracts.TypeProposal, turn)
+	}
+	approve := func(p contracts.Proposal) string {
+		t.Helper()
+		return systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, ann.Confirm(p.ProposalID, "approve", nil)).Content
+	}
+
+	approve(propose("add £3 coffee today"))
+	approve(propose("Find my last Visa statement and process it"))
+	notes.WaitN(1, nil)
+
+	turn := say("what needs review?")
+	list := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, turn).Content
+	txs, err := s.Store.ListTransactions(context.Background(), store.TransactionFilter{TenantID: "acme", UserID: "ann", ReviewStatus: store.ReviewNeeds})
+	if err != nil || len(txs) != 1 {
+		t.Fatalf("to review: %v %v", txs, err)
+	}
+	num := fmt.Sprintf("#%d", txs[0].ID)
+	if !strings.Contains(list, num+" 2026-10-03 CAR DEALER") || !strings.Contains(list, "[needs review]") {
+		t.Fatalf("what needs review = %q", list)
+	}
+	p := propose(fmt.Sprintf("fix transaction %d: it's car", txs[0].ID))
+	if want := fmt.Sprintf("Change transaction %s (CAR DEALER, -£2,500.00 on 2026-10-03, needs review): category none → car, mark as reviewed?", num); p.Summary != want {
+		t.Fatalf("fix proposal = %q\nwant %q", p.Summary, want)
+	}
+	if got := approve(p); !strings.Contains(got, "Updated transaction "+num) {
+		t.Fatalf("fix answer = %q", got)
+	}
+
+	p = propose("undo the last import")
+	if p.Summary != "Undo the import of september.csv: remove its 3 transactions?" {
+		t.Fatalf("undo proposal = %q", p.Summary)
+	}
+	// The import's transaction was fixed since: the undo says so and
+	// removes nothing.
+	if got := approve(p); !strings.Contains(got, "Transaction "+num+" 'CAR DEALER' was changed after that change") {
+		t.Fatalf("undo of an import with a fixed transaction = %q", got)
+	}
+	if n := len(annTransactions(t, s)); n != 3 {
+		t.Fatalf("%d transactions after a refused undo, want 3", n)
+	}
+	// Undo the fix first, then the import.
+	p = propose("undo that")
+	if !strings.HasPrefix(p.Summary, "Undo the change to transaction "+num+": put back CAR DEALER") {
+		t.Fatalf("undo proposal = %q", p.Summary)
+	}
+	approve(p)
+	p = propose("undo the last import")
+	if got := approve(p); !strings.Contains(got, "Undone: removed the 3 transactions imported from september.csv") {
+		t.Fatalf("undo answer = %q", got)
+	}
+	if n := len(annTransactions(t, s)); n != 0 {
+		t.Fatalf("%d transactions after undoing the import, want 0", n)
+	}
+	p = propose("take that back")
+	if !strings.HasPrefix(p.Summary, "Undo adding expense #1 (coffee, £3.00 on") {
+		t.Fatalf("the next undo = %q, want the typed coffee", p.Summary)
+	}
+	if len(rows(t, s, "acme")) != 1 {
+		t.Fatal("the typed expense went with the import")
+	}
 }
