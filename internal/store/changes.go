@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -143,11 +142,12 @@ func (s *Store) RecordTransactionUpdate(ctx context.Context, callID string, befo
 
 // RecordImport records the import of doc as a whole: the transactions it
 // added, which are those stored under its id. Call it on the transaction
-// that stores them.
+// that stores them. An import that added none (every line imported
+// before) is not recorded: undoing it would change nothing.
 func (s *Store) RecordImport(ctx context.Context, doc Document, at time.Time) error {
 	txs, err := s.documentTransactions(ctx, doc.TenantID, doc.UserID, doc.ID)
-	if err != nil {
-		return err
+	if err != nil || len(txs) == 0 {
+		return err // an import that added nothing has nothing to undo
 	}
 	img := ImportImage{DocumentID: doc.ID, Filename: doc.Filename, Transactions: txs}
 	_, err = s.RecordChange(ctx, Change{TenantID: doc.TenantID, UserID: doc.UserID, CallID: "import-" + doc.ID, Kind: ChangeImport,
@@ -229,7 +229,10 @@ func (s *Store) UndoChange(ctx context.Context, tenantID, userID string, id int6
 	return undo, nil
 }
 
-// revert undoes c on the transaction s.
+// revert undoes c on the transaction s. Each statement that reverts an
+// entry matches the entry as the change left it, so an entry changed by
+// anyone since (even by a transaction committed a moment before) is never
+// overwritten: the statement touches no row and the undo is refused.
 func (s *Store) revert(ctx context.Context, c Change, at time.Time) error {
 	switch c.Kind {
 	case ChangeExpenseAdd, ChangeExpenseUpdate, ChangeExpenseDelete:
@@ -246,14 +249,16 @@ func (s *Store) revert(ctx context.Context, c Change, at time.Time) error {
 		if before == nil || after == nil {
 			return fmt.Errorf("change %d has no image", c.ID)
 		}
-		cur, err := s.GetTransaction(ctx, c.TenantID, c.UserID, after.ID)
-		if errors.Is(err, ErrNotFound) || (err == nil && !sameTransaction(cur, *after)) {
-			return &ChangedSinceError{Entry: "transaction", ID: after.ID, Description: after.Description, Gone: err != nil}
-		} else if err != nil {
+		n, err := s.exec(ctx, `UPDATE transactions SET description = ?, category = ?, review_status = ?
+			WHERE tenant_id = ? AND user_id = ? AND id = ? AND `+transactionAsLeft,
+			append([]any{before.Description, before.Category, before.ReviewStatus, c.TenantID, c.UserID, after.ID}, transactionImage(*after)...)...)
+		if err != nil {
 			return err
 		}
-		_, err = s.UpdateTransaction(ctx, *before)
-		return err
+		if n == 0 {
+			return s.transactionChanged(ctx, c, *after)
+		}
+		return nil
 	case ChangeImport:
 		var img *ImportImage
 		if err := decodeImages(c, nil, &img); err != nil {
@@ -283,6 +288,31 @@ func decodeImages[T any](c Change, before, after **T) error {
 	return nil
 }
 
+// expenseAsLeft matches an expense row to an image (expenseImage's args).
+const expenseAsLeft = `item = ? AND amount_minor = ? AND currency = ? AND date = ? AND category = ?`
+
+func expenseImage(e Expense) []any {
+	return []any{e.Item, e.AmountMinor, e.Currency, e.Date, e.Category}
+}
+
+// transactionAsLeft matches a transaction row to an image
+// (transactionImage's args).
+const transactionAsLeft = `document_id = ? AND date = ? AND amount_minor = ? AND currency = ? AND description = ? AND vendor = ?
+	AND category = ? AND review_status = ?`
+
+func transactionImage(t Transaction) []any {
+	return []any{t.DocumentID, t.Date, t.AmountMinor, t.Currency, t.Description, t.Vendor, t.Category, t.ReviewStatus}
+}
+
+// transactionChanged is the refusal for a transaction no longer as left.
+func (s *Store) transactionChanged(ctx context.Context, c Change, t Transaction) error {
+	_, err := s.GetTransaction(ctx, c.TenantID, c.UserID, t.ID)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return &ChangedSinceError{Entry: "transaction", ID: t.ID, Description: t.Description, Gone: err != nil}
+}
+
 func (s *Store) revertExpense(ctx context.Context, c Change, before, after *Expense, at time.Time) error {
 	ref := after
 	if ref == nil {
@@ -291,79 +321,50 @@ func (s *Store) revertExpense(ctx context.Context, c Change, before, after *Expe
 	if ref == nil {
 		return fmt.Errorf("change %d has no image", c.ID)
 	}
-	cur, err := s.GetExpense(ctx, c.TenantID, c.UserID, ref.ID)
+	var n int64
+	var err error
+	switch {
+	case after == nil: // a deletion: the same number comes back, unless it exists again
+		n, err = s.exec(ctx, `INSERT INTO expenses (tenant_id, `+expenseCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT DO NOTHING`,
+			c.TenantID, before.ID, c.UserID, before.Item, before.AmountMinor, before.Currency, before.Date, before.Category,
+			s.d.ts(before.CreatedAt), s.d.ts(s.orNow(at)))
+	case before == nil: // an add
+		n, err = s.exec(ctx, `DELETE FROM expenses WHERE tenant_id = ? AND user_id = ? AND id = ? AND `+expenseAsLeft,
+			append([]any{c.TenantID, c.UserID, after.ID}, expenseImage(*after)...)...)
+	default:
+		n, err = s.exec(ctx, `UPDATE expenses SET item = ?, amount_minor = ?, currency = ?, date = ?, category = ?, updated_at = ?
+			WHERE tenant_id = ? AND user_id = ? AND id = ? AND `+expenseAsLeft,
+			append([]any{before.Item, before.AmountMinor, before.Currency, before.Date, before.Category, s.d.ts(s.orNow(at)),
+				c.TenantID, c.UserID, after.ID}, expenseImage(*after)...)...)
+	}
+	if err != nil || n == 1 {
+		return err
+	}
+	_, err = s.GetExpense(ctx, c.TenantID, c.UserID, ref.ID)
 	exists := err == nil
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return err
 	}
-	changed := &ChangedSinceError{Entry: "expense", ID: ref.ID, Description: ref.Item}
-	switch {
-	case after == nil: // a deletion: the same number comes back
-		if exists {
-			changed.Gone = true
-			return changed
-		}
-		_, err := s.exec(ctx, `INSERT INTO expenses (tenant_id, `+expenseCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			c.TenantID, before.ID, c.UserID, before.Item, before.AmountMinor, before.Currency, before.Date, before.Category,
-			s.d.ts(before.CreatedAt), s.d.ts(s.orNow(at)))
-		return err
-	case !exists:
-		changed.Gone = true
-		return changed
-	case !sameExpense(cur, *after):
-		return changed
-	case before == nil: // an add
-		return s.DeleteExpense(ctx, c.TenantID, c.UserID, after.ID)
-	}
-	b := *before
-	b.TenantID, b.UserID, b.UpdatedAt = c.TenantID, c.UserID, s.orNow(at)
-	_, err = s.UpdateExpense(ctx, b)
-	return err
+	// A deletion's expense exists again; another's is gone or changed.
+	return &ChangedSinceError{Entry: "expense", ID: ref.ID, Description: ref.Item, Gone: exists == (after == nil)}
 }
 
-// revertImport removes the transactions an import added, if each is still
-// as imported, and its document.
+// revertImport removes the transactions an import added, each only if it
+// is still as imported, and its document.
 func (s *Store) revertImport(ctx context.Context, c Change, img ImportImage) error {
-	ids := make([]int64, 0, len(img.Transactions))
 	for _, t := range img.Transactions {
-		cur, err := s.GetTransaction(ctx, c.TenantID, c.UserID, t.ID)
-		if errors.Is(err, ErrNotFound) || (err == nil && !sameTransaction(cur, t)) {
-			return &ChangedSinceError{Entry: "transaction", ID: t.ID, Description: t.Description, Gone: err != nil}
-		} else if err != nil {
-			return err
-		}
-		ids = append(ids, t.ID)
-	}
-	const chunk = 500
-	for len(ids) > 0 {
-		part := ids[:min(chunk, len(ids))]
-		ids = ids[len(part):]
-		args := []any{c.TenantID, c.UserID, img.DocumentID}
-		for _, id := range part {
-			args = append(args, id)
-		}
-		marks := strings.TrimSuffix(strings.Repeat("?, ", len(part)), ", ")
-		n, err := s.exec(ctx, `DELETE FROM transactions WHERE tenant_id = ? AND user_id = ? AND document_id = ? AND id IN (`+marks+`)`, args...)
+		n, err := s.exec(ctx, `DELETE FROM transactions WHERE tenant_id = ? AND user_id = ? AND id = ? AND `+transactionAsLeft,
+			append([]any{c.TenantID, c.UserID, t.ID}, transactionImage(t)...)...)
 		if err != nil {
 			return err
 		}
-		if int(n) != len(part) {
-			return fmt.Errorf("undo import %s: removed %d of %d transactions", img.DocumentID, n, len(part))
+		if n == 0 {
+			return s.transactionChanged(ctx, c, t)
 		}
 	}
 	_, err := s.exec(ctx, `DELETE FROM documents WHERE tenant_id = ? AND user_id = ? AND id = ?`, c.TenantID, c.UserID, img.DocumentID)
 	return err
-}
-
-func sameExpense(a, b Expense) bool {
-	return a.ID == b.ID && a.Item == b.Item && a.AmountMinor == b.AmountMinor && a.Currency == b.Currency &&
-		a.Date == b.Date && a.Category == b.Category
-}
-
-func sameTransaction(a, b Transaction) bool {
-	return a.ID == b.ID && a.DocumentID == b.DocumentID && a.Date == b.Date && a.AmountMinor == b.AmountMinor &&
-		a.Currency == b.Currency && a.Description == b.Description && a.Vendor == b.Vendor && a.Category == b.Category &&
-		a.ReviewStatus == b.ReviewStatus
 }
 
 // UndoneImports counts the user's undone imports of document docID and of

@@ -287,3 +287,27 @@ func TestUndoIsNeverAppliedTwice(t *testing.T) {
 		}
 	})
 }
+
+// An import that added nothing (every line imported before) is not a
+// change: "undo the last import" then means the one that added them.
+func TestAnImportThatAddedNothingIsNotUndone(t *testing.T) {
+	eachEngine(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		importLogged(t, st, "sept", "TESCO")
+		doc := store.Document{TenantID: "t", ID: "copy", UserID: "u", SHA256: "sha-copy", Filename: "copy.csv", MediaType: "text/csv", Size: 1, Content: []byte("y")}
+		if _, _, err := st.PutDocument(ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+		logged(t, st, func(tx *store.Store) error {
+			n, err := tx.InsertTransactions(ctx, []store.Transaction{{TenantID: "t", UserID: "u", DocumentID: "copy", Date: "2026-09-01", AmountMinor: -100,
+				Currency: "GBP", Description: "TESCO", DedupeKey: "septTESCO", ReviewStatus: store.ReviewOK}})
+			if err != nil || n != 0 {
+				return fmt.Errorf("inserted %d of a line imported before (%v)", n, err)
+			}
+			return tx.RecordImport(ctx, doc, changeT0)
+		})
+		if last := ok[store.Change](t)(st.LastChange(ctx, "t", "u", store.ChangeImport)); last.Entity != "sept" {
+			t.Fatalf("last import = %q, want sept (copy added nothing)", last.Entity)
+		}
+	})
+}
