@@ -116,8 +116,8 @@ type UpdateTransactionArgs struct {
 
 // GetLastChangeArgs finds the latest change an undo would revert.
 type GetLastChangeArgs struct {
-	Kind     *string `json:"kind,omitempty" validate:"omitempty,oneof=any import" jsonschema:"enum=any,enum=import" jsonschema_description:"'import' for the latest statement import only; 'any' (or null) for the latest change of any kind."`
-	ChangeID *int64  `json:"change_id,omitempty" validate:"omitempty,gte=1" jsonschema_description:"Only this change (kind is then ignored), if it can still be undone; null for the latest."`
+	Scope    *string `json:"scope,omitempty" validate:"omitempty,oneof=any import" jsonschema:"enum=any,enum=import" jsonschema_description:"'import' for the latest statement import only; 'any' (or null) for the latest change of any kind."`
+	ChangeID *int64  `json:"change_id,omitempty" validate:"omitempty,gte=1" jsonschema_description:"Only this change (scope is then ignored), if it can still be undone; null for the latest."`
 }
 
 // UndoChangeArgs reverts one change found by get_last_change.

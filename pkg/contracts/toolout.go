@@ -134,10 +134,10 @@ type ChangeView struct {
 }
 
 // LastChange is the output of get_last_change: the latest change that can
-// be undone, of Kind (any | import), or the change ChangeID names; Change
+// be undone, of Scope (any | import), or the change ChangeID names; Change
 // is absent when there is none (or that one can no longer be undone).
 type LastChange struct {
-	Kind     string      `json:"kind"`
+	Scope    string      `json:"scope"`
 	ChangeID int64       `json:"change_id,omitempty"`
 	Change   *ChangeView `json:"change,omitempty"`
 }

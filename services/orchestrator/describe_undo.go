@@ -176,7 +176,7 @@ func describeLastChange(data json.RawMessage) string {
 	switch {
 	case out.Change == nil && out.ChangeID != 0:
 		return "That change can no longer be undone."
-	case out.Change == nil && out.Kind == "import":
+	case out.Change == nil && out.Scope == "import":
 		return "There is no import to undo."
 	case out.Change == nil:
 		return "There is nothing to undo."

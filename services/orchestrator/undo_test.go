@@ -12,12 +12,12 @@ const (
 	rentTx    = `{"id":12,"date":"2026-09-01","description":"SO 12345","amount":{"minor":-90000,"currency":"GBP"},"review_status":"needs_review"}`
 	found12   = `{"transactions":[` + rentTx + `],"totals":[{"minor":-90000,"currency":"GBP"}],"count":1,"id":12}`
 	noTx99    = `{"transactions":[],"totals":[],"count":0,"id":99,"nearby":[` + rentTx + `]}`
-	lastSept  = `{"kind":"any","change_id":41,"change":{"id":41,"kind":"import","created_at":"2026-11-20T09:00:00Z","filename":"sept.csv","transactions":30}}`
-	lastAdd   = `{"kind":"any","change_id":7,"change":{"id":7,"kind":"expense_add","created_at":"2026-11-20T09:00:00Z","after":{"kind":"expense","id":5,"description":"coffee","amount":{"minor":300,"currency":"GBP"},"date":"2026-11-20"}}}`
-	lastTxFix = `{"kind":"any","change_id":8,"change":{"id":8,"kind":"transaction_update","created_at":"2026-11-20T09:00:00Z",` +
+	lastSept  = `{"scope":"any","change_id":41,"change":{"id":41,"kind":"import","created_at":"2026-11-20T09:00:00Z","filename":"sept.csv","transactions":30}}`
+	lastAdd   = `{"scope":"any","change_id":7,"change":{"id":7,"kind":"expense_add","created_at":"2026-11-20T09:00:00Z","after":{"kind":"expense","id":5,"description":"coffee","amount":{"minor":300,"currency":"GBP"},"date":"2026-11-20"}}}`
+	lastTxFix = `{"scope":"any","change_id":8,"change":{"id":8,"kind":"transaction_update","created_at":"2026-11-20T09:00:00Z",` +
 		`"before":{"kind":"transaction","id":12,"description":"SO 12345","amount":{"minor":-90000,"currency":"GBP"},"date":"2026-09-01","review_status":"needs_review"},` +
 		`"after":{"kind":"transaction","id":12,"description":"SO 12345","amount":{"minor":-90000,"currency":"GBP"},"date":"2026-09-01","category":"rent","review_status":"ok"}}}`
-	lastGone = `{"kind":"any","change_id":41}`
+	lastGone = `{"scope":"any","change_id":41}`
 )
 
 // A review fix and an undo are proposed only once a read has looked up
@@ -88,7 +88,7 @@ func TestUndoSentences(t *testing.T) {
 		{contracts.ToolUndoChange, `{"change":{"id":9,"kind":"expense_delete","created_at":"2026-11-20T09:00:00Z","before":{"kind":"expense","id":5,"description":"coffee","amount":{"minor":300,"currency":"GBP"},"date":"2026-11-20"}}}`,
 			"Undone: restored expense #5: coffee, £3.00 on 2026-11-20."},
 		{contracts.ToolGetLastChange, lastAdd, `Your last change: added expense #5: coffee, £3.00 on 2026-11-20. Say "undo that" to revert it.`},
-		{contracts.ToolGetLastChange, `{"kind":"import"}`, "There is no import to undo."},
+		{contracts.ToolGetLastChange, `{"scope":"import"}`, "There is no import to undo."},
 		{contracts.ToolUpdateTransaction, `{"transaction":{"id":12,"date":"2026-09-01","description":"SO 12345","amount":{"minor":-90000,"currency":"GBP"},"category":"rent","review_status":"ok"}}`,
 			"Updated transaction #12: SO 12345, -£900.00 on 2026-09-01 (rent)."},
 		{contracts.ToolGetTransactions, noTx99, "There is no transaction #99. The nearest numbers are: #12 SO 12345, -£900.00 on 2026-09-01, needs review."},

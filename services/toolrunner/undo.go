@@ -92,10 +92,10 @@ func updateTransaction(ctx context.Context, tx Tx, c Call) (Output, error) {
 // getLastChange names the latest change an undo would revert, or none.
 func getLastChange(ctx context.Context, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.GetLastChangeArgs)
-	out := contracts.LastChange{Kind: "any"}
+	out := contracts.LastChange{Scope: "any"}
 	kind := ""
-	if a.Kind != nil && *a.Kind == "import" {
-		out.Kind, kind = "import", store.ChangeImport
+	if a.Scope != nil && *a.Scope == "import" {
+		out.Scope, kind = "import", store.ChangeImport
 	}
 	var ch store.Change
 	var err error

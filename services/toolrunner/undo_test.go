@@ -72,7 +72,7 @@ func TestUndoTheLastImport(t *testing.T) {
 		// A later typed change does not hide the import from "undo the last import".
 		mustOK[contracts.ExpenseChanged](t, call(t, s, "add2", contracts.ToolAddExpense, `{"item":"typed tea","amount":"2.00","date":"2026-09-02"}`, true))
 
-		last := mustOK[contracts.LastChange](t, call(t, s, "last1", contracts.ToolGetLastChange, `{"kind":"import"}`, false))
+		last := mustOK[contracts.LastChange](t, call(t, s, "last1", contracts.ToolGetLastChange, `{"scope":"import"}`, false))
 		if last.Change == nil || last.Change.Kind != "import" || last.Change.Filename != "sept.csv" || last.Change.Transactions != 2 {
 			t.Fatalf("last import = %+v", last.Change)
 		}
@@ -116,7 +116,7 @@ func TestUndoTheLastImport(t *testing.T) {
 		}
 
 		// Nothing else to undo among imports but aug; and sept can come back.
-		last = mustOK[contracts.LastChange](t, call(t, s, "last2", contracts.ToolGetLastChange, `{"kind":"import"}`, false))
+		last = mustOK[contracts.LastChange](t, call(t, s, "last2", contracts.ToolGetLastChange, `{"scope":"import"}`, false))
 		if last.Change == nil || last.Change.Filename != "aug.csv" {
 			t.Fatalf("last import after undoing sept = %+v, want aug.csv", last.Change)
 		}
@@ -176,7 +176,7 @@ func TestReviewAndUndoATransaction(t *testing.T) {
 			t.Fatalf("after a refused undo: %+v %v", got, err)
 		}
 
-		latest := mustOK[contracts.LastChange](t, call(t, s, "last2", contracts.ToolGetLastChange, `{"kind":"any"}`, false)).Change
+		latest := mustOK[contracts.LastChange](t, call(t, s, "last2", contracts.ToolGetLastChange, `{"scope":"any"}`, false)).Change
 		mustOK[contracts.ChangeUndone](t, call(t, s, "undo-new", contracts.ToolUndoChange, fmt.Sprintf(`{"change_id":%d}`, latest.ID), true))
 		got, _ = s.Store.GetTransaction(ctx, "acme", "ann", id)
 		if got.Description != "SO 12345" || got.Category != "rent" || got.ReviewStatus != store.ReviewOK {
@@ -193,7 +193,7 @@ func TestReviewAndUndoATransaction(t *testing.T) {
 func TestNothingToUndo(t *testing.T) {
 	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
 		last := mustOK[contracts.LastChange](t, call(t, s, "last", contracts.ToolGetLastChange, `{}`, false))
-		if last.Change != nil || last.Kind != "any" {
+		if last.Change != nil || last.Scope != "any" {
 			t.Fatalf("last change of a new user = %+v", last)
 		}
 		res := call(t, s, "undo", contracts.ToolUndoChange, `{"change_id":1}`, true)

@@ -281,8 +281,8 @@ func TestEverydayPhrasings(t *testing.T) {
 		{nil, "undo that", `get_last_change {}`},
 		{nil, "undo", `get_last_change {}`},
 		{nil, "Undo!", `get_last_change {}`},
-		{nil, "undo the last import", `get_last_change {"kind":"import"}`},
-		{nil, "please undo my last import", `get_last_change {"kind":"import"}`},
+		{nil, "undo the last import", `get_last_change {"scope":"import"}`},
+		{nil, "please undo my last import", `get_last_change {"scope":"import"}`},
 		{nil, "revert my last change", `get_last_change {}`},
 		{nil, "take that back", `get_last_change {}`},
 	}

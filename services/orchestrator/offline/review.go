@@ -31,7 +31,7 @@ func reviewOrUndo(text string) (orchestrator.Decision, bool) {
 		args := contracts.GetLastChangeArgs{}
 		if importsRe.MatchString(text) {
 			k := "import"
-			args.Kind = &k
+			args.Scope = &k
 		}
 		return call(contracts.ToolGetLastChange, args), true
 	}

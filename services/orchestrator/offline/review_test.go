@@ -13,8 +13,8 @@ import (
 // one; with nothing to undo it says so and proposes nothing. A question
 // about the last change is only answered.
 func TestUndoFollowsTheLastChange(t *testing.T) {
-	found := contracts.LastChange{Kind: "import", Change: &contracts.ChangeView{ID: 41, Kind: "import", Filename: "sept.csv", Transactions: 30}}
-	none := contracts.LastChange{Kind: "any"}
+	found := contracts.LastChange{Scope: "import", Change: &contracts.ChangeView{ID: 41, Kind: "import", Filename: "sept.csv", Transactions: 30}}
+	none := contracts.LastChange{Scope: "any"}
 	tests := []struct {
 		text string
 		out  contracts.LastChange
@@ -23,7 +23,7 @@ func TestUndoFollowsTheLastChange(t *testing.T) {
 		{"undo the last import", found, `undo_change {"change_id":41}`},
 		{"take that back", found, `undo_change {"change_id":41}`},
 		{"undo that", none, "answer: There is nothing to undo."},
-		{"undo the last import", contracts.LastChange{Kind: "import"}, "answer: There is no import to undo."},
+		{"undo the last import", contracts.LastChange{Scope: "import"}, "answer: There is no import to undo."},
 		{"what was my last change?", found, "answer: Your last change: imported sept.csv (30 transactions)."},
 	}
 	for _, tt := range tests {
