@@ -19,7 +19,7 @@ var (
 	undoRe        = regexp.MustCompile(`(?i)^(?:please\s+)?(?:undo|revert|reverse|roll\s*back)\b|\b(?:undo|revert)\s+(?:that|it|this|my|the)\b|\btake\s+(?:that|it|this)\s+back\b`)
 	needsReviewRe = regexp.MustCompile(`(?i)\b(?:what|which|show|list|anything|any|see)\b.*\b(?:needs?|to|for|awaiting)\s+(?:a\s+)?review\b|^(?:needs?|to)\s+review\b`)
 	clearReviewRe = regexp.MustCompile(`(?i)\b(?:clear|remove|drop|resolve|dismiss)\b.*\b(?:review|flag)\b.*?(?:transaction\s*)?#?(\d{1,12})\b|\bmark\s+(?:transaction\s*)?#?(\d{1,12})\s+as\s+(?:reviewed|ok|okay|fine|correct|checked)\b`)
-	markAsRe      = regexp.MustCompile(`(?i)^(?:please\s+)?(?:mark|tag|file|categori[sz]e|put)\s+(?:transaction\s*)?#?(\d{1,12})\s+(?:as|under|in(?:to)?)\s+['"]?([a-z][a-z &'-]{0,62}?)['"]?\s*[.!]?$`)
+	markAsRe      = regexp.MustCompile(`(?i)^(?:please\s+)?(?:mark|tag|categori[sz]e)\s+(?:transaction\s*)?#?(\d{1,12})\s+(?:as|under|in(?:to)?)\s+['"]?([a-z][a-z &'-]{0,62}?)['"]?\s*[.!]?$`)
 	fixTxRe       = regexp.MustCompile(`(?i)\b(?:fix|correct|change|update|set|categori[sz]e)\s+transaction\s*#?(\d{1,12})\b\s*[:,.-]?\s*(.*)$`)
 	fixRestRe     = regexp.MustCompile(`(?i)^(?:(?:it'?s|it\s+is|it\s+was|that'?s|that\s+is|this\s+is|is|was|as|to|category|to\s+category|into|under)\s+)*(?:an?\s+|the\s+)?['"]?([a-z][a-z &'-]{0,62}?)['"]?\s*[.!]?$`)
 )
