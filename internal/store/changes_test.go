@@ -311,3 +311,38 @@ func TestAnImportThatAddedNothingIsNotUndone(t *testing.T) {
 		}
 	})
 }
+
+// Two undos of one change at once (two replicas, two yeses): one reverts
+// it, the other is refused; the change is never reverted twice.
+func TestConcurrentUndosRevertOnce(t *testing.T) {
+	eachEngine(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		importLogged(t, st, "aug", "RENT")
+		importLogged(t, st, "sept", "TESCO", "SHELL")
+		last := ok[store.Change](t)(st.LastChange(ctx, "t", "u", store.ChangeImport))
+		errs := make(chan error, 2)
+		for i := range 2 {
+			go func() {
+				_, err := st.UndoChange(ctx, "t", "u", last.ID, fmt.Sprintf("call-%d", i), changeT0)
+				errs <- err
+			}()
+		}
+		var done, refused int
+		for range 2 {
+			switch err := <-errs; {
+			case err == nil:
+				done++
+			case errors.Is(err, store.ErrAlreadyUndone):
+				refused++
+			default:
+				t.Fatalf("concurrent undo: %v", err)
+			}
+		}
+		if done != 1 || refused != 1 {
+			t.Fatalf("%d undos applied and %d refused, want 1 and 1", done, refused)
+		}
+		if got, want := fmt.Sprint(descriptions(t, st)), "[RENT]"; got != want {
+			t.Fatalf("transactions after two concurrent undos = %s, want %s", got, want)
+		}
+	})
+}
