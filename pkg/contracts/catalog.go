@@ -50,6 +50,9 @@ var catalog = []ToolSpec{
 	{ToolDeleteRule, "Delete the user's rule with a pattern.", KindMutation, func() any { return new(DeleteRuleArgs) }},
 	{ToolRecategorize, "File the user's existing entries whose merchant or description contains a pattern under a category, optionally only in a date range.", KindMutation, func() any { return new(RecategorizeArgs) }},
 	{ToolMatchEntries, "Count the user's entries whose merchant or description contains a pattern and show the newest few, with the rule for that pattern if one exists.", KindRead, func() any { return new(MatchEntriesArgs) }},
+	{ToolUpdateTransaction, "Fix an imported transaction by its number: its category or description, or clear its review flag.", KindMutation, func() any { return new(UpdateTransactionArgs) }},
+	{ToolGetLastChange, "Find the user's latest change that can be undone (an expense added, changed or deleted, a transaction fixed, or a whole statement import).", KindRead, func() any { return new(GetLastChangeArgs) }},
+	{ToolUndoChange, "Undo one change found by get_last_change, reverting exactly that change.", KindMutation, func() any { return new(UndoChangeArgs) }},
 }
 
 var clarifySpec = ToolSpec{ToolAskClarification, "Ask the user one clarifying question when the request is ambiguous or missing something. Nothing runs.", KindRead, func() any { return new(AskClarificationArgs) }}

@@ -102,16 +102,19 @@ type RuleDeleted struct {
 	Rule RuleView `json:"rule"`
 }
 
-// EntryView is one ledger entry as a match or a change shows it: Kind is
-// expense or transaction; Amount is signed (money out negative).
+// EntryView is one ledger entry as a match, a change or an undo shows it:
+// Kind is expense or transaction; Amount is signed as the ledger reads it
+// (money out negative, so an expense's is negative); ReviewStatus is set
+// for an imported transaction only.
 type EntryView struct {
-	Kind        string `json:"kind"`
-	ID          int64  `json:"id"`
-	Date        string `json:"date"`
-	Description string `json:"description"`
-	Merchant    string `json:"merchant,omitempty"`
-	Amount      Money  `json:"amount"`
-	Category    string `json:"category"`
+	Kind         string `json:"kind"`
+	ID           int64  `json:"id"`
+	Date         string `json:"date"`
+	Description  string `json:"description"`
+	Merchant     string `json:"merchant,omitempty"`
+	Amount       Money  `json:"amount"`
+	Category     string `json:"category"`
+	ReviewStatus string `json:"review_status,omitempty"`
 }
 
 // EntryMatches is the output of match_entries: how many entries match,

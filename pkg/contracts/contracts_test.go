@@ -331,6 +331,15 @@ func TestToolArgs(t *testing.T) {
 		{ToolBiggestExpenses, `{"range":"last_month","limit":5}`, "", `{"range":"last_month","limit":5}`},
 		{ToolRecurringPayments, `{}`, "", `{}`},
 		{ToolRecurringPayments, `{"range":"2026-13"}`, "range: must be a range", ""},
+		{ToolUpdateTransaction, `{"id":12,"review":"clear"}`, "", `{"id":12,"review":"clear"}`},
+		{ToolUpdateTransaction, `{"id":12,"review":"flag"}`, "review: must be one of", ""},
+		{ToolUpdateTransaction, `{"id":0,"category":"rent"}`, "id: is required", ""},
+		{ToolUpdateTransaction, `{"id":12,"category":""}`, "category:", ""},
+		{ToolGetLastChange, `{"scope":"import"}`, "", `{"scope":"import"}`},
+		{ToolGetLastChange, `{"scope":"expense"}`, "scope: must be one of", ""},
+		{ToolUndoChange, `{"change_id":7}`, "", `{"change_id":7}`},
+		{ToolUndoChange, `{}`, "change_id: is required", ""},
+		{ToolUndoChange, `{"change_id":7,"user_id":"other"}`, "user_id: unknown field", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.give, func(t *testing.T) {

@@ -13,6 +13,9 @@ const (
 	ToolGetTransactions       = "get_transactions"
 	ToolGetChatHistory        = "get_chat_history"
 	ToolSetPreferences        = "set_preferences"
+	ToolUpdateTransaction     = "update_transaction"
+	ToolGetLastChange         = "get_last_change"
+	ToolUndoChange            = "undo_change"
 	// ToolAskClarification is the built-in tool a model calls to ask a
 	// question under the native tool-calling protocol. It never runs.
 	ToolAskClarification = "ask_clarification"
@@ -80,6 +83,7 @@ type GetTransactionsArgs struct {
 	Category     *string `json:"category,omitempty" validate:"omitempty,max=64,text" jsonschema_description:"Only this category, or null."`
 	ReviewStatus *string `json:"review_status,omitempty" validate:"omitempty,oneof=ok needs_review" jsonschema:"enum=ok,enum=needs_review" jsonschema_description:"'needs_review' for transactions to check, 'ok' for the rest; all when null."`
 	Limit        *int    `json:"limit,omitempty" validate:"omitempty,gte=1,lte=500" jsonschema_description:"Most transactions to return; 50 when null."`
+	ID           *int64  `json:"id,omitempty" validate:"omitempty,gte=1" jsonschema_description:"Only the transaction with this number, whatever its date (the other filters are then ignored); null for every matching transaction."`
 }
 
 // AskClarificationArgs is the built-in clarify tool's argument.
@@ -99,4 +103,24 @@ type SetPreferencesArgs struct {
 	Currency  *string `json:"currency,omitempty" validate:"omitempty,currency" jsonschema_description:"The user's default currency, ISO 4217 (e.g. 'EUR'), for amounts and statements that name none; null to keep it."`
 	Timezone  *string `json:"timezone,omitempty" validate:"omitempty,tz" jsonschema_description:"The user's IANA time zone (e.g. 'Europe/Paris'), for 'today' and date ranges; null to keep it."`
 	DateOrder *string `json:"date_order,omitempty" validate:"omitempty,oneof=dmy mdy ymd" jsonschema:"enum=dmy,enum=mdy,enum=ymd" jsonschema_description:"How the user writes dates: 'dmy' (31/12), 'mdy' (12/31) or 'ymd'; null to keep it."`
+}
+
+// UpdateTransactionArgs fixes or clears one imported transaction; null
+// fields stay as they are.
+type UpdateTransactionArgs struct {
+	ID          int64   `json:"id" validate:"required,gte=1" jsonschema_description:"The transaction number as shown to the user."`
+	Category    *string `json:"category,omitempty" validate:"omitempty,min=1,max=64,text" jsonschema_description:"New category such as 'groceries' or 'rent', or null to keep it."`
+	Description *string `json:"description,omitempty" validate:"omitempty,min=1,max=200,text" jsonschema_description:"New description, or null to keep it."`
+	Review      *string `json:"review,omitempty" validate:"omitempty,oneof=clear" jsonschema:"enum=clear" jsonschema_description:"'clear' to mark the transaction as reviewed (no longer needing review); null to keep its review status."`
+}
+
+// GetLastChangeArgs finds the latest change an undo would revert.
+type GetLastChangeArgs struct {
+	Scope    *string `json:"scope,omitempty" validate:"omitempty,oneof=any import" jsonschema:"enum=any,enum=import" jsonschema_description:"'import' for the latest statement import only; 'any' (or null) for the latest change of any kind."`
+	ChangeID *int64  `json:"change_id,omitempty" validate:"omitempty,gte=1" jsonschema_description:"Only this change (scope is then ignored), if it can still be undone; null for the latest."`
+}
+
+// UndoChangeArgs reverts one change found by get_last_change.
+type UndoChangeArgs struct {
+	ChangeID int64 `json:"change_id" validate:"required,gte=1" jsonschema_description:"The id of the change, as get_last_change returned it."`
 }

@@ -78,6 +78,7 @@ type RecentImports struct {
 
 // TransactionView is one imported bank transaction.
 type TransactionView struct {
+	ID           int64  `json:"id,omitempty"`
 	Date         string `json:"date"`
 	Description  string `json:"description"`
 	Vendor       string `json:"vendor,omitempty"`
@@ -88,10 +89,50 @@ type TransactionView struct {
 
 // TransactionList is the output of get_transactions. Totals add up every
 // matching transaction, also those beyond the limit.
+//
+// A lookup by ID lists that transaction alone, or none and, in Nearby, up
+// to 3 of the person's transactions whose numbers are closest to ID.
 type TransactionList struct {
 	Transactions []TransactionView `json:"transactions"`
 	Totals       []Money           `json:"totals"`
 	Count        int               `json:"count"`
+	ID           int64             `json:"id,omitempty"`
+	Nearby       []TransactionView `json:"nearby,omitempty"`
+}
+
+// TransactionChanged is the output of update_transaction: the transaction
+// as it now is.
+type TransactionChanged struct {
+	Transaction TransactionView `json:"transaction"`
+}
+
+// ChangeView is one change an undo reverts. Kind is expense_add,
+// expense_update, expense_delete, transaction_update or import. Before and
+// After are the entry before and after the change (Before absent for an
+// add, After for a deletion); an import has neither but the file's name
+// and how many transactions it added.
+type ChangeView struct {
+	ID           int64      `json:"id"`
+	Kind         string     `json:"kind"`
+	CreatedAt    time.Time  `json:"created_at"`
+	Before       *EntryView `json:"before,omitempty"`
+	After        *EntryView `json:"after,omitempty"`
+	Filename     string     `json:"filename,omitempty"`
+	Transactions int        `json:"transactions,omitempty"`
+}
+
+// LastChange is the output of get_last_change: the latest change that can
+// be undone, of Scope (any | import), or the change ChangeID names; Change
+// is absent when there is none (or that one can no longer be undone).
+type LastChange struct {
+	Scope    string      `json:"scope"`
+	ChangeID int64       `json:"change_id,omitempty"`
+	Change   *ChangeView `json:"change,omitempty"`
+}
+
+// ChangeUndone is the output of undo_change: the change it reverted.
+type ChangeUndone struct {
+	Change ChangeView `json:"change"`
 }
 
 // ChatHistory is the output of get_chat_history: earlier messages of the

@@ -266,6 +266,9 @@ func describeImports(data json.RawMessage) string {
 func describeTransactions(data json.RawMessage) string {
 	var out contracts.TransactionList
 	_ = json.Unmarshal(data, &out)
+	if out.ID != 0 && len(out.Transactions) == 0 {
+		return noTransaction(out)
+	}
 	if len(out.Transactions) == 0 {
 		return "I found no matching transactions."
 	}
@@ -278,7 +281,11 @@ func describeTransactions(data json.RawMessage) string {
 		if t.ReviewStatus == "needs_review" {
 			flag = " [needs review]"
 		}
-		fmt.Fprintf(&b, "- %s %s, %s%s\n", t.Date, quote(t.Description), FormatMoney(t.Amount), flag)
+		num := ""
+		if t.ID != 0 {
+			num = fmt.Sprintf("#%d ", t.ID)
+		}
+		fmt.Fprintf(&b, "- %s%s %s, %s%s\n", num, t.Date, quote(t.Description), FormatMoney(t.Amount), flag)
 	}
 	if len(txs) < out.Count {
 		fmt.Fprintf(&b, "(showing %d of %d)\n", len(txs), out.Count)

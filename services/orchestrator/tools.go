@@ -102,6 +102,11 @@ var toolRows = map[string]toolRow{
 	contracts.ToolRecategorize: {kind: contracts.KindMutation, verb: "file those entries", check: &checkRow{read: readMatches, seen: seenRecategorize},
 		propose: proposeRecategorize, describe: describeRecategorized, followUp: offerRule},
 	contracts.ToolMatchEntries: {kind: contracts.KindRead, describe: describeMatches},
+	contracts.ToolUpdateTransaction: {kind: contracts.KindMutation, verb: "change that transaction", check: &checkRow{read: readTransaction, seen: seenUpdateTransaction},
+		propose: proposeUpdateTransaction, describe: describeTransactionChanged},
+	contracts.ToolGetLastChange: {kind: contracts.KindRead, describe: describeLastChange},
+	contracts.ToolUndoChange: {kind: contracts.KindMutation, verb: "undo that", check: &checkRow{read: readChange, seen: seenUndo},
+		propose: proposeUndo, describe: describeUndone},
 }
 
 // tool is a catalog tool with its row.

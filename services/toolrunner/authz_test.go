@@ -27,9 +27,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 	type caller struct{ tenant, user string }
 	callers := map[whose]caller{own: {"acme", "ann"}, otherUser: {"acme", "bob"}, otherTenant: {"bravo", "eve"}}
 	roles := []string{contracts.RoleOwner, contracts.RoleMember, contracts.RoleViewer}
-	mutations := []string{contracts.ToolUpdateExpense, contracts.ToolDeleteExpense, contracts.ToolRecategorize}
+	mutations := []string{contracts.ToolUpdateExpense, contracts.ToolDeleteExpense, contracts.ToolRecategorize, contracts.ToolUpdateTransaction, contracts.ToolUndoChange}
 	reads := []string{contracts.ToolListExpenses, contracts.ToolGetBalance, contracts.ToolGetTransactions, contracts.ToolMatchEntries,
-		contracts.ToolSummarizeSpending, contracts.ToolBiggestExpenses, contracts.ToolRecurringPayments}
+		contracts.ToolSummarizeSpending, contracts.ToolBiggestExpenses, contracts.ToolRecurringPayments, contracts.ToolGetLastChange}
 
 	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
 		ctx := context.Background()
@@ -53,17 +53,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 				for _, tool := range mutations {
 					n++
 					item := fmt.Sprintf("ann-%d", n)
-					e, err := s.Store.AddExpense(ctx, store.Expense{TenantID: "acme", UserID: "ann", Item: item, AmountMinor: 700, Currency: "GBP", Date: "2026-11-20"})
-					if err != nil {
-						t.Fatal(err)
-					}
-					args := fmt.Sprintf(`{"id":%d}`, e.ID)
-					if tool == contracts.ToolUpdateExpense {
-						args = fmt.Sprintf(`{"id":%d,"amount":"0.01"}`, e.ID)
-					}
-					if tool == contracts.ToolRecategorize {
-						args = fmt.Sprintf(`{"pattern":%q,"category":"software"}`, item[1:]) // "nn-N": an echo of it names no item
-					}
+					args, changedOf := authzTarget(t, s, tool, item)
 					callID := fmt.Sprintf("m%d", n)
 					req := request(c.tenant, c.user, callID, tool, args, role)
 					approved(t, s, &req, "p-"+callID)
@@ -86,17 +76,15 @@ func TestAuthorizationMatrix(t *testing.T) {
 					if want != "" && res.Error != nil && strings.Contains(res.Error.Message, item) {
 						t.Errorf("%s by %s on %s expense shows it: %s %s", tool, role, w, res.Data, res.Error.Message)
 					}
-					after, err := s.Store.GetExpense(ctx, "acme", "ann", e.ID)
-					changed := err != nil || after.AmountMinor != 700 || after.Category != ""
-					if changed != (want == "") {
-						t.Errorf("%s by %s on %s expense: changed = %v (%+v, %v)", tool, role, w, changed, after, err)
+					if changed := changedOf(); changed != (want == "") {
+						t.Errorf("%s by %s on %s record: changed = %v", tool, role, w, changed)
 					}
 				}
 				for _, tool := range reads {
 					n++
 					callID := fmt.Sprintf("r%d", n)
 					args := `{"range":"2026-11"}`
-					if tool == contracts.ToolGetTransactions {
+					if tool == contracts.ToolGetTransactions || tool == contracts.ToolGetLastChange {
 						args = `{}`
 					}
 					if tool == contracts.ToolSummarizeSpending {
@@ -171,4 +159,63 @@ func ownCount(t *testing.T, s *systest.System, tenant, user string) int {
 		t.Fatal(err)
 	}
 	return len(page.Entries)
+}
+
+// authzTarget makes a record of ann's, named item, for a mutation of the
+// matrix to act on: the call's arguments, and whether the record changed.
+func authzTarget(t *testing.T, s *systest.System, tool, item string) (args string, changed func() bool) {
+	t.Helper()
+	ctx := context.Background()
+	switch tool {
+	case contracts.ToolUpdateTransaction:
+		if _, err := s.Store.InsertTransactions(ctx, []store.Transaction{{TenantID: "acme", UserID: "ann", DocumentID: "d-" + item, Date: "2026-11-20",
+			AmountMinor: -700, Currency: "GBP", Description: item, DedupeKey: item, ReviewStatus: store.ReviewNeeds}}); err != nil {
+			t.Fatal(err)
+		}
+		txs, err := s.Store.ListTransactions(ctx, store.TransactionFilter{TenantID: "acme", UserID: "ann", Vendor: item})
+		if err != nil || len(txs) != 1 {
+			t.Fatalf("transaction %s: %v %v", item, txs, err)
+		}
+		id := txs[0].ID
+		return fmt.Sprintf(`{"id":%d,"review":"clear"}`, id), func() bool {
+			after, err := s.Store.GetTransaction(ctx, "acme", "ann", id)
+			return err != nil || after.ReviewStatus != store.ReviewNeeds
+		}
+	case contracts.ToolUndoChange:
+		// An expense added through the change log, as add_expense does.
+		var e store.Expense
+		err := s.Store.InTx(ctx, func(tx *store.Store) error {
+			var err error
+			if e, err = tx.AddExpense(ctx, store.Expense{TenantID: "acme", UserID: "ann", Item: item, AmountMinor: 700, Currency: "GBP", Date: "2026-11-20"}); err != nil {
+				return err
+			}
+			return tx.RecordExpenseChange(ctx, "add-"+item, nil, &e, now)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last, err := s.Store.LastChange(ctx, "acme", "ann", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf(`{"change_id":%d}`, last.ID), func() bool {
+			_, err := s.Store.GetExpense(ctx, "acme", "ann", e.ID)
+			return err != nil
+		}
+	}
+	e, err := s.Store.AddExpense(ctx, store.Expense{TenantID: "acme", UserID: "ann", Item: item, AmountMinor: 700, Currency: "GBP", Date: "2026-11-20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args = fmt.Sprintf(`{"id":%d}`, e.ID)
+	if tool == contracts.ToolUpdateExpense {
+		args = fmt.Sprintf(`{"id":%d,"amount":"0.01"}`, e.ID)
+	}
+	if tool == contracts.ToolRecategorize {
+		args = fmt.Sprintf(`{"pattern":%q,"category":"software"}`, item[1:]) // "nn-N": an echo of it names no item
+	}
+	return args, func() bool {
+		after, err := s.Store.GetExpense(ctx, "acme", "ann", e.ID)
+		return err != nil || after.AmountMinor != 700 || after.Category != ""
+	}
 }

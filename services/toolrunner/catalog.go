@@ -29,6 +29,9 @@ func Catalog() []Tool {
 		{Name: contracts.ToolDeleteRule, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: deleteRule},
 		{Name: contracts.ToolRecategorize, Kind: contracts.KindMutation, Deadline: 10 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: recategorize},
 		{Name: contracts.ToolMatchEntries, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: matchEntries},
+		{Name: contracts.ToolUpdateTransaction, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: updateTransaction},
+		{Name: contracts.ToolGetLastChange, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: getLastChange},
+		{Name: contracts.ToolUndoChange, Kind: contracts.KindMutation, Deadline: 15 * time.Second, OutputCap: outputCap, PerMinute: 10, Run: undoChange},
 	}
 }
 

@@ -82,6 +82,9 @@ func addExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	if err := tx.RecordExpenseChange(ctx, c.ID, nil, &added, c.Now); err != nil {
+		return Output{}, err
+	}
 	return Output{Data: contracts.ExpenseChanged{Expense: expenseView(added)}}, nil
 }
 
@@ -93,6 +96,7 @@ func updateExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 	} else if err != nil {
 		return Output{}, err
 	}
+	before := e
 	if a.Item == nil && a.Amount == nil && a.Currency == nil && a.Date == nil && a.Category == nil {
 		return Output{}, fail(contracts.CodeInvalidArgs, "Nothing to change: give a new item, amount, currency, date or category.")
 	}
@@ -125,6 +129,9 @@ func updateExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 	} else if err != nil {
 		return Output{}, err
 	}
+	if err := tx.RecordExpenseChange(ctx, c.ID, &before, &updated, c.Now); err != nil {
+		return Output{}, err
+	}
 	return Output{Data: contracts.ExpenseChanged{Expense: expenseView(updated)}}, nil
 }
 
@@ -139,6 +146,9 @@ func deleteExpense(ctx context.Context, tx Tx, c Call) (Output, error) {
 	if err := tx.DeleteExpense(ctx, c.Caller.TenantID, c.Caller.UserID, a.ID); errors.Is(err, store.ErrNotFound) {
 		return Output{}, notFound(a.ID)
 	} else if err != nil {
+		return Output{}, err
+	}
+	if err := tx.RecordExpenseChange(ctx, c.ID, &e, nil, c.Now); err != nil {
 		return Output{}, err
 	}
 	return Output{Data: contracts.ExpenseChanged{Expense: expenseView(e)}}, nil
@@ -243,6 +253,9 @@ func getBalance(ctx context.Context, tx Tx, c Call) (Output, error) {
 
 func getTransactions(ctx context.Context, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.GetTransactionsArgs)
+	if a.ID != nil {
+		return lookupTransaction(ctx, tx, c, *a.ID)
+	}
 	f := store.TransactionFilter{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Limit: maxRows}
 	if a.FromDate != nil {
 		f.From = *a.FromDate
@@ -273,8 +286,7 @@ func getTransactions(ctx context.Context, tx Tx, c Call) (Output, error) {
 	out := contracts.TransactionList{Transactions: []contracts.TransactionView{}, Count: len(rows)}
 	var amounts []contracts.Money
 	for i, t := range rows {
-		v := contracts.TransactionView{Date: t.Date, Description: t.Description, Vendor: t.Vendor,
-			Amount: contracts.Money{Minor: t.AmountMinor, Currency: t.Currency}, Category: t.Category, ReviewStatus: t.ReviewStatus}
+		v := transactionView(t)
 		amounts = append(amounts, v.Amount)
 		if i < limit {
 			out.Transactions = append(out.Transactions, v)

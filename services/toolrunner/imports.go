@@ -181,7 +181,10 @@ func (i *Importer) importDocument(ctx context.Context, doc store.Document) (stor
 		dup += len(lines) - n
 		doc.Status, doc.Imported = store.DocumentImported, n
 		doc.Detail = importDetail(n, dup, review, lines, st.Uncertain)
-		return tx.UpdateDocumentStatus(ctx, doc.TenantID, doc.ID, doc.Status, doc.Detail, n, i.now())
+		if err := tx.UpdateDocumentStatus(ctx, doc.TenantID, doc.ID, doc.Status, doc.Detail, n, i.now()); err != nil {
+			return err
+		}
+		return recordImport(ctx, tx, doc, i.now())
 	})
 	if err != nil {
 		return doc, fmt.Errorf("store import %s: %w", doc.ID, err)

@@ -164,6 +164,10 @@ func fetchAttachments(ctx context.Context, m Mail, tx Tx, c Call) (Output, error
 			continue
 		}
 		id, sum := DocumentID(c.Caller.TenantID, c.Caller.UserID, f.Data)
+		id, err := importAgainID(ctx, tx, c.Caller.TenantID, c.Caller.UserID, id)
+		if err != nil {
+			return Output{}, err
+		}
 		d, created, err := tx.PutDocument(ctx, store.Document{TenantID: c.Caller.TenantID, ID: id, UserID: c.Caller.UserID, SHA256: sum,
 			Filename: f.Name, MediaType: f.MediaType, SourceMessageID: a.MessageID, SenderDomain: SenderDomain(msg.From),
 			Size: int64(len(f.Data)), Content: f.Data,

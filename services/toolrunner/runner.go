@@ -50,6 +50,15 @@ type Tx interface {
 	MatchEntries(ctx context.Context, f store.PatternFilter, limit int) (int, []store.LedgerEntry, error)
 	Recategorize(ctx context.Context, f store.PatternFilter, category string, at time.Time) (int, error)
 	AppendAudit(ctx context.Context, e store.AuditEntry) error
+	GetTransaction(ctx context.Context, tenantID, userID string, id int64) (store.Transaction, error)
+	NearestTransactions(ctx context.Context, tenantID, userID string, id int64, n int) ([]store.Transaction, error)
+	UpdateTransaction(ctx context.Context, t store.Transaction) (store.Transaction, error)
+	RecordExpenseChange(ctx context.Context, callID string, before, after *store.Expense, at time.Time) error
+	RecordTransactionUpdate(ctx context.Context, callID string, before, after store.Transaction, at time.Time) error
+	GetChange(ctx context.Context, tenantID, userID string, id int64) (store.Change, error)
+	LastChange(ctx context.Context, tenantID, userID, kind string) (store.Change, error)
+	UndoChange(ctx context.Context, tenantID, userID string, id int64, callID string, at time.Time) (store.Change, error)
+	UndoneImports(ctx context.Context, tenantID, userID, docID string) (int, error)
 }
 
 // TxStore is a transaction: the tools' view plus the bookkeeping that must

@@ -87,6 +87,9 @@ func call(tool string, args any) orchestrator.Decision {
 // or an answer built from the results.
 func afterSteps(p orchestrator.Prompt) orchestrator.Decision {
 	last := p.Steps[len(p.Steps)-1]
+	if d, ok := undoFound(p, last); ok {
+		return d
+	}
 	if last.Tool == contracts.ToolSearchGmail && last.OK && last.Decision == "" && processRe.MatchString(p.Text) {
 		var out contracts.MailSearch
 		if json.Unmarshal(last.Data, &out) == nil && len(out.Messages) > 0 && len(out.Messages[0].Attachments) > 0 {
@@ -137,6 +140,9 @@ func fromText(p orchestrator.Prompt) orchestrator.Decision {
 func understand(text string, now time.Time, currency string) orchestrator.Decision {
 	lower := strings.ToLower(text)
 	if d, ok := preferences(text); ok {
+		return d
+	}
+	if d, ok := reviewOrUndo(text); ok {
 		return d
 	}
 	if d, ok := categoriesAndRules(text, now); ok {

@@ -311,6 +311,26 @@ func TestEverydayPhrasings(t *testing.T) {
 		{nil, "what did I spend per category this month?", `summarize_spending {"by":"category","range":"this_month"}`},
 		{nil, "put all Tesco under groceries in 2026-10", `recategorize {"pattern":"tesco","category":"groceries","range":"2026-10"}`},
 		{nil, "delete expense 3", `delete_expense {"id":3}`},
+		// Review of imported transactions.
+		{nil, "what needs review?", `get_transactions {"review_status":"needs_review"}`},
+		{nil, "show transactions to review", `get_transactions {"review_status":"needs_review"}`},
+		{nil, "anything to review?", `get_transactions {"review_status":"needs_review"}`},
+		{nil, "clear the review on transaction 12", `update_transaction {"id":12,"review":"clear"}`},
+		{nil, "mark 12 as reviewed", `update_transaction {"id":12,"review":"clear"}`},
+		{nil, "mark 12 as groceries", `update_transaction {"id":12,"category":"groceries"}`},
+		{nil, "mark transaction 7 as eating out", `update_transaction {"id":7,"category":"eating out"}`},
+		{nil, "fix transaction 12: it's rent", `update_transaction {"id":12,"category":"rent","review":"clear"}`},
+		{nil, "fix transaction 12 - it's the rent", `update_transaction {"id":12,"category":"rent","review":"clear"}`},
+		{nil, "fix transaction 12", "clarify: What is transaction 12?"},
+		{nil, "fix expense 12 to £15", `update_expense {"id":12,"amount":"15"}`},
+		// Undo.
+		{nil, "undo that", `get_last_change {}`},
+		{nil, "undo", `get_last_change {}`},
+		{nil, "Undo!", `get_last_change {}`},
+		{nil, "undo the last import", `get_last_change {"scope":"import"}`},
+		{nil, "please undo my last import", `get_last_change {"scope":"import"}`},
+		{nil, "revert my last change", `get_last_change {}`},
+		{nil, "take that back", `get_last_change {}`},
 	}
 	if len(tests) < 100 {
 		t.Fatalf("only %d phrasings", len(tests))
