@@ -48,6 +48,8 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"MailTokens", testMailTokens},
 		{"LedgerSummaryPerCurrency", testLedgerSummary},
 		{"LedgerPagesEveryEntryOnce", testLedgerPaging},
+		{"ImportsAddOnlyWhatIsNew", testImportsAddOnlyWhatIsNew},
+		{"ImportsKeepGenuineRepeats", testImportsKeepGenuineRepeats},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
