@@ -55,13 +55,16 @@ type HintedParser interface {
 // StatementLine is one transaction as parsed. DedupeKey is the bank's id
 // or a hash of date, amount and description.
 type StatementLine struct {
-	Date         string
-	AmountMinor  int64
-	Currency     string
-	Description  string
-	Vendor       string
-	Category     string
-	FITID        string
+	Date        string
+	AmountMinor int64
+	Currency    string
+	Description string
+	Vendor      string
+	Category    string
+	FITID       string
+	// Account is the bank account the file names for the line (MT940
+	// :25:, OFX ACCTID, camt), empty when it names none.
+	Account      string
 	DedupeKey    string
 	NeedsReview  bool
 	ReviewReason string
@@ -166,18 +169,19 @@ func (i *Importer) importDocument(ctx context.Context, doc store.Document) (stor
 		}
 		lines = append(lines, store.Transaction{TenantID: doc.TenantID, UserID: doc.UserID, DocumentID: doc.ID, Date: l.Date,
 			AmountMinor: l.AmountMinor, Currency: l.Currency, Description: l.Description, Vendor: l.Vendor, Category: l.Category,
-			FITID: l.FITID, DedupeKey: key, ReviewStatus: status, CreatedAt: i.now()})
+			FITID: l.FITID, Account: l.Account, DedupeKey: key, ReviewStatus: status, CreatedAt: i.now()})
 	}
 	var added int
 	err = i.store.InTx(ctx, func(tx *store.Store) error {
-		n, err := tx.InsertTransactions(ctx, lines)
+		res, err := tx.ImportTransactions(ctx, lines)
 		if err != nil {
 			return err
 		}
+		n := res.New
 		added = n
-		dup += len(lines) - n
+		dup += res.Already
 		doc.Status, doc.Imported = store.DocumentImported, n
-		doc.Detail = importDetail(n, dup, review, lines, st.Uncertain)
+		doc.Detail = importDetail(n, dup, review, lines, st.Uncertain) + matchDetail(res, lines)
 		return tx.UpdateDocumentStatus(ctx, doc.TenantID, doc.ID, doc.Status, doc.Detail, n, i.now())
 	})
 	if err != nil {

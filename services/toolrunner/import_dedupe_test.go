@@ -1,0 +1,177 @@
+package toolrunner_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/store/storetest"
+	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/toolrunner"
+	"github.com/purser-ai/purser/services/toolrunner/statements"
+)
+
+// inProcess reads statements with the real parsers, without their
+// sandbox, for a user whose default currency is GBP.
+type inProcess struct{}
+
+func (inProcess) Parse(_ context.Context, name string, data []byte) (toolrunner.Statement, error) {
+	r, err := statements.Parse(name, data, statements.Options{DefaultCurrency: "GBP", DateOrder: "dmy"})
+	if err != nil {
+		return toolrunner.Statement{}, &toolrunner.ImportError{Reason: err.Error()}
+	}
+	return statements.Lines(r), nil
+}
+
+// notes keeps what the importer publishes.
+type notes struct {
+	mu  sync.Mutex
+	got []contracts.Notification
+}
+
+func (n *notes) Publish(_ string, msgs ...*message.Message) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, m := range msgs {
+		var v contracts.Notification
+		if err := json.Unmarshal(m.Payload, &v); err != nil {
+			return err
+		}
+		n.got = append(n.got, v)
+	}
+	return nil
+}
+
+func (n *notes) Close() error { return nil }
+
+// importFile stores the file as a new document of ann's (copy names a
+// second document of the same bytes) and runs its import job, twice as a
+// redelivery would; it returns the notification's body.
+func importFile(t *testing.T, st *store.Store, imp *toolrunner.Importer, pub *notes, name, copy string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "dedupe", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, sum := toolrunner.DocumentID("acme", "ann", data)
+	id, sum = id+copy, sum+copy
+	if _, _, err := st.PutDocument(context.Background(), store.Document{TenantID: "acme", ID: id, UserID: "ann", SHA256: sum,
+		Filename: name, MediaType: "text/plain", Size: int64(len(data)), Content: data, Status: store.DocumentQueued, CreatedAt: now}); err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := json.Marshal(contracts.ImportJob{TenantID: "acme", UserID: "ann", DocumentID: id})
+	subject, _ := bus.ImportSubject("acme", "ann")
+	for range 2 { // at least once: a redelivery changes nothing
+		m := message.NewMessage("job-"+id, payload)
+		m.Metadata.Set(bus.MetaSubject, subject)
+		if err := imp.Handle(m); err != nil {
+			t.Fatalf("import %s: %v", name, err)
+		}
+	}
+	pub.mu.Lock()
+	defer pub.mu.Unlock()
+	last := pub.got[len(pub.got)-1]
+	if last.Kind != "import_completed" {
+		t.Fatalf("import %s: %+v", name, last)
+	}
+	return last.Body
+}
+
+// One month of the current account as MT940 (30 lines, a genuine repeat
+// among them), the same month as a CSV export whose descriptions differ,
+// a CSV overlapping its end and the start of the next month (one line
+// settles a coffee typed by hand the day before, one only matches a lunch
+// by amount and date), the savings side of a transfer and a euro card:
+// every line is counted once, and reading any file again adds nothing.
+func TestStatementsOfOneMonthInSeveralFormatsAddOnlyWhatIsNew(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			st := storetest.Open(t, e.DSN(t))
+			pub := &notes{}
+			imp := toolrunner.NewImporter(st, inProcess{}, pub, prometheus.NewRegistry(), slog.New(slog.NewTextHandler(io.Discard, nil)), func() time.Time { return now })
+			for _, x := range []store.Expense{
+				{TenantID: "acme", UserID: "ann", Item: "Costa coffee", AmountMinor: 450, Currency: "GBP", Date: "2026-11-02", Category: "food"},
+				{TenantID: "acme", UserID: "ann", Item: "lunch", AmountMinor: 1200, Currency: "GBP", Date: "2026-11-04", Category: "food"},
+			} {
+				if _, err := st.AddExpense(ctx, x); err != nil {
+					t.Fatal(err)
+				}
+			}
+			steps := []struct{ file, want string }{
+				{"current-2026-10.sta", "30 new transactions; dated 2026-10-01 to 2026-10-30;"},
+				{"current-2026-10.csv", "0 new transactions; dated 2026-10-01 to 2026-10-30; 30 already imported;"},
+				{"current-2026-10-25-to-11-05.csv", "4 new transactions; dated 2026-10-26 to 2026-11-05; 3 already imported;"},
+				{"savings-2026-10.sta", "1 new transaction; dated 2026-10-21;"},
+				{"travel-eur-2026-10.sta", "2 new transactions; dated 2026-10-09 to 2026-10-10;"},
+			}
+			var bodies []string
+			for _, s := range steps {
+				body := importFile(t, st, imp, pub, s.file, "")
+				if !strings.HasPrefix(body, s.want) {
+					t.Errorf("%s: %q, want it to start %q", s.file, body, s.want)
+				}
+				bodies = append(bodies, body)
+			}
+			overlap := bodies[2]
+			for _, want := range []string{"1 linked to what you typed ('Costa Coffee' -4.50 GBP on 2026-11-03 and your 'Costa coffee' -4.50 GBP on 2026-11-02)",
+				"1 kept apart though it may be what you typed ('Pret A Manger' -12.00 GBP on 2026-11-04 and your 'lunch' -12.00 GBP on 2026-11-04)"} {
+				if !strings.Contains(overlap, want) {
+					t.Errorf("overlapping CSV: %q, want it to say %q", overlap, want)
+				}
+			}
+			if !strings.Contains(bodies[3], "1 transfer between your accounts") {
+				t.Errorf("savings: %q, want the transfer named", bodies[3])
+			}
+			for _, s := range steps {
+				if body := importFile(t, st, imp, pub, s.file, "-again"); !strings.HasPrefix(body, "0 new transactions") {
+					t.Errorf("%s again: %q, want nothing new", s.file, body)
+				}
+			}
+
+			sum, err := st.LedgerSummary(ctx, "acme", "ann", "2026-10-01", "2026-11-30")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 30 lines of October less the transfer out, 4 of November, 2 in
+			// euros and the lunch typed by hand; the coffee typed by hand is
+			// its bank line; the transfer's two sides are left out.
+			want := store.LedgerSummary{From: "2026-10-01", To: "2026-11-30", Count: 29 + 4 + 2 + 1, Transfers: 2,
+				Spending: []store.LedgerAmount{{Currency: "EUR", Minor: 4550 + 1200}, {Currency: "GBP", Minor: 179664 + 1299 + 450 + 1200 + 999 + 1200}},
+				Income:   []store.LedgerAmount{{Currency: "GBP", Minor: 250000 + 2500}}}
+			if diff := cmp.Diff(want, sum, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".ByCategory" }, cmp.Ignore())); diff != "" {
+				t.Errorf("summary (-want +got):\n%s", diff)
+			}
+			txs, err := st.ListTransactions(ctx, store.TransactionFilter{TenantID: "acme", UserID: "ann", From: "2026-10-03", To: "2026-10-03"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			coffees := 0
+			for _, x := range txs {
+				if x.AmountMinor == -300 {
+					coffees++
+				}
+				if x.Account != "GB29NWBK60161331926819" {
+					t.Errorf("line %+v has no account, want the MT940's", x)
+				}
+			}
+			if coffees != 2 {
+				t.Errorf("%d coffees of 3 Oct, want the genuine repeat kept (2)", coffees)
+			}
+		})
+	}
+}
