@@ -55,19 +55,19 @@ type HintedParser interface {
 // StatementLine is one transaction as parsed. DedupeKey is the bank's id
 // or a hash of date, amount and description.
 type StatementLine struct {
-	Date        string
-	AmountMinor int64
-	Currency    string
-	Description string
-	Vendor      string
-	Category    string
-	FITID       string
-	// Account is the bank account the file names for the line (MT940
-	// :25:, OFX ACCTID, camt), empty when it names none.
-	Account      string
+	Date         string
+	AmountMinor  int64
+	Currency     string
+	Description  string
+	Vendor       string
+	Category     string
+	FITID        string
 	DedupeKey    string
 	NeedsReview  bool
 	ReviewReason string
+	// Account is the bank account the file names for the line (MT940
+	// :25:, OFX ACCTID, camt), empty when it names none.
+	Account string
 }
 
 // ImportError is a parse failure a person can read ("the file took too
