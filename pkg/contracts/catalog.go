@@ -40,6 +40,7 @@ var catalog = []ToolSpec{
 	{ToolGetTransactions, "List imported bank transactions, filtered by dates, vendor, category or review status, with totals.", KindRead, func() any { return new(GetTransactionsArgs) }},
 	{ToolSetPreferences, "Change the user's own defaults: currency, time zone, or how they write dates.", KindMutation, func() any { return new(SetPreferencesArgs) }},
 	{ToolGetChatHistory, "Look back through this conversation's earlier messages, only when the user refers to something said before that is not in view. Pages back; can search.", KindRead, func() any { return new(GetChatHistoryArgs) }},
+	{ToolPreviewImport, "Say what importing the statements of one message would add, changing nothing: for each file how many transactions are new and how many are already in the ledger, and which may be expenses typed by hand.", KindRead, func() any { return new(PreviewImportArgs) }},
 }
 
 var clarifySpec = ToolSpec{ToolAskClarification, "Ask the user one clarifying question when the request is ambiguous or missing something. Nothing runs.", KindRead, func() any { return new(AskClarificationArgs) }}

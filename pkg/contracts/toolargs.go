@@ -13,6 +13,7 @@ const (
 	ToolGetTransactions       = "get_transactions"
 	ToolGetChatHistory        = "get_chat_history"
 	ToolSetPreferences        = "set_preferences"
+	ToolPreviewImport         = "preview_import"
 	// ToolAskClarification is the built-in tool a model calls to ask a
 	// question under the native tool-calling protocol. It never runs.
 	ToolAskClarification = "ask_clarification"
@@ -99,4 +100,10 @@ type SetPreferencesArgs struct {
 	Currency  *string `json:"currency,omitempty" validate:"omitempty,currency" jsonschema_description:"The user's default currency, ISO 4217 (e.g. 'EUR'), for amounts and statements that name none; null to keep it."`
 	Timezone  *string `json:"timezone,omitempty" validate:"omitempty,tz" jsonschema_description:"The user's IANA time zone (e.g. 'Europe/Paris'), for 'today' and date ranges; null to keep it."`
 	DateOrder *string `json:"date_order,omitempty" validate:"omitempty,oneof=dmy mdy ymd" jsonschema:"enum=dmy,enum=mdy,enum=ymd" jsonschema_description:"How the user writes dates: 'dmy' (31/12), 'mdy' (12/31) or 'ymd'; null to keep it."`
+}
+
+// PreviewImportArgs reads the statements attached to one message and says
+// what importing them would add, changing nothing.
+type PreviewImportArgs struct {
+	MessageID string `json:"message_id" validate:"required,purserid" jsonschema_description:"The id of a message returned by search_gmail."`
 }

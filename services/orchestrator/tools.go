@@ -71,7 +71,7 @@ var toolRows = map[string]toolRow{
 		describe: describeBalance, answer: answerBalance, remember: rememberBalance},
 	contracts.ToolSearchGmail: {kind: contracts.KindRead, verb: "search your mail",
 		describe: describeMail, remember: rememberMail},
-	contracts.ToolFetchEmailAttachments: {kind: contracts.KindMutation, verb: "import that statement",
+	contracts.ToolFetchEmailAttachments: {kind: contracts.KindMutation, verb: "import that statement", check: &checkRow{read: readImport, seen: seenFetch},
 		propose: proposeFetch, describe: describeFetch, remember: rememberImport},
 	contracts.ToolGetRecentImports: {kind: contracts.KindRead,
 		describe: describeImports, remember: rememberImports},
@@ -80,6 +80,8 @@ var toolRows = map[string]toolRow{
 	contracts.ToolSetPreferences: {kind: contracts.KindMutation,
 		propose: proposePreferences, describe: describePreferencesSaved},
 	contracts.ToolGetChatHistory: {kind: contracts.KindRead},
+	contracts.ToolPreviewImport: {kind: contracts.KindRead, verb: "read that statement",
+		describe: describePreviewImport},
 }
 
 // tool is a catalog tool with its row.
