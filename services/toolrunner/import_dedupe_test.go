@@ -19,6 +19,7 @@ import (
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
+	"github.com/purser-ai/purser/internal/systest"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/toolrunner"
 	"github.com/purser-ai/purser/services/toolrunner/statements"
@@ -173,5 +174,53 @@ func TestStatementsOfOneMonthInSeveralFormatsAddOnlyWhatIsNew(t *testing.T) {
 				t.Errorf("%d coffees of 3 Oct, want the genuine repeat kept (2)", coffees)
 			}
 		})
+	}
+}
+
+// A statement with nothing new is answered "nothing new", saying how many
+// were already there, and nothing is proposed; one with new lines is
+// proposed saying how many are new and how many already in the ledger.
+func TestNothingNewIsAnsweredWithoutAProposal(t *testing.T) {
+	october := "2026-10-01,-1299,TESCO STORES 3312\n2026-10-02,-450,COSTA COFFEE\n2026-10-02,-450,COSTA COFFEE\n"
+	// The same lines as another bank export writes them.
+	again := "2026-10-01,-1299,Tesco\n2026-10-02,-450,Costa\n2026-10-02,-450,Costa\n"
+	mb := mailbox{msgs: map[string]toolrunner.Fetched{
+		"m-first": {Subject: "October export", Files: []toolrunner.File{{Name: "october.csv", MediaType: "text/csv", Data: []byte(october)}}},
+		"m-visa":  {Subject: "Your Visa statement", Files: []toolrunner.File{{Name: "visa-october.csv", MediaType: "text/csv", Data: []byte(again)}}},
+		"m-more":  {Subject: "Longer export", Files: []toolrunner.File{{Name: "more.csv", MediaType: "text/csv", Data: []byte(again + "2026-10-03,-800,Boots\n")}}},
+	}}
+	e := storetest.Engines()[0]
+	s := systest.Start(t, systest.Options{DSN: e.DSN(t), Orchestrators: 1, Toolrunners: 1, Mail: mb, Parser: simpleCSV{}})
+	ann := s.User("acme", "ann")
+	notes := s.Watch("purser.notify.acme.ann")
+	req := request("acme", "ann", "first", contracts.ToolFetchEmailAttachments, `{"message_id":"m-first"}`)
+	approved(t, s, &req, "p-first")
+	req.Deadline = time.Now().Add(time.Hour)
+	s.SendToolRequest(req)
+	notes.WaitN(1, nil)
+
+	turn := ann.Say("Find my last Visa statement and process it")
+	ans := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, turn)
+	if want := `Nothing new in visa-october.csv: all 3 transactions are already in your ledger.`; ans.Content != want {
+		t.Fatalf("answer = %q, want %q", ans.Content, want)
+	}
+	if ps := s.Bus.All(func(m systest.Msg) bool { return m.Type == contracts.TypeProposal }); len(ps) != 0 {
+		t.Fatalf("%d proposals for a statement with nothing new", len(ps))
+	}
+
+	preview := request("acme", "ann", "pv1", contracts.ToolPreviewImport, `{"message_id":"m-more"}`)
+	preview.Deadline = time.Now().Add(time.Hour)
+	s.SendToolRequest(preview)
+	res := s.Result("acme", "conv-ann", "pv1")
+	var p contracts.ImportPreview
+	if err := json.Unmarshal(res.Data, &p); err != nil || len(p.Files) != 1 {
+		t.Fatalf("preview = %s %+v", res.Data, res.Error)
+	}
+	if f := p.Files[0]; f.New != 1 || f.Already != 3 || !strings.HasSuffix(f.Summary, "; 1 new, 3 already in your ledger") {
+		t.Errorf("preview of a longer export = %+v, want 1 new and 3 already there", f)
+	}
+	txs, err := s.Store.ListTransactions(context.Background(), store.TransactionFilter{TenantID: "acme", UserID: "ann"})
+	if err != nil || len(txs) != 3 {
+		t.Fatalf("%d transactions (%v), want the first export's 3", len(txs), err)
 	}
 }
