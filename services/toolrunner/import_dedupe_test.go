@@ -3,6 +3,7 @@ package toolrunner_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -222,5 +223,48 @@ func TestNothingNewIsAnsweredWithoutAProposal(t *testing.T) {
 	txs, err := s.Store.ListTransactions(context.Background(), store.TransactionFilter{TenantID: "acme", UserID: "ann"})
 	if err != nil || len(txs) != 3 {
 		t.Fatalf("%d transactions (%v), want the first export's 3", len(txs), err)
+	}
+}
+
+// preview_import is a read: a viewer may run it, it changes nothing, and
+// what it counts as already there is the caller's own ledger, never
+// another user's.
+func TestPreviewImportReadsOnlyTheCallersLedger(t *testing.T) {
+	october := "2026-10-01,-1299,TESCO\n2026-10-02,-450,COSTA\n"
+	mb := mailbox{msgs: map[string]toolrunner.Fetched{
+		"m-oct": {Subject: "October statement", Files: []toolrunner.File{{Name: "october.csv", MediaType: "text/csv", Data: []byte(october)}}},
+	}}
+	s := systest.Start(t, systest.Options{DSN: storetest.SQLiteDSN(t), Toolrunners: 1, Mail: mb, Parser: simpleCSV{}})
+	if _, err := s.Store.ImportTransactions(context.Background(), []store.Transaction{{TenantID: "acme", UserID: "ann", DocumentID: "d1", Date: "2026-10-01",
+		AmountMinor: -1299, Currency: "GBP", Description: "Tesco Stores", DedupeKey: "h:other", ReviewStatus: store.ReviewOK}}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		user, role   string
+		new, already int
+	}{
+		{"ann", contracts.RoleOwner, 1, 1},
+		{"ann", contracts.RoleViewer, 1, 1},
+		{"bob", contracts.RoleMember, 2, 0}, // ann's line is not bob's
+	}
+	for i, tt := range tests {
+		id := fmt.Sprintf("pv%d", i)
+		req := request("acme", tt.user, id, contracts.ToolPreviewImport, `{"message_id":"m-oct"}`, tt.role)
+		req.Deadline = time.Now().Add(time.Hour)
+		s.SendToolRequest(req)
+		res := s.Result("acme", "conv-"+tt.user, id)
+		var p contracts.ImportPreview
+		if !res.OK || json.Unmarshal(res.Data, &p) != nil || len(p.Files) != 1 {
+			t.Fatalf("preview by %s (%s) = %s %+v", tt.user, tt.role, res.Data, res.Error)
+		}
+		if f := p.Files[0]; f.New != tt.new || f.Already != tt.already {
+			t.Errorf("preview by %s (%s): %d new, %d already; want %d and %d", tt.user, tt.role, f.New, f.Already, tt.new, tt.already)
+		}
+	}
+	for _, user := range []string{"ann", "bob"} {
+		txs, err := s.Store.ListTransactions(context.Background(), store.TransactionFilter{TenantID: "acme", UserID: user})
+		if err != nil || len(txs) != map[string]int{"ann": 1, "bob": 0}[user] {
+			t.Errorf("%s holds %d transactions after previews (%v); a preview must store nothing", user, len(txs), err)
+		}
 	}
 }
