@@ -114,6 +114,11 @@ func (s *Store) ImportTransactions(ctx context.Context, lines []Transaction) (Im
 			out.New++
 			out.Already--
 			if e := p.link[j]; e != 0 {
+				// A link left by a bank line since removed no longer holds.
+				if _, err := tx.exec(ctx, `DELETE FROM ledger_links WHERE tenant_id = ? AND user_id = ? AND expense_id = ?`,
+					t.TenantID, t.UserID, e); err != nil {
+					return err
+				}
 				if _, err := tx.exec(ctx, `INSERT INTO ledger_links (tenant_id, user_id, expense_id, transaction_id, created_at)
 					VALUES (?, ?, ?, ?, ?)`, t.TenantID, t.UserID, e, id, tx.d.ts(tx.orNow(t.CreatedAt))); err != nil {
 					return err
@@ -153,7 +158,8 @@ func (s *Store) pairTransfer(ctx context.Context, t Transaction, id int64) (bool
 	var otherDate string
 	best := -1
 	rows, err := s.query(ctx, `SELECT id, date FROM transactions WHERE tenant_id = ? AND user_id = ? AND amount_minor = ?
-		AND currency = ? AND date >= ? AND date <= ? AND account <> '' AND account <> ? AND transfer_id IS NULL AND id <> ?
+		AND currency = ? AND date >= ? AND date <= ? AND account <> '' AND account <> ? AND id <> ?
+		AND (transfer_id IS NULL OR NOT EXISTS (SELECT 1 FROM transactions p WHERE p.id = transactions.transfer_id))
 		ORDER BY id`, t.TenantID, t.UserID, -t.AmountMinor, t.Currency, addDays(t.Date, -transferWindowDays),
 		addDays(t.Date, transferWindowDays), t.Account, id)
 	if err != nil {
@@ -304,6 +310,7 @@ func (s *Store) planLinks(ctx context.Context, lines []Transaction, p *importPla
 	var expenses []Expense
 	err := s.readRows(ctx, `SELECT e.id, e.item, e.amount_minor, e.currency, e.date, e.category FROM expenses e
 		WHERE e.tenant_id = ? AND e.user_id = ? AND e.date >= ? AND e.date <= ? AND NOT EXISTS (SELECT 1 FROM ledger_links l
+			JOIN transactions o ON o.id = l.transaction_id AND o.tenant_id = l.tenant_id AND o.user_id = l.user_id
 			WHERE l.tenant_id = e.tenant_id AND l.user_id = e.user_id AND l.expense_id = e.id)
 		ORDER BY e.date, e.id`, []any{tenant, user, addDays(from, -linkWindowDays), addDays(to, linkWindowDays)},
 		func(rows rowScanner) error {

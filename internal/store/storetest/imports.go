@@ -134,6 +134,20 @@ func testImportsAddOnlyWhatIsNew(t *testing.T, st *store.Store) {
 	if len(page.Entries) != 3+8+1+1 {
 		t.Errorf("listed %d entries, want 13", len(page.Entries))
 	}
+
+	// Deleting the coffee typed by hand leaves its bank line standing, no
+	// longer linked to anything, and the sums as they were.
+	if err := st.DeleteExpense(ctx, "t1", "u1", coffee.ID); err != nil {
+		t.Fatal(err)
+	}
+	if after := must(st.LedgerSummary(ctx, "t1", "u1", "2026-10-01", "2026-10-31"))(t); !cmp.Equal(want, after) {
+		t.Errorf("summary after deleting the linked expense = %+v, want %+v", after, want)
+	}
+	for _, e := range must(st.ListLedger(ctx, store.LedgerFilter{TenantID: "t1", UserID: "u1", Query: "costa"}))(t).Entries {
+		if e.LinkID != 0 {
+			t.Errorf("%+v is still linked to the deleted expense", e)
+		}
+	}
 }
 
 // Two identical lines of one file are two transactions, and a second file

@@ -26,20 +26,27 @@ CREATE TABLE ledger_links (
 -- statements, transfers).
 CREATE INDEX transactions_by_amount ON transactions (tenant_id, user_id, amount_minor, date);
 
--- link_id is the entry of the other kind this one is linked to (0 when
--- none); transfer_id the other side of a transfer (0 when none).
+-- link_id is the entry of the other kind this one is linked to, and
+-- transfer_id the other side of a transfer, 0 when none or when the other
+-- entry is gone (a deleted expense, an undone import): an entry is never
+-- hidden or left out for one that no longer exists.
 CREATE VIEW ledger_entries AS
     SELECT e.tenant_id, e.user_id, 'expense' AS kind, e.id, -e.amount_minor AS amount_minor, e.currency, e.date,
            e.item AS description, '' AS merchant, e.category, '' AS account, '' AS document_id,
-           COALESCE(l.transaction_id, 0) AS link_id, 0 AS transfer_id
+           COALESCE((SELECT l.transaction_id FROM ledger_links l
+                         JOIN transactions o ON o.id = l.transaction_id AND o.tenant_id = l.tenant_id AND o.user_id = l.user_id
+                     WHERE l.tenant_id = e.tenant_id AND l.user_id = e.user_id AND l.expense_id = e.id), 0) AS link_id,
+           0 AS transfer_id
     FROM expenses e
-    LEFT JOIN ledger_links l ON l.tenant_id = e.tenant_id AND l.user_id = e.user_id AND l.expense_id = e.id
     UNION ALL
     SELECT t.tenant_id, t.user_id, 'transaction' AS kind, t.id, t.amount_minor, t.currency, t.date,
            t.description, t.vendor AS merchant, t.category, t.account, t.document_id,
-           COALESCE(l.expense_id, 0) AS link_id, COALESCE(t.transfer_id, 0) AS transfer_id
-    FROM transactions t
-    LEFT JOIN ledger_links l ON l.tenant_id = t.tenant_id AND l.user_id = t.user_id AND l.transaction_id = t.id;
+           COALESCE((SELECT l.expense_id FROM ledger_links l
+                         JOIN expenses o ON o.id = l.expense_id AND o.tenant_id = l.tenant_id AND o.user_id = l.user_id
+                     WHERE l.tenant_id = t.tenant_id AND l.user_id = t.user_id AND l.transaction_id = t.id), 0) AS link_id,
+           CASE WHEN t.transfer_id IS NULL THEN 0 ELSE COALESCE((SELECT o.id FROM transactions o
+                     WHERE o.id = t.transfer_id AND o.tenant_id = t.tenant_id AND o.user_id = t.user_id), 0) END AS transfer_id
+    FROM transactions t;
 
 -- +goose Down
 DROP VIEW ledger_entries;
