@@ -20,8 +20,9 @@ func readImport(args json.RawMessage) Call {
 
 // seenFetch is an import's proposal, built from the preview of the
 // message's statements: each file with how many of its transactions are
-// new and how many already in the ledger, the lines that may be expenses
-// typed by hand but will be kept apart, and a warning about a sender never
+// new and how many already in the ledger, the lines that will be linked
+// to an expense typed by hand (counted once), those that may be one but
+// will be kept apart, and a warning about a sender never
 // imported from. When every statement attached is read and none has
 // anything new, missing answers so instead of proposing.
 func seenFetch(args, data json.RawMessage, _ Env) (summary, missing string) {
@@ -47,6 +48,9 @@ func seenFetch(args, data json.RawMessage, _ Env) (summary, missing string) {
 	fmt.Fprintf(&b, "Import %s from \"%s\", sent by %s?", strings.Join(names, ", "), quote(p.Subject), quote(p.From))
 	for _, f := range p.Files {
 		b.WriteString(" " + quote(f.Summary) + ".") // with "N new, M already in your ledger"
+		for _, l := range f.Linked {
+			b.WriteString(" Counted once with what you typed: " + quote(l) + ".")
+		}
 		for _, d := range f.Doubtful {
 			b.WriteString(" Kept as its own entry though it may be what you typed: " + quote(d) + ".")
 		}

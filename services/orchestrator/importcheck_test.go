@@ -15,6 +15,7 @@ func TestImportProposalSaysWhatIsNew(t *testing.T) {
 		Summary: "october.csv: 30 transactions; dated 2026-10-01 to 2026-10-30; in GBP; net 228.36 GBP; 0 new, 30 already in your ledger"}
 	november := contracts.FilePreview{Filename: "november.csv", Readable: true, New: 4, Already: 3,
 		Summary:  "november.csv: 7 transactions; dated 2026-10-26 to 2026-11-05; in GBP; net -102.47 GBP; 4 new, 3 already in your ledger",
+		Linked:   []string{"'Costa Coffee' -4.50 GBP on 2026-11-03 and your 'Costa coffee' -4.50 GBP on 2026-11-02"},
 		Doubtful: []string{"'Pret A Manger' -12.00 GBP on 2026-11-04 and your 'lunch' -12.00 GBP on 2026-11-04"}}
 	broken := contracts.FilePreview{Filename: "broken.csv", Summary: "broken.csv: cannot be read (not a statement we can read)"}
 	tests := []struct {
@@ -26,6 +27,7 @@ func TestImportProposalSaysWhatIsNew(t *testing.T) {
 			wantAnswer: "Nothing new in october.csv: all 30 transactions are already in your ledger."},
 		{name: "some new", give: contracts.ImportPreview{MessageID: "m1", Subject: "Statement", From: "bank@bank.example", Files: []contracts.FilePreview{october, november}},
 			wantSummary: `Import october.csv, november.csv from "Statement", sent by bank@bank.example? ` + quote(october.Summary) + ". " + quote(november.Summary) +
+				". Counted once with what you typed: " + quote(november.Linked[0]) +
 				". Kept as its own entry though it may be what you typed: " + quote(november.Doubtful[0]) + "."},
 		{name: "a file that cannot be read is still proposed, so its failure is told", give: contracts.ImportPreview{MessageID: "m1", Subject: "Statement",
 			From: "bank@bank.example", NewSender: true, Files: []contracts.FilePreview{october, broken}},

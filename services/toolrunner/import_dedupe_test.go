@@ -188,7 +188,7 @@ func TestNothingNewIsAnsweredWithoutAProposal(t *testing.T) {
 	mb := mailbox{msgs: map[string]toolrunner.Fetched{
 		"m-first": {Subject: "October export", Files: []toolrunner.File{{Name: "october.csv", MediaType: "text/csv", Data: []byte(october)}}},
 		"m-visa":  {Subject: "Your Visa statement", Files: []toolrunner.File{{Name: "visa-october.csv", MediaType: "text/csv", Data: []byte(again)}}},
-		"m-more":  {Subject: "Longer export", Files: []toolrunner.File{{Name: "more.csv", MediaType: "text/csv", Data: []byte(again + "2026-10-03,-800,Boots\n")}}},
+		"m-more":  {Subject: "Mastercard statement", Files: []toolrunner.File{{Name: "more.csv", MediaType: "text/csv", Data: []byte(again + "2026-10-03,-800,Boots\n")}}},
 	}}
 	e := storetest.Engines()[0]
 	s := systest.Start(t, systest.Options{DSN: e.DSN(t), Orchestrators: 1, Toolrunners: 1, Mail: mb, Parser: simpleCSV{}})
@@ -207,6 +207,13 @@ func TestNothingNewIsAnsweredWithoutAProposal(t *testing.T) {
 	}
 	if ps := s.Bus.All(func(m systest.Msg) bool { return m.Type == contracts.TypeProposal }); len(ps) != 0 {
 		t.Fatalf("%d proposals for a statement with nothing new", len(ps))
+	}
+
+	// With something new, the proposal says how much.
+	turn = ann.Say("Find my last Mastercard statement and process it")
+	p0 := systest.Expect[contracts.Proposal](ann, contracts.TypeProposal, turn)
+	if p0.Tool != contracts.ToolFetchEmailAttachments || !strings.Contains(p0.Summary, "more.csv") || !strings.Contains(p0.Summary, "1 new, 3 already in your ledger") {
+		t.Fatalf("proposal = %+v, want the file with 1 new and 3 already in the ledger", p0)
 	}
 
 	preview := request("acme", "ann", "pv1", contracts.ToolPreviewImport, `{"message_id":"m-more"}`)
