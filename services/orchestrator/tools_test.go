@@ -53,6 +53,7 @@ func TestDefaultConfirmationPolicy(t *testing.T) {
 		{contracts.ToolSetPreferences, true},
 		{contracts.ToolListExpenses, false},
 		{contracts.ToolGetChatHistory, false},
+		{contracts.ToolPreviewImport, false}, // a read: what an import would add
 		{contracts.ToolAskClarification, false},
 		{"drop_tables", true}, // unknown: waits for a yes
 	}
