@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -273,5 +274,23 @@ func TestPreviewImportReadsOnlyTheCallersLedger(t *testing.T) {
 		if err != nil || len(txs) != map[string]int{"ann": 1, "bob": 0}[user] {
 			t.Errorf("%s holds %d transactions after previews (%v); a preview must store nothing", user, len(txs), err)
 		}
+	}
+}
+
+// A bank's id names a line within its account: the same FITID in two
+// accounts is two lines, and an id that already names its account is
+// kept as it is.
+func TestBankIDsAreQualifiedByTheirAccount(t *testing.T) {
+	l := toolrunner.StatementLine{Date: "2026-10-05", AmountMinor: -300, Currency: "GBP", Description: "COFFEE", FITID: "20261005001", Account: "111"}
+	other := l
+	other.Account = "222"
+	mt := l
+	mt.FITID = "111:REF1"
+	none := l
+	none.Account = ""
+	keys := toolrunner.DedupeKeys([]toolrunner.StatementLine{l, other, mt, none})
+	want := []string{"fitid:111:20261005001", "fitid:222:20261005001", "fitid:111:REF1", "fitid:20261005001"}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("keys = %q, want %q", keys, want)
 	}
 }

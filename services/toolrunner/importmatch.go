@@ -131,3 +131,13 @@ func ledgerLines(tenant, user, docID string, st Statement) []store.Transaction {
 	}
 	return lines
 }
+
+// accountFITID is the bank's id of a line, qualified by its account when
+// the file names one and the id does not already say it (MT940 and camt
+// ids do; an OFX FITID is unique only within its account).
+func accountFITID(l StatementLine) string {
+	if l.Account == "" || strings.HasPrefix(l.FITID, l.Account+":") {
+		return l.FITID
+	}
+	return l.Account + ":" + l.FITID
+}

@@ -239,7 +239,7 @@ func DedupeKeys(lines []StatementLine) []string {
 
 func dedupeKey(l StatementLine) string {
 	if l.FITID != "" {
-		return "fitid:" + l.FITID
+		return "fitid:" + accountFITID(l)
 	}
 	desc := strings.Join(strings.Fields(strings.ToLower(l.Description)), " ")
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s|%d|%s|%s", l.Date, l.AmountMinor, l.Currency, desc)))
