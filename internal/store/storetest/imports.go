@@ -178,3 +178,39 @@ func testImportsKeepGenuineRepeats(t *testing.T, st *store.Store) {
 		t.Errorf("summary = %+v, want 3 coffees, 9.00 GBP", sum)
 	}
 }
+
+// Statements of one month in four formats imported at the same moment add
+// the month once: imports of one user wait for each other.
+func testImportsAtOnceAddTheMonthOnce(t *testing.T, st *store.Store) {
+	const lines, formats = 120, 4
+	statements := make([][]store.Transaction, formats)
+	for f := range formats {
+		for i := range lines {
+			date := fmt.Sprintf("2026-10-%02d", 1+i%28)
+			statements[f] = append(statements[f], importLine(fmt.Sprintf("doc-%d", f), "", fmt.Sprintf("h:%d:%d", f, i), date, int64(-100*(i+1)), "GBP", "words"))
+		}
+	}
+	type result struct {
+		added int
+		err   error
+	}
+	results := make(chan result, formats)
+	for _, lines := range statements {
+		go func() {
+			out, err := st.ImportTransactions(ctx, lines)
+			results <- result{out.New, err}
+		}()
+	}
+	total := 0
+	for range formats {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		total += r.added
+	}
+	txs := must(st.ListTransactions(ctx, store.TransactionFilter{TenantID: "t1", UserID: "u1"}))(t)
+	if total != lines || len(txs) != lines {
+		t.Fatalf("%d imports at once added %d (%d stored), want the month's %d once", formats, total, len(txs), lines)
+	}
+}

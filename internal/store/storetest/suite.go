@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"LedgerPagesEveryEntryOnce", testLedgerPaging},
 		{"ImportsAddOnlyWhatIsNew", testImportsAddOnlyWhatIsNew},
 		{"ImportsKeepGenuineRepeats", testImportsKeepGenuineRepeats},
+		{"ImportsAtOnceAddTheMonthOnce", testImportsAtOnceAddTheMonthOnce},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
