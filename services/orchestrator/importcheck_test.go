@@ -71,3 +71,25 @@ func TestBalanceSaysTransfersWereLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// Asked what a statement would add, the answer says it file by file, or
+// that nothing is new.
+func TestDescribePreviewImport(t *testing.T) {
+	tests := []struct {
+		give contracts.ImportPreview
+		want string
+	}{
+		{contracts.ImportPreview{Files: []contracts.FilePreview{{Filename: "a.csv", Readable: true, Already: 3}, {Filename: "b.csv", Readable: true, Already: 1}}},
+			"Nothing new: all 4 transactions are already in your ledger."},
+		{contracts.ImportPreview{Files: []contracts.FilePreview{{Filename: "a.csv", Readable: true, New: 1, Already: 2, Summary: "a.csv: 3 transactions; 1 new, 2 already in your ledger",
+			Doubtful: []string{"'PRET' -12.00 GBP on 2026-11-04 and your 'lunch' -12.00 GBP on 2026-11-04"}}}},
+			"If imported:\n- a.csv: 3 transactions; 1 new, 2 already in your ledger\n  may be what you typed: 'PRET' -12.00 GBP on 2026-11-04 and your 'lunch' -12.00 GBP on 2026-11-04"},
+		{contracts.ImportPreview{}, "That message has no statement attached."},
+	}
+	for _, tt := range tests {
+		data, _ := json.Marshal(tt.give)
+		if got := describePreviewImport(data); got != tt.want {
+			t.Errorf("describePreviewImport =\n %q\nwant\n %q", got, tt.want)
+		}
+	}
+}
