@@ -360,9 +360,8 @@ func (s *Store) MatchEntries(ctx context.Context, f PatternFilter, limit int) (c
 		func(rows rowScanner) error {
 			first = first[:0]
 			for rows.Next() {
-				e := LedgerEntry{TenantID: f.TenantID}
-				if err := rows.Scan(&e.Kind, &e.ID, &e.UserID, &e.AmountMinor, &e.Currency, &e.Date, &e.Description,
-					&e.Merchant, &e.Category, &e.Account, &e.DocumentID); err != nil {
+				e, err := scanLedgerEntry(rows, f.TenantID)
+				if err != nil {
 					return err
 				}
 				first = append(first, e)

@@ -23,8 +23,11 @@ var ErrInvalidCursor = errors.New("invalid cursor")
 // ledger_entries (migration 10). AmountMinor is signed: money out is
 // negative, so an expense (stored positive) reads negative. ID is the
 // expense's per-user id or the transaction's id: Kind and ID together
-// name an entry. Merchant and DocumentID are empty for an expense, and
-// Account is empty for every entry until imports record one.
+// name an entry. Merchant, DocumentID and Account are empty for an
+// expense, and Account for a line whose statement names none. LinkID is
+// the entry of the other kind this one is linked to (an expense typed by
+// hand and the bank line that settles it), 0 when none; TransferID is the
+// other side of a transfer between the person's own accounts, 0 when none.
 type LedgerEntry struct {
 	Kind        string
 	ID          int64
@@ -38,6 +41,8 @@ type LedgerEntry struct {
 	Category    string
 	Account     string
 	DocumentID  string
+	LinkID      int64
+	TransferID  int64
 }
 
 // LedgerFilter selects one user's ledger entries. TenantID and UserID are
@@ -80,19 +85,28 @@ type CategorySpending struct {
 // spending of each category (sorted by category, then currency). The
 // database adds up; currencies are never added together.
 //
-// What this summary does not yet tell apart: a transfer between two of the
-// person's own accounts counts as spending on one side and income on the
-// other, and an imported line that settles an expense typed by hand counts
-// twice (once as each), because entries are not yet paired or linked.
+// A transfer between two of the person's own accounts is neither spending
+// nor income: it is left out of Count and the sums, and Transfers says how
+// many lines were left out. An expense typed by hand that is linked to the
+// bank line settling it is counted once, as that line.
 type LedgerSummary struct {
 	From, To   string
 	Count      int
+	Transfers  int
 	Spending   []LedgerAmount
 	Income     []LedgerAmount
 	ByCategory []CategorySpending
 }
 
-const ledgerCols = `kind, id, user_id, amount_minor, currency, date, description, merchant, category, account, document_id`
+const ledgerCols = `kind, id, user_id, amount_minor, currency, date, description, merchant, category, account, document_id, link_id, transfer_id`
+
+// scanLedgerEntry reads one row of ledgerCols.
+func scanLedgerEntry(rows rowScanner, tenantID string) (LedgerEntry, error) {
+	e := LedgerEntry{TenantID: tenantID}
+	err := rows.Scan(&e.Kind, &e.ID, &e.UserID, &e.AmountMinor, &e.Currency, &e.Date, &e.Description,
+		&e.Merchant, &e.Category, &e.Account, &e.DocumentID, &e.LinkID, &e.TransferID)
+	return e, err
+}
 
 // ListLedger returns a page of the user's ledger entries matching f,
 // newest first (by date, then transactions before expenses, then id
@@ -135,9 +149,8 @@ func (s *Store) ListLedger(ctx context.Context, f LedgerFilter) (LedgerPage, err
 		func(rows rowScanner) error {
 			out = out[:0]
 			for rows.Next() {
-				e := LedgerEntry{TenantID: f.TenantID}
-				if err := rows.Scan(&e.Kind, &e.ID, &e.UserID, &e.AmountMinor, &e.Currency, &e.Date, &e.Description,
-					&e.Merchant, &e.Category, &e.Account, &e.DocumentID); err != nil {
+				e, err := scanLedgerEntry(rows, f.TenantID)
+				if err != nil {
 					return err
 				}
 				out = append(out, e)
@@ -173,17 +186,27 @@ func parseLedgerCursor(c string) (date, kind string, id int64, err error) {
 	return parts[0], parts[1], id, nil
 }
 
+// spentOnce selects the ledger entries that count as spending: money out,
+// not one side of a transfer between the person's own accounts, and not
+// an expense typed by hand that a bank line stands for (linked). Every sum
+// of spending uses it, so no summary counts a pair twice.
+const spentOnce = `amount_minor < 0 AND transfer_id = 0 AND (kind = 'transaction' OR link_id = 0)`
+
 // ledgerSummarySQL adds up one user's entries in a date range in one
 // statement (one snapshot): rows of part 0 are per currency (count, money
-// out, money in), rows of part 1 per category and currency (money out).
-const ledgerSummarySQL = `SELECT 0 AS part, '' AS category, currency, COUNT(*),
-		CAST(COALESCE(SUM(CASE WHEN amount_minor < 0 THEN -amount_minor ELSE 0 END), 0) AS BIGINT),
-		CAST(COALESCE(SUM(CASE WHEN amount_minor > 0 THEN amount_minor ELSE 0 END), 0) AS BIGINT)
-	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ?
+// out, money in, transfers left out), rows of part 1 per category and
+// currency (money out). An expense linked to a bank line is left out (the
+// line stands for both); a transfer is counted only as a transfer.
+const ledgerSummarySQL = `SELECT 0 AS part, '' AS category, currency,
+		CAST(COALESCE(SUM(CASE WHEN transfer_id = 0 THEN 1 ELSE 0 END), 0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN transfer_id = 0 AND amount_minor < 0 THEN -amount_minor ELSE 0 END), 0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN transfer_id = 0 AND amount_minor > 0 THEN amount_minor ELSE 0 END), 0) AS BIGINT),
+		CAST(COALESCE(SUM(CASE WHEN transfer_id = 0 THEN 0 ELSE 1 END), 0) AS BIGINT)
+	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND (kind = 'transaction' OR link_id = 0)
 	GROUP BY currency
 	UNION ALL
-	SELECT 1 AS part, category, currency, COUNT(*), CAST(SUM(-amount_minor) AS BIGINT), 0
-	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND amount_minor < 0
+	SELECT 1 AS part, category, currency, COUNT(*), CAST(SUM(-amount_minor) AS BIGINT), 0, 0
+	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND ` + spentOnce + `
 	GROUP BY category, currency
 	ORDER BY part, category, currency`
 
@@ -199,11 +222,11 @@ func (s *Store) LedgerSummary(ctx context.Context, tenantID, userID, from, to st
 			sum = LedgerSummary{From: from, To: to, Spending: []LedgerAmount{}, Income: []LedgerAmount{}, ByCategory: []CategorySpending{}}
 			for rows.Next() {
 				var (
-					part          int
-					category, cur string
-					n, out, in    int64
+					part           int
+					category, cur  string
+					n, out, in, tr int64
 				)
-				if err := rows.Scan(&part, &category, &cur, &n, &out, &in); err != nil {
+				if err := rows.Scan(&part, &category, &cur, &n, &out, &in, &tr); err != nil {
 					return err
 				}
 				if part == 1 {
@@ -215,6 +238,7 @@ func (s *Store) LedgerSummary(ctx context.Context, tenantID, userID, from, to st
 					continue
 				}
 				sum.Count += int(n)
+				sum.Transfers += int(tr)
 				if out > 0 {
 					sum.Spending = append(sum.Spending, LedgerAmount{Currency: cur, Minor: out})
 				}

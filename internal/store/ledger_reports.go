@@ -62,7 +62,7 @@ type SpendingBreakdown struct {
 // window sums give each currency's totals over every group.
 const spendingBreakdownSQL = `WITH g AS (
 		SELECT %[1]s AS k, MAX(%[2]s) AS name, currency, SUM(-amount_minor) AS minor, COUNT(*) AS n
-		FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND amount_minor < 0
+		FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND ` + spentOnce + `
 		GROUP BY %[1]s, currency
 	), r AS (
 		SELECT name, currency, minor, n,
@@ -155,11 +155,11 @@ type MonthlySpending struct {
 // part 0 over the range, part 1 over the whole month before the range's
 // first month, which the first month's change is measured against.
 const spendingByMonthSQL = `SELECT 0 AS part, SUBSTR(date, 1, 7) AS mon, currency, CAST(SUM(-amount_minor) AS BIGINT), COUNT(*)
-	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND amount_minor < 0
+	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND ` + spentOnce + `
 	GROUP BY SUBSTR(date, 1, 7), currency
 	UNION ALL
 	SELECT 1 AS part, '' AS mon, currency, CAST(SUM(-amount_minor) AS BIGINT), COUNT(*)
-	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND amount_minor < 0
+	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND ` + spentOnce + `
 	GROUP BY currency
 	ORDER BY part, currency, mon`
 
@@ -237,7 +237,7 @@ func (s *Store) SpendingByMonth(ctx context.Context, tenantID, userID, from, to 
 const biggestOutflowsSQL = `SELECT ` + ledgerCols + ` FROM (
 		SELECT ` + ledgerCols + `,
 			ROW_NUMBER() OVER (PARTITION BY currency ORDER BY amount_minor, date DESC, kind, id) AS rk
-		FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND amount_minor < 0
+		FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND ` + spentOnce + `
 	) r WHERE rk <= ? ORDER BY currency, rk`
 
 // BiggestOutflows returns the user's biggest entries of money out from
@@ -253,9 +253,8 @@ func (s *Store) BiggestOutflows(ctx context.Context, tenantID, userID, from, to 
 	err := s.readRows(ctx, biggestOutflowsSQL, []any{tenantID, userID, from, to, limit}, func(rows rowScanner) error {
 		out = []LedgerEntry{}
 		for rows.Next() {
-			e := LedgerEntry{TenantID: tenantID}
-			if err := rows.Scan(&e.Kind, &e.ID, &e.UserID, &e.AmountMinor, &e.Currency, &e.Date, &e.Description,
-				&e.Merchant, &e.Category, &e.Account, &e.DocumentID); err != nil {
+			e, err := scanLedgerEntry(rows, tenantID)
+			if err != nil {
 				return err
 			}
 			out = append(out, e)
@@ -304,7 +303,7 @@ const MaxRecurringRows = 20_000
 const recurringSQL = `SELECT k, name, currency, date, minor FROM (
 		SELECT LOWER(` + merchantName + `) AS k, ` + merchantName + ` AS name, currency, date, CAST(-amount_minor AS BIGINT) AS minor,
 			COUNT(*) OVER (PARTITION BY LOWER(` + merchantName + `), currency) AS n
-		FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND amount_minor < 0
+		FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND ` + spentOnce + `
 	) o WHERE n >= 3
 	ORDER BY k, currency, date`
 

@@ -29,7 +29,13 @@ type Transaction struct {
 	FITID        string
 	DedupeKey    string
 	ReviewStatus string
-	CreatedAt    time.Time
+	// Account is the bank account the statement names (MT940 :25:, OFX
+	// ACCTID, camt), empty when the file does not say.
+	Account string
+	// TransferID is the other side of a transfer between two of the
+	// person's own accounts, 0 when this is none.
+	TransferID int64
+	CreatedAt  time.Time
 }
 
 // TransactionFilter selects a user's transactions. Vendor matches a
@@ -53,10 +59,10 @@ func (s *Store) InsertTransactions(ctx context.Context, txs []Transaction) (int,
 		inserted = 0
 		for _, t := range txs {
 			n, err := tx.exec(ctx, `INSERT INTO transactions (tenant_id, user_id, document_id, date, amount_minor, currency,
-				description, vendor, category, fitid, dedupe_key, review_status, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, dedupe_key) DO NOTHING`,
+				description, vendor, category, fitid, dedupe_key, review_status, account, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, dedupe_key) DO NOTHING`,
 				t.TenantID, t.UserID, t.DocumentID, t.Date, t.AmountMinor, t.Currency, t.Description, t.Vendor,
-				t.Category, t.FITID, t.DedupeKey, t.ReviewStatus, tx.d.ts(tx.orNow(t.CreatedAt)))
+				t.Category, t.FITID, t.DedupeKey, t.ReviewStatus, t.Account, tx.d.ts(tx.orNow(t.CreatedAt)))
 			if err != nil {
 				return err
 			}
@@ -107,7 +113,7 @@ func (s *Store) ListTransactions(ctx context.Context, f TransactionFilter) ([]Tr
 		w.add("document_id = ?", f.DocumentID)
 	}
 	rows, err := s.query(ctx, `SELECT id, user_id, document_id, date, amount_minor, currency, description, vendor, category,
-		fitid, dedupe_key, review_status, created_at FROM transactions`+w.sql()+` ORDER BY date, id`+limitClause(f.Limit), w.args...)
+		fitid, dedupe_key, review_status, account, COALESCE(transfer_id, 0), created_at FROM transactions`+w.sql()+` ORDER BY date, id`+limitClause(f.Limit), w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list transactions: %w", err)
 	}
@@ -116,7 +122,7 @@ func (s *Store) ListTransactions(ctx context.Context, f TransactionFilter) ([]Tr
 	for rows.Next() {
 		t := Transaction{TenantID: f.TenantID}
 		if err := rows.Scan(&t.ID, &t.UserID, &t.DocumentID, &t.Date, &t.AmountMinor, &t.Currency, &t.Description,
-			&t.Vendor, &t.Category, &t.FITID, &t.DedupeKey, &t.ReviewStatus, timeCol{&t.CreatedAt}); err != nil {
+			&t.Vendor, &t.Category, &t.FITID, &t.DedupeKey, &t.ReviewStatus, &t.Account, &t.TransferID, timeCol{&t.CreatedAt}); err != nil {
 			return nil, fmt.Errorf("list transactions: %w", err)
 		}
 		out = append(out, t)

@@ -53,6 +53,7 @@ var catalog = []ToolSpec{
 	{ToolUpdateTransaction, "Fix an imported transaction by its number: its category or description, or clear its review flag.", KindMutation, func() any { return new(UpdateTransactionArgs) }},
 	{ToolGetLastChange, "Find the user's latest change that can be undone (an expense added, changed or deleted, a transaction fixed, or a whole statement import).", KindRead, func() any { return new(GetLastChangeArgs) }},
 	{ToolUndoChange, "Undo one change found by get_last_change, reverting exactly that change.", KindMutation, func() any { return new(UndoChangeArgs) }},
+	{ToolPreviewImport, "Say what importing the statements of one message would add, changing nothing: for each file how many transactions are new and how many are already in the ledger, and which may be expenses typed by hand.", KindRead, func() any { return new(PreviewImportArgs) }},
 }
 
 var clarifySpec = ToolSpec{ToolAskClarification, "Ask the user one clarifying question when the request is ambiguous or missing something. Nothing runs.", KindRead, func() any { return new(AskClarificationArgs) }}

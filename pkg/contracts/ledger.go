@@ -34,8 +34,9 @@ const (
 // kinds ("expense-12", "transaction-40"). Amount is signed: money out is
 // negative. Description, Category and Account are data, made one visible
 // line by PlainText, not markdown. Source is the document an imported
-// entry was read from, empty for an expense. Links is always empty for
-// now; it will name the entries this one is paired with.
+// entry was read from, empty for an expense. Links names the entries this
+// one is paired with: the bank line and the expense typed by hand it
+// settles ("linked"), the two sides of a transfer ("transfer").
 type LedgerEntry struct {
 	ID          string       `json:"id"`
 	Kind        string       `json:"kind"`
@@ -49,11 +50,17 @@ type LedgerEntry struct {
 }
 
 // LedgerLink names another entry of the ledger and how this one relates
-// to it. No entry has links yet.
+// to it (Kind: LedgerLinkLinked or LedgerLinkTransfer).
 type LedgerLink struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind"`
 }
+
+// Kinds of LedgerLink.
+const (
+	LedgerLinkLinked   = "linked"   // an expense typed by hand and the bank line that settles it
+	LedgerLinkTransfer = "transfer" // the two sides of a transfer between the person's accounts
+)
 
 // LedgerSummaryRequest adds up the user's ledger from From to To
 // (inclusive dates, defaulting as in LedgerRequest) (op ledger_summary).
@@ -66,13 +73,14 @@ type LedgerSummaryRequest struct {
 // defaults chose. Count is the entries in the range; Spending (money out)
 // and Income (money in) are positive minor units, one per currency, sorted
 // by currency; ByCategory is each category's spending. Currencies are never
-// added together. A transfer between the person's own accounts counts as
-// spending and income, and an imported line that settles an expense typed
-// by hand counts twice: entries are not yet paired.
+// added together. A transfer between the person's own accounts is neither
+// spending nor income: Transfers counts the lines left out for it. An
+// imported line that settles an expense typed by hand counts once.
 type LedgerSummaryReply struct {
 	From       string             `json:"from,omitempty"`
 	To         string             `json:"to,omitempty"`
 	Count      int                `json:"count,omitempty"`
+	Transfers  int                `json:"transfers,omitempty"`
 	Spending   []Money            `json:"spending,omitempty"`
 	Income     []Money            `json:"income,omitempty"`
 	ByCategory []CategorySpending `json:"by_category,omitempty"`

@@ -209,6 +209,9 @@ type Balance struct {
 	To    string  `json:"to" validate:"required,date"`
 	Total []Money `json:"total" validate:"dive"`
 	Count int     `json:"count" validate:"gte=0"`
+	// Transfers is how many lines of the range were transfers between
+	// the person's own accounts, left out of Total and Count.
+	Transfers int `json:"transfers,omitempty" validate:"gte=0"`
 }
 
 // ImportJob asks the statement importer to import one stored document.

@@ -16,6 +16,7 @@ const (
 	ToolUpdateTransaction     = "update_transaction"
 	ToolGetLastChange         = "get_last_change"
 	ToolUndoChange            = "undo_change"
+	ToolPreviewImport         = "preview_import"
 	// ToolAskClarification is the built-in tool a model calls to ask a
 	// question under the native tool-calling protocol. It never runs.
 	ToolAskClarification = "ask_clarification"
@@ -123,4 +124,10 @@ type GetLastChangeArgs struct {
 // UndoChangeArgs reverts one change found by get_last_change.
 type UndoChangeArgs struct {
 	ChangeID int64 `json:"change_id" validate:"required,gte=1" jsonschema_description:"The id of the change, as get_last_change returned it."`
+}
+
+// PreviewImportArgs reads the statements attached to one message and says
+// what importing them would add, changing nothing.
+type PreviewImportArgs struct {
+	MessageID string `json:"message_id" validate:"required,purserid" jsonschema_description:"The id of a message returned by search_gmail."`
 }

@@ -159,3 +159,32 @@ type Preferences struct {
 	Timezone  string `json:"timezone,omitempty"`
 	DateOrder string `json:"date_order,omitempty"`
 }
+
+// ImportPreview is the output of preview_import: the message's sender and
+// subject, and what importing each statement attached would add.
+type ImportPreview struct {
+	MessageID string `json:"message_id"`
+	Subject   string `json:"subject"`
+	From      string `json:"from"`
+	// NewSender is true when the user has never imported a statement from
+	// the sender's e-mail domain.
+	NewSender bool          `json:"new_sender,omitempty"`
+	Files     []FilePreview `json:"files"`
+}
+
+// FilePreview is what importing one statement would add. Summary is the
+// file's preview (count, dates, currencies, net amount, what is
+// uncertain), or why it cannot be read (Readable false). New lines would
+// be added; Already are in the ledger already (from this file or the same
+// lines of another format). Linked name lines that would be linked to an
+// expense typed by hand; Doubtful lines whose amount and date match one
+// but whose words do not: they would be kept apart.
+type FilePreview struct {
+	Filename string   `json:"filename"`
+	Summary  string   `json:"summary"`
+	Readable bool     `json:"readable"`
+	New      int      `json:"new"`
+	Already  int      `json:"already"`
+	Linked   []string `json:"linked,omitempty"`
+	Doubtful []string `json:"doubtful,omitempty"`
+}

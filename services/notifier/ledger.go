@@ -42,7 +42,7 @@ func (n *Notifier) ledger(ctx context.Context, tenant, user string, req contract
 			ID: e.Kind + "-" + strconv.FormatInt(e.ID, 10), Kind: e.Kind, Date: e.Date,
 			Amount:      contracts.Money{Minor: e.AmountMinor, Currency: e.Currency},
 			Description: contracts.PlainText(e.Description), Category: contracts.PlainText(e.Category),
-			Account: contracts.PlainText(e.Account), Source: e.DocumentID, Links: []contracts.LedgerLink{},
+			Account: contracts.PlainText(e.Account), Source: e.DocumentID, Links: ledgerLinks(e),
 		})
 	}
 	return out, nil
@@ -65,7 +65,7 @@ func (n *Notifier) ledgerSummary(ctx context.Context, tenant, user string, req c
 		}
 		return out
 	}
-	out := contracts.LedgerSummaryReply{From: sum.From, To: sum.To, Count: sum.Count, Spending: money(sum.Spending), Income: money(sum.Income),
+	out := contracts.LedgerSummaryReply{From: sum.From, To: sum.To, Count: sum.Count, Transfers: sum.Transfers, Spending: money(sum.Spending), Income: money(sum.Income),
 		ByCategory: make([]contracts.CategorySpending, 0, len(sum.ByCategory))}
 	for _, c := range sum.ByCategory {
 		out.ByCategory = append(out.ByCategory, contracts.CategorySpending{Category: contracts.PlainText(c.Category), Spending: money(c.Spending)})
@@ -110,4 +110,21 @@ func monthOf(now time.Time, zone string) (first, last string) {
 	y, m, _ := now.In(loc).Date()
 	start := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
 	return start.Format(time.DateOnly), start.AddDate(0, 1, -1).Format(time.DateOnly)
+}
+
+// ledgerLinks names the entries e is paired with: the other of a linked
+// expense and bank line, the other side of a transfer.
+func ledgerLinks(e store.LedgerEntry) []contracts.LedgerLink {
+	links := []contracts.LedgerLink{}
+	if e.LinkID != 0 {
+		other := store.LedgerExpense
+		if e.Kind == store.LedgerExpense {
+			other = store.LedgerTransaction
+		}
+		links = append(links, contracts.LedgerLink{ID: other + "-" + strconv.FormatInt(e.LinkID, 10), Kind: contracts.LedgerLinkLinked})
+	}
+	if e.TransferID != 0 {
+		links = append(links, contracts.LedgerLink{ID: store.LedgerTransaction + "-" + strconv.FormatInt(e.TransferID, 10), Kind: contracts.LedgerLinkTransfer})
+	}
+	return links
 }

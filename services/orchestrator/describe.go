@@ -52,10 +52,17 @@ func describePreferencesSaved(data json.RawMessage) string {
 func describeBalance(data json.RawMessage) string {
 	var out contracts.Balance
 	_ = json.Unmarshal(data, &out)
+	var s string
 	if out.Count == 0 {
-		return fmt.Sprintf("You have no expenses %s.", rangeWords(out.Range, out.From, out.To))
+		s = fmt.Sprintf("You have no expenses %s", rangeWords(out.Range, out.From, out.To))
+	} else {
+		s = fmt.Sprintf("You spent %s %s across %d expense%s", totals(out.Total), rangeWords(out.Range, out.From, out.To), out.Count, wording.Plural(out.Count))
 	}
-	return fmt.Sprintf("You spent %s %s across %d expense%s.", totals(out.Total), rangeWords(out.Range, out.From, out.To), out.Count, wording.Plural(out.Count))
+	if out.Transfers > 0 {
+		// Money moved between the person's own accounts is not spending.
+		s += fmt.Sprintf("; %d transfer%s between your accounts left out", out.Transfers, wording.Plural(out.Transfers))
+	}
+	return s + "."
 }
 
 // symbols are the currency signs people read without a code.

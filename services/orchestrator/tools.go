@@ -76,7 +76,7 @@ var toolRows = map[string]toolRow{
 		describe: describeBalance, answer: answerBalance, remember: rememberBalance},
 	contracts.ToolSearchGmail: {kind: contracts.KindRead, verb: "search your mail",
 		describe: describeMail, remember: rememberMail},
-	contracts.ToolFetchEmailAttachments: {kind: contracts.KindMutation, verb: "import that statement",
+	contracts.ToolFetchEmailAttachments: {kind: contracts.KindMutation, verb: "import that statement", check: &checkRow{read: readImport, seen: seenFetch},
 		propose: proposeFetch, describe: describeFetch, remember: rememberImport},
 	contracts.ToolGetRecentImports: {kind: contracts.KindRead,
 		describe: describeImports, remember: rememberImports},
@@ -107,6 +107,8 @@ var toolRows = map[string]toolRow{
 	contracts.ToolGetLastChange: {kind: contracts.KindRead, describe: describeLastChange},
 	contracts.ToolUndoChange: {kind: contracts.KindMutation, verb: "undo that", check: &checkRow{read: readChange, seen: seenUndo},
 		propose: proposeUndo, describe: describeUndone},
+	contracts.ToolPreviewImport: {kind: contracts.KindRead, verb: "read that statement",
+		describe: describePreviewImport},
 }
 
 // tool is a catalog tool with its row.

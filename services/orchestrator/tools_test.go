@@ -56,6 +56,7 @@ func TestDefaultConfirmationPolicy(t *testing.T) {
 		{contracts.ToolSummarizeSpending, false},
 		{contracts.ToolBiggestExpenses, false},
 		{contracts.ToolRecurringPayments, false},
+		{contracts.ToolPreviewImport, false}, // a read: what an import would add
 		{contracts.ToolAskClarification, false},
 		{"drop_tables", true}, // unknown: waits for a yes
 	}

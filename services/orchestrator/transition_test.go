@@ -425,11 +425,18 @@ func TestPlanWithVarsAndStop(t *testing.T) {
 	}
 	found := `{"messages":[{"id":"m42","from":"Visa <statements@visa.example>","subject":"Your statement","date":"2026-11-01T08:00:00Z","attachments":["nov.csv"],"score":0.9}]}`
 	s1, eff := step(t, s, result(req.CallID, req.Tool, true, found, ""), env)
+	// The import is looked up first: what it would add.
+	look := only[contracts.ToolRequest](t, eff, contracts.TypeToolRequest)
+	if look.Tool != contracts.ToolPreviewImport || string(look.Args) != `{"message_id":"m42"}` {
+		t.Fatalf("lookup = %s %s", look.Tool, look.Args)
+	}
+	preview := `{"message_id":"m42","subject":"Your statement","from":"Visa <statements@visa.example>","files":[{"filename":"nov.csv","summary":"nov.csv: 2 transactions; 2 new, 0 already in your ledger","readable":true,"new":2,"already":0}]}`
+	s1, eff = step(t, s1, result(look.CallID, look.Tool, true, preview, ""), env)
 	p := only[contracts.Proposal](t, eff, contracts.TypeProposal)
 	if string(p.Args) != `{"message_id":"m42"}` || s1.Memory["lists.found"] == nil {
 		t.Fatalf("bound args = %s", p.Args)
 	}
-	if p.Summary != `Import nov.csv from "Your statement" (1 Nov 2026), sent by Visa \<statements@visa.example\>?` {
+	if p.Summary != `Import nov.csv from "Your statement", sent by Visa \<statements@visa.example\>? nov.csv: 2 transactions; 2 new, 0 already in your ledger.` {
 		t.Errorf("summary = %q", p.Summary)
 	}
 	// Nothing found: the stop condition holds and the model answers.

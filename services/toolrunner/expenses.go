@@ -232,8 +232,9 @@ func lookupExpense(ctx context.Context, tx Tx, c Call, id int64) (Output, error)
 // getBalance answers what the user spent over a range: the money out of
 // every ledger entry in it, expenses typed by hand and imported
 // transactions alike, added up per currency by the store (sorted by
-// currency, never across currencies). Money in is not spending. Count is
-// the entries in the range.
+// currency, never across currencies). Money in is not spending, and a
+// transfer between the person's own accounts is neither: Transfers says
+// how many lines were left out for it. Count is the entries in the range.
 func getBalance(ctx context.Context, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.GetBalanceArgs)
 	name, from, to, err := rangeOrDefault(a.Range, c)
@@ -248,7 +249,7 @@ func getBalance(ctx context.Context, tx Tx, c Call) (Output, error) {
 	for _, m := range sum.Spending {
 		total = append(total, contracts.Money{Minor: m.Minor, Currency: m.Currency})
 	}
-	return Output{Data: contracts.Balance{Range: name, From: from, To: to, Total: total, Count: sum.Count}}, nil
+	return Output{Data: contracts.Balance{Range: name, From: from, To: to, Total: total, Count: sum.Count, Transfers: sum.Transfers}}, nil
 }
 
 func getTransactions(ctx context.Context, tx Tx, c Call) (Output, error) {

@@ -65,6 +65,9 @@ type StatementLine struct {
 	DedupeKey    string
 	NeedsReview  bool
 	ReviewReason string
+	// Account is the bank account the file names for the line (MT940
+	// :25:, OFX ACCTID, camt), empty when it names none.
+	Account string
 }
 
 // ImportError is a parse failure a person can read ("the file took too
@@ -166,21 +169,22 @@ func (i *Importer) importDocument(ctx context.Context, doc store.Document) (stor
 		}
 		lines = append(lines, store.Transaction{TenantID: doc.TenantID, UserID: doc.UserID, DocumentID: doc.ID, Date: l.Date,
 			AmountMinor: l.AmountMinor, Currency: l.Currency, Description: l.Description, Vendor: l.Vendor, Category: l.Category,
-			FITID: l.FITID, DedupeKey: key, ReviewStatus: status, CreatedAt: i.now()})
+			FITID: l.FITID, Account: l.Account, DedupeKey: key, ReviewStatus: status, CreatedAt: i.now()})
 	}
 	var added int
 	err = i.store.InTx(ctx, func(tx *store.Store) error {
 		if err := categorizeLines(ctx, tx, lines); err != nil {
 			return err
 		}
-		n, err := tx.InsertTransactions(ctx, lines)
+		res, err := tx.ImportTransactions(ctx, lines)
 		if err != nil {
 			return err
 		}
+		n := res.New
 		added = n
-		dup += len(lines) - n
+		dup += res.Already
 		doc.Status, doc.Imported = store.DocumentImported, n
-		doc.Detail = importDetail(n, dup, review, lines, st.Uncertain)
+		doc.Detail = importDetail(n, dup, review, lines, st.Uncertain) + matchDetail(res, lines)
 		if err := tx.UpdateDocumentStatus(ctx, doc.TenantID, doc.ID, doc.Status, doc.Detail, n, i.now()); err != nil {
 			return err
 		}
@@ -241,7 +245,7 @@ func DedupeKeys(lines []StatementLine) []string {
 
 func dedupeKey(l StatementLine) string {
 	if l.FITID != "" {
-		return "fitid:" + l.FITID
+		return "fitid:" + accountFITID(l)
 	}
 	desc := strings.Join(strings.Fields(strings.ToLower(l.Description)), " ")
 	h := sha256.Sum256([]byte(fmt.Sprintf("%s|%d|%s|%s", l.Date, l.AmountMinor, l.Currency, desc)))

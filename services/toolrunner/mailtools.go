@@ -60,6 +60,16 @@ const previewMessages = 3
 // preview parses one attachment (in the parser's sandbox) and says what
 // importing it would store, or why it cannot be read.
 func (p *Previewer) preview(ctx context.Context, tenant, user string, f File) string {
+	st, unreadable := p.read(ctx, tenant, user, f)
+	if unreadable != "" {
+		return unreadable
+	}
+	return Preview(f.Name, st)
+}
+
+// read parses one attachment (in the parser's sandbox); unreadable says
+// why it cannot be read, empty when it was.
+func (p *Previewer) read(ctx context.Context, tenant, user string, f File) (_ Statement, unreadable string) {
 	var st Statement
 	var err error
 	if hp, ok := p.Parser.(HintedParser); ok && p.Hints != nil {
@@ -70,15 +80,15 @@ func (p *Previewer) preview(ctx context.Context, tenant, user string, f File) st
 	var ie *ImportError
 	switch {
 	case errors.As(err, &ie):
-		return f.Name + ": cannot be read (" + ie.Reason + ")"
+		return st, f.Name + ": cannot be read (" + ie.Reason + ")"
 	case err != nil:
-		return f.Name + ": could not be read now"
+		return st, f.Name + ": could not be read now"
 	}
-	return Preview(f.Name, st)
+	return st, ""
 }
 
-// MailTools are search_gmail, fetch_email_attachments and
-// get_recent_imports over m. With a previewer, the best messages of a
+// MailTools are search_gmail, fetch_email_attachments, get_recent_imports
+// and preview_import over m. With a previewer, the best messages of a
 // search carry a preview of each statement attached.
 func MailTools(m Mail, pv *Previewer) []Tool {
 	const outputCap = 64 << 10
@@ -89,6 +99,8 @@ func MailTools(m Mail, pv *Previewer) []Tool {
 			Run: func(ctx context.Context, tx Tx, c Call) (Output, error) { return fetchAttachments(ctx, m, tx, c) }},
 		{Name: contracts.ToolGetRecentImports, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60,
 			Run: recentImports},
+		{Name: contracts.ToolPreviewImport, Kind: contracts.KindRead, Deadline: 60 * time.Second, OutputCap: outputCap, PerMinute: 20,
+			Run: func(ctx context.Context, tx Tx, c Call) (Output, error) { return previewImport(ctx, m, pv, tx, c) }},
 	}
 }
 
@@ -130,7 +142,7 @@ func searchMail(ctx context.Context, m Mail, pv *Previewer, tx Tx, c Call) (Outp
 			}
 			for _, f := range msg.Files {
 				if statementExt[strings.ToLower(filepath.Ext(f.Name))] {
-					found[i].Previews = append(found[i].Previews, pv.preview(ctx, c.Caller.TenantID, c.Caller.UserID, f))
+					found[i].Previews = append(found[i].Previews, pv.previewFile(ctx, tx, c.Caller.TenantID, c.Caller.UserID, f).Summary)
 				}
 			}
 		}

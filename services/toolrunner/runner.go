@@ -29,6 +29,7 @@ type Tx interface {
 	NearestExpenses(ctx context.Context, tenantID, userID string, id int64, n int) ([]store.Expense, error)
 	ListTransactions(ctx context.Context, f store.TransactionFilter) ([]store.Transaction, error)
 	LedgerSummary(ctx context.Context, tenantID, userID, from, to string) (store.LedgerSummary, error)
+	PlanImport(ctx context.Context, lines []store.Transaction) (store.ImportOutcome, error)
 	PutDocument(ctx context.Context, d store.Document) (store.Document, bool, error)
 	RecentDocuments(ctx context.Context, tenantID, userID string, limit int) ([]store.Document, error)
 	KnownSenderDomain(ctx context.Context, tenantID, userID, domain string) (bool, error)

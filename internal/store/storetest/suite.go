@@ -48,6 +48,9 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"MailTokens", testMailTokens},
 		{"LedgerSummaryPerCurrency", testLedgerSummary},
 		{"LedgerPagesEveryEntryOnce", testLedgerPaging},
+		{"ImportsAddOnlyWhatIsNew", testImportsAddOnlyWhatIsNew},
+		{"ImportsKeepGenuineRepeats", testImportsKeepGenuineRepeats},
+		{"ImportsAtOnceAddTheMonthOnce", testImportsAtOnceAddTheMonthOnce},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -45,6 +45,8 @@ var (
 	updateRe  = regexp.MustCompile(`(?i)\b(change|update|edit|correct|fix|set|rename|modify)\b`)
 	mailRe    = regexp.MustCompile(`(?i)\b(statements?|e-?mails?|mail|gmail|inbox)\b`)
 	processRe = regexp.MustCompile(`(?i)\b(process|import|load|fetch|download|add)\b`)
+	// newRe asks what a statement would add, without importing it.
+	newRe     = regexp.MustCompile(`(?i)(\bwhat'?s new\b|\bwhat is new\b|\banything new\b|\bnew in\b|\bpreview\b|\balready (in|imported)\b)`)
 	importsRe = regexp.MustCompile(`(?i)\bimport(s|ed)?\b`)
 	reviewRe  = regexp.MustCompile(`(?i)\b(review|check(ing)?|flagged|uncertain|suspicious)\b`)
 	vendorRe  = regexp.MustCompile(`(?i)\b(?:at|from|with)\s+([A-Z][A-Za-z0-9&'.-]*(?:\s+[A-Z][A-Za-z0-9&'.-]*)*)`)
@@ -95,6 +97,9 @@ func afterSteps(p orchestrator.Prompt) orchestrator.Decision {
 		if json.Unmarshal(last.Data, &out) == nil && len(out.Messages) > 0 && len(out.Messages[0].Attachments) > 0 {
 			return call(contracts.ToolFetchEmailAttachments, contracts.FetchEmailAttachmentsArgs{MessageID: out.Messages[0].ID})
 		}
+	}
+	if d, ok := previewFound(p, last); ok {
+		return d
 	}
 	return answer(orchestrator.DescribeStep(last))
 }
@@ -329,4 +334,18 @@ func statementQuery(text string) string {
 		q = strings.ToLower(m) + " statement"
 	}
 	return q
+}
+
+// previewFound is the step after a search when the person asked what a
+// statement would add ("anything new in my Visa statement?"): the preview
+// of the best message's statements, importing nothing.
+func previewFound(p orchestrator.Prompt, last orchestrator.StepRecord) (orchestrator.Decision, bool) {
+	if last.Tool != contracts.ToolSearchGmail || !last.OK || last.Decision != "" || !newRe.MatchString(p.Text) || processRe.MatchString(p.Text) {
+		return orchestrator.Decision{}, false
+	}
+	var out contracts.MailSearch
+	if json.Unmarshal(last.Data, &out) != nil || len(out.Messages) == 0 || len(out.Messages[0].Attachments) == 0 {
+		return orchestrator.Decision{}, false
+	}
+	return call(contracts.ToolPreviewImport, contracts.PreviewImportArgs{MessageID: out.Messages[0].ID}), true
 }

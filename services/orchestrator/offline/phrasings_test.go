@@ -208,6 +208,7 @@ func TestEverydayPhrasings(t *testing.T) {
 		{nil, "Find my last Visa statement and process it", `search_gmail {"query":"visa statement"}`},
 		{nil, "check my email for bank statements", `search_gmail {"query":"statement"}`},
 		{nil, "what was my most recent import?", `get_recent_imports {"limit":1}`},
+		{nil, "anything new in my visa statement?", `search_gmail {"query":"visa statement"}`},
 		{nil, "which transactions need review?", `get_transactions {"review_status":"needs_review"}`},
 		{nil, "hello", "answer: Hello!"},
 		{nil, "hi there", "answer: Hello!"},

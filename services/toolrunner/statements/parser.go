@@ -42,10 +42,17 @@ func (p Parser) parse(ctx context.Context, s *Sandbox, name string, data []byte)
 	if err != nil {
 		return toolrunner.Statement{}, err
 	}
+	return Lines(r), nil
+}
+
+// Lines is what a file held as the toolrunner's statement: every line
+// with the bank's id and account when the file gave them.
+func Lines(r Result) toolrunner.Statement {
 	out := toolrunner.Statement{Warnings: r.Warnings, Format: r.Format, Uncertain: r.Uncertain}
 	for _, t := range r.Transactions {
 		out.Transactions = append(out.Transactions, toolrunner.StatementLine{Date: t.Date, AmountMinor: t.AmountMinor, Currency: t.Currency,
-			Description: t.Description, Vendor: t.Vendor, Category: t.Category, FITID: t.FITID, NeedsReview: t.NeedsReview, ReviewReason: t.ReviewReason})
+			Description: t.Description, Vendor: t.Vendor, Category: t.Category, FITID: t.FITID, Account: t.Account,
+			NeedsReview: t.NeedsReview, ReviewReason: t.ReviewReason})
 	}
-	return out, nil
+	return out
 }
