@@ -23,6 +23,14 @@ type expense struct {
 	before    int64 // the amount before the uncertain change; -1 if it may be gone
 }
 
+// change is a change the user was told of: its op (add, change, delete),
+// the expense, and the expense as it was before (nil for an add).
+type change struct {
+	op    string
+	id    int64
+	prior *expense
+}
+
 // user drives one person's turns through a websocket, as the protocol asks
 // of a client: a frame not acked is sent again with the same id, and after
 // a reconnect the socket resumes from the last seq seen.
@@ -35,11 +43,14 @@ type user struct {
 	answers  map[string][]int64 // turn id -> seqs of its terminal frames
 	expenses map[int64]*expense
 	deleted  map[int64]bool
-	turns    int
-	stuck    []string
-	errored  []string
-	slowest  time.Duration
-	done     []time.Time // when each turn finished
+	// last is the user's latest change whose outcome they were told, the
+	// one "undo that" reverts; nil after an undo or an uncertain turn.
+	last    *change
+	turns   int
+	stuck   []string
+	errored []string
+	slowest time.Duration
+	done    []time.Time // when each turn finished
 }
 
 func newUser(id, token, ingress string, seed uint64) *user {
@@ -185,6 +196,9 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 		}
 	}
 	u.mu.Unlock()
+	u.mu.Lock()
+	last := u.last
+	u.mu.Unlock()
 	op := "add"
 	if len(live) > 0 {
 		switch r := u.rng.IntN(10); {
@@ -192,6 +206,8 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 			op = "change"
 		case r < 5:
 			op = "delete"
+		case r == 9 && last != nil:
+			op = "undo"
 		}
 	}
 	newMinor = int64(100 + u.rng.IntN(9900))
@@ -205,6 +221,9 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	case "delete":
 		target = live[u.rng.IntN(len(live))]
 		text = fmt.Sprintf("delete expense %d", target)
+	case "undo":
+		target = last.id
+		text = "undo that"
 	}
 	mid := fmt.Sprintf("%s-%d-m", u.id, k)
 	p, err := u.exchange(ctx, wsclient.Turn{Message: &contracts.MessageFrame{ID: mid, ConversationID: conv, Text: text}}, limit)
@@ -216,24 +235,43 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 		u.record(start, fmt.Sprintf("%s turn %d (%s): no proposal but %s", u.id, k, text, describe(p)), false)
 		return
 	}
+	if op == "undo" && !strings.Contains(p.Proposal.Summary, fmt.Sprintf("#%d", target)) {
+		// Not the change the user was told of last: approving it would
+		// revert something else.
+		u.record(start, fmt.Sprintf("%s turn %d (%s): the proposal %q does not name expense #%d", u.id, k, text, p.Proposal.Summary, target), false)
+		return
+	}
 	cid := fmt.Sprintf("%s-%d-c", u.id, k)
 	a, err := u.exchange(ctx, wsclient.Turn{Confirm: &contracts.ConfirmFrame{ID: cid, ConversationID: conv, ProposalID: p.Proposal.ProposalID, Decision: "approve"}}, limit)
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	prior := func(id int64) *expense {
+		if e := u.expenses[id]; e != nil {
+			c := *e
+			return &c
+		}
+		return nil
+	}
+	u.last = nil
 	switch {
 	case err != nil:
 		u.stuck = append(u.stuck, fmt.Sprintf("%s turn %d (%s) approve: %v", u.id, k, text, err))
-		u.markUncertain(op, target, item, newMinor)
+		u.markUncertain(op, target, item, newMinor, last)
 	case a.Answer != nil && a.Answer.Added != nil && op == "add":
 		u.expenses[a.Answer.Added.ID] = &expense{item: a.Answer.Added.Item, minor: a.Answer.Added.Amount.Minor}
+		u.last = &change{op: op, id: a.Answer.Added.ID}
 	case a.Answer != nil && a.Answer.Updated != nil && op == "change":
+		u.last = &change{op: op, id: a.Answer.Updated.ID, prior: prior(a.Answer.Updated.ID)}
 		u.expenses[a.Answer.Updated.ID] = &expense{item: a.Answer.Updated.Item, minor: a.Answer.Updated.Amount.Minor}
 	case a.Answer != nil && a.Answer.Deleted != nil && op == "delete":
+		u.last = &change{op: op, id: a.Answer.Deleted.ID, prior: prior(a.Answer.Deleted.ID)}
 		delete(u.expenses, a.Answer.Deleted.ID)
 		u.deleted[a.Answer.Deleted.ID] = true
+	case a.Answer != nil && op == "undo" && strings.HasPrefix(a.Answer.Content, "Undone"):
+		u.undone(last)
 	default:
 		u.errored = append(u.errored, fmt.Sprintf("%s turn %d (%s) approve: %s", u.id, k, text, describe(a)))
-		u.markUncertain(op, target, item, newMinor)
+		u.markUncertain(op, target, item, newMinor, last)
 	}
 	u.turns++
 	if d := time.Since(start); d > u.slowest {
@@ -242,10 +280,44 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	u.done = append(u.done, time.Now())
 }
 
+// undone records that c was reverted: an added expense is gone, a changed
+// one has its amount back, a deleted one is back under its number. Called
+// with u.mu held.
+func (u *user) undone(c *change) {
+	switch c.op {
+	case "add":
+		delete(u.expenses, c.id)
+		u.deleted[c.id] = true
+	case "change", "delete":
+		if c.prior != nil {
+			restored := *c.prior
+			u.expenses[c.id] = &restored
+			delete(u.deleted, c.id)
+		}
+	}
+}
+
 // markUncertain notes that an approved change's outcome was not reported:
-// either state is acceptable for that expense. Called with u.mu held.
-func (u *user) markUncertain(op string, target int64, item string, minor int64) {
+// either state is acceptable for that expense (for an undo, last is the
+// change it may have reverted). Called with u.mu held.
+func (u *user) markUncertain(op string, target int64, item string, minor int64, last *change) {
 	switch op {
+	case "undo":
+		switch last.op {
+		case "add": // it may be gone
+			if e := u.expenses[last.id]; e != nil {
+				e.uncertain, e.before = true, -1
+			}
+		case "change": // either amount
+			if e := u.expenses[last.id]; e != nil && last.prior != nil {
+				e.uncertain, e.before = true, last.prior.minor
+			}
+		case "delete": // it may be back, under its own number
+			if last.prior != nil {
+				u.expenses[last.id] = &expense{item: last.prior.item, minor: last.prior.minor, uncertain: true, before: -1}
+				delete(u.deleted, last.id)
+			}
+		}
 	case "add":
 		u.expenses[-int64(len(u.expenses)+1)] = &expense{item: item, minor: minor, uncertain: true, before: -1}
 	case "change", "delete":
