@@ -3,7 +3,6 @@ package store_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -81,8 +80,7 @@ func BenchmarkLedgerReports(b *testing.B) {
 							b.Fatalf("op %d found nothing", i)
 						}
 					}
-					slices.Sort(took)
-					b.ReportMetric(float64(took[(len(took)*95+99)/100-1].Microseconds())/1000, "p95-ms")
+					reportP95(b, took)
 				})
 			}
 		})
