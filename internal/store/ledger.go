@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -202,22 +203,40 @@ const ledgerSummarySQL = `SELECT 0 AS part, '' AS category, currency,
 		CAST(COALESCE(SUM(CASE WHEN transfer_id = 0 AND amount_minor < 0 THEN -amount_minor ELSE 0 END), 0) AS BIGINT),
 		CAST(COALESCE(SUM(CASE WHEN transfer_id = 0 AND amount_minor > 0 THEN amount_minor ELSE 0 END), 0) AS BIGINT),
 		CAST(COALESCE(SUM(CASE WHEN transfer_id = 0 THEN 0 ELSE 1 END), 0) AS BIGINT)
-	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND (kind = 'transaction' OR link_id = 0)
+	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND (kind = 'transaction' OR link_id = 0)%[1]s
 	GROUP BY currency
 	UNION ALL
 	SELECT 1 AS part, category, currency, COUNT(*), CAST(SUM(-amount_minor) AS BIGINT), 0, 0
-	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND ` + spentOnce + `
+	FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND date >= ? AND date <= ? AND ` + spentOnce + `%[1]s
 	GROUP BY category, currency
 	ORDER BY part, category, currency`
+
+// ledgerMatchSQL narrows a summary to the entries a person's words name:
+// part of the description or merchant, or the category itself.
+const ledgerMatchSQL = ` AND (LOWER(description) LIKE ? ESCAPE '\' OR LOWER(merchant) LIKE ? ESCAPE '\' OR category = ?)`
 
 // LedgerSummary adds up the user's ledger from from to to (inclusive
 // dates, both required); see the type for what it counts.
 func (s *Store) LedgerSummary(ctx context.Context, tenantID, userID, from, to string) (LedgerSummary, error) {
+	return s.LedgerSummaryMatching(ctx, tenantID, userID, from, to, "")
+}
+
+// LedgerSummaryMatching is LedgerSummary over the entries that query
+// names ("coffee", "Tesco", "groceries"): its words in the description or
+// merchant, whatever their case, or the category itself. An empty query
+// names every entry.
+func (s *Store) LedgerSummaryMatching(ctx context.Context, tenantID, userID, from, to, query string) (LedgerSummary, error) {
 	if tenantID == "" || userID == "" || from == "" || to == "" {
 		return LedgerSummary{}, errors.New("ledger summary: a tenant, a user and both dates are required")
 	}
+	part := []any{tenantID, userID, from, to}
+	match := ""
+	if q := toLower(strings.TrimSpace(query)); q != "" {
+		p := "%" + likeEscape(q) + "%"
+		match, part = ledgerMatchSQL, append(part, p, p, q)
+	}
 	var sum LedgerSummary
-	err := s.readRows(ctx, ledgerSummarySQL, []any{tenantID, userID, from, to, tenantID, userID, from, to},
+	err := s.readRows(ctx, fmt.Sprintf(ledgerSummarySQL, match), append(slices.Clone(part), part...),
 		func(rows rowScanner) error {
 			sum = LedgerSummary{From: from, To: to, Spending: []LedgerAmount{}, Income: []LedgerAmount{}, ByCategory: []CategorySpending{}}
 			for rows.Next() {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -279,6 +280,41 @@ func TestSummariesCountALinkedPairOnceAndNoTransfer(t *testing.T) {
 			big, err := st.BiggestOutflows(ctx, "t1", "u9", "2026-11-01", "2026-11-30", 10)
 			if err != nil || len(big) != 1 || big[0].AmountMinor != -850 {
 				t.Errorf("biggest outflows = %+v, %v; want the one £8.50 line", big, err)
+			}
+		})
+	}
+}
+
+// A total narrowed by a person's words reads typed and imported entries
+// alike: the words in a description or merchant, whatever their case, or
+// a category named outright; each currency on its own; a % is a percent
+// sign, not a wildcard.
+func TestLedgerSummaryMatchingWords(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			st := storetest.Open(t, e.DSN(t))
+			seedReports(t, st)
+			ctx := context.Background()
+			tests := []struct {
+				query          string
+				count          int
+				spending, paid string
+			}{
+				{"tesco", 3, "[{GBP 3098}]", "[]"},
+				{"TESCO stores", 3, "[{GBP 3098}]", "[]"},
+				{"food", 3, "[{EUR 1200} {GBP 350}]", "[{EUR 300}]"}, // the category: coffee, lunch and a refund
+				{"coffee", 1, "[{GBP 350}]", "[]"},
+				{"%", 0, "[]", "[]"},
+			}
+			for _, tt := range tests {
+				sum, err := st.LedgerSummaryMatching(ctx, "t1", "u1", "2026-11-01", "2026-11-30", tt.query)
+				if err != nil {
+					t.Fatalf("%q: %v", tt.query, err)
+				}
+				if sum.Count != tt.count || fmt.Sprint(sum.Spending) != tt.spending || fmt.Sprint(sum.Income) != tt.paid {
+					t.Errorf("%q: %d entries, spending %v, income %v; want %d, %s, %s", tt.query, sum.Count, sum.Spending, sum.Income, tt.count, tt.spending, tt.paid)
+				}
 			}
 		})
 	}

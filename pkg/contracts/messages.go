@@ -212,6 +212,9 @@ type Balance struct {
 	// Transfers is how many lines of the range were transfers between
 	// the person's own accounts, left out of Total and Count.
 	Transfers int `json:"transfers,omitempty" validate:"gte=0"`
+	// Query is the words the total was narrowed to, as get_balance's
+	// query named them; empty for every entry.
+	Query string `json:"query,omitempty" validate:"omitempty,max=100,text"`
 }
 
 // ImportJob asks the statement importer to import one stored document.

@@ -56,6 +56,7 @@ type ListExpensesArgs struct {
 // GetBalanceArgs totals expenses in a range.
 type GetBalanceArgs struct {
 	Range *string `json:"range,omitempty" validate:"omitempty,daterange" jsonschema_description:"Date range in the same grammar as list_expenses; this_month when null."`
+	Query *string `json:"query,omitempty" validate:"omitempty,min=1,max=100,text" jsonschema_description:"Only what these words name: part of an entry's description or merchant ('coffee', 'Tesco'), or its category ('groceries'); null for everything."`
 }
 
 // SearchGmailArgs searches the user's mail.

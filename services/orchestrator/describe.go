@@ -53,10 +53,17 @@ func describeBalance(data json.RawMessage) string {
 	var out contracts.Balance
 	_ = json.Unmarshal(data, &out)
 	var s string
-	if out.Count == 0 {
+	on := ""
+	if out.Query != "" {
+		on = " on " + quote(out.Query)
+	}
+	switch {
+	case out.Count == 0 && on != "":
+		s = fmt.Sprintf("You have nothing%s %s", on, rangeWords(out.Range, out.From, out.To))
+	case out.Count == 0:
 		s = fmt.Sprintf("You have no expenses %s", rangeWords(out.Range, out.From, out.To))
-	} else {
-		s = fmt.Sprintf("You spent %s %s across %d expense%s", totals(out.Total), rangeWords(out.Range, out.From, out.To), out.Count, wording.Plural(out.Count))
+	default:
+		s = fmt.Sprintf("You spent %s%s %s across %d expense%s", totals(out.Total), on, rangeWords(out.Range, out.From, out.To), out.Count, wording.Plural(out.Count))
 	}
 	if out.Transfers > 0 {
 		// Money moved between the person's own accounts is not spending.

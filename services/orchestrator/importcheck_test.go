@@ -63,6 +63,11 @@ func TestBalanceSaysTransfersWereLeftOut(t *testing.T) {
 			"You have no expenses this month; 1 transfer between your accounts left out."},
 		{contracts.Balance{Range: "this_month", From: "2026-11-01", To: "2026-11-30", Total: []contracts.Money{{Minor: 1250, Currency: "GBP"}}, Count: 2},
 			"You spent £12.50 this month across 2 expenses."},
+		// Narrowed to the person's words, the answer names them.
+		{contracts.Balance{Range: "2026-10", From: "2026-10-01", To: "2026-10-31", Total: []contracts.Money{{Minor: 3098, Currency: "GBP"}}, Count: 3, Query: "Tesco"},
+			"You spent £30.98 on Tesco in October 2026 across 3 expenses."},
+		{contracts.Balance{Range: "this_month", From: "2026-11-01", To: "2026-11-30", Query: "coffee"},
+			"You have nothing on coffee this month."},
 	}
 	for _, tt := range tests {
 		data, _ := json.Marshal(tt.give)

@@ -241,7 +241,11 @@ func getBalance(ctx context.Context, tx Tx, c Call) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
-	sum, err := tx.LedgerSummary(ctx, c.Caller.TenantID, c.Caller.UserID, from, to)
+	query := ""
+	if a.Query != nil {
+		query = strings.TrimSpace(*a.Query)
+	}
+	sum, err := tx.LedgerSummaryMatching(ctx, c.Caller.TenantID, c.Caller.UserID, from, to, query)
 	if err != nil {
 		return Output{}, err
 	}
@@ -249,7 +253,7 @@ func getBalance(ctx context.Context, tx Tx, c Call) (Output, error) {
 	for _, m := range sum.Spending {
 		total = append(total, contracts.Money{Minor: m.Minor, Currency: m.Currency})
 	}
-	return Output{Data: contracts.Balance{Range: name, From: from, To: to, Total: total, Count: sum.Count, Transfers: sum.Transfers}}, nil
+	return Output{Data: contracts.Balance{Range: name, From: from, To: to, Total: total, Count: sum.Count, Transfers: sum.Transfers, Query: query}}, nil
 }
 
 func getTransactions(ctx context.Context, tx Tx, c Call) (Output, error) {

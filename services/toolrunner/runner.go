@@ -28,7 +28,7 @@ type Tx interface {
 	ListExpenses(ctx context.Context, f store.ExpenseFilter) ([]store.Expense, error)
 	NearestExpenses(ctx context.Context, tenantID, userID string, id int64, n int) ([]store.Expense, error)
 	ListTransactions(ctx context.Context, f store.TransactionFilter) ([]store.Transaction, error)
-	LedgerSummary(ctx context.Context, tenantID, userID, from, to string) (store.LedgerSummary, error)
+	LedgerSummaryMatching(ctx context.Context, tenantID, userID, from, to, query string) (store.LedgerSummary, error)
 	PlanImport(ctx context.Context, lines []store.Transaction) (store.ImportOutcome, error)
 	PutDocument(ctx context.Context, d store.Document) (store.Document, bool, error)
 	RecentDocuments(ctx context.Context, tenantID, userID string, limit int) ([]store.Document, error)

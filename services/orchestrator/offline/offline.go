@@ -199,13 +199,27 @@ func query(text string, now time.Time) (orchestrator.Decision, bool) {
 		}
 	}
 	isBalance := balanceRe.MatchString(text) || spendRe.MatchString(text) && strings.Contains(strings.ToLower(text), "what")
+	// "at Tesco", "on coffee": a total over the ledger narrowed to what
+	// the words name (typed and imported alike); a shop asked about with
+	// no dates means every date.
 	if m := vendorRe.FindStringSubmatch(text); m != nil && (isBalance || spendRe.MatchString(text)) && !isRangeWord(m[1]) {
-		vendor := strings.TrimRight(m[1], "?.! ")
-		return call(contracts.ToolGetTransactions, contracts.GetTransactionsArgs{Vendor: &vendor}), true
+		if vendor := spentOn(m[1], now); vendor != "" {
+			r := rangeOf(text, now)
+			if r == rangeOf("", now) && !strings.Contains(strings.ToLower(text), "this month") {
+				r = "all_time"
+			}
+			return call(contracts.ToolGetBalance, contracts.GetBalanceArgs{Range: &r, Query: &vendor}), true
+		}
 	}
 	if isBalance {
 		r := rangeOf(text, now)
-		return call(contracts.ToolGetBalance, contracts.GetBalanceArgs{Range: &r}), true
+		args := contracts.GetBalanceArgs{Range: &r}
+		if m := spentOnRe.FindStringSubmatch(text); m != nil {
+			if what := spentOn(m[1], now); what != "" {
+				args.Query = &what
+			}
+		}
+		return call(contracts.ToolGetBalance, args), true
 	}
 	if listRe.MatchString(text) {
 		r := rangeOf(text, now)
@@ -217,6 +231,33 @@ func query(text string, now time.Time) (orchestrator.Decision, bool) {
 		return call(contracts.ToolListExpenses, args), true
 	}
 	return orchestrator.Decision{}, false
+}
+
+// spentOnRe finds what spending was on: "spent on coffee", "spend for
+// the gym".
+var spentOnRe = regexp.MustCompile(`(?i)\b(?:spend|spent|spending|paid|pay)\s+(?:on|for)\s+(.+)`)
+
+// phraseEnd cuts a shop's or a thing's name where the question goes on
+// with dates or another clause: "Tesco in October", "coffee this month".
+var phraseEnd = regexp.MustCompile(`(?i)\s+(?:in|on|during|for|since|last|this|between|from|over|so|today|yesterday|before|after|until|till|and|per|by|each|every)\b.*$`)
+
+// spentOn is the name in words that follow "at" or "spent on", cut
+// where the question goes on; empty when they only name dates or a
+// period ("on 3 Nov", "this month") or say nothing in particular.
+func spentOn(words string, now time.Time) string {
+	name := strings.TrimSpace(strings.TrimRight(phraseEnd.ReplaceAllString(strings.TrimSpace(words), ""), "?.!, "))
+	name = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(name, "the "), "my "))
+	if name == "" || isRangeWord(name) || monthOnly(name) {
+		return ""
+	}
+	if _, _, isDate := findDate(name, now); isDate {
+		return ""
+	}
+	switch strings.ToLower(name) {
+	case "it", "that", "this", "them", "things", "stuff", "everything", "average", "total", "me", "us":
+		return ""
+	}
+	return name
 }
 
 // withoutDate is text without its date phrase, so that the numbers of
