@@ -34,6 +34,7 @@ var catalog = []ToolSpec{
 	{ToolDeleteExpense, "Delete an expense by its number.", KindMutation, func() any { return new(DeleteExpenseArgs) }},
 	{ToolListExpenses, "List the user's expenses in a date range, optionally one category.", KindRead, func() any { return new(ListExpensesArgs) }},
 	{ToolGetBalance, "Total the user's expenses in a date range.", KindRead, func() any { return new(GetBalanceArgs) }},
+	{ToolListLedger, "List the user's ledger in a date range, newest first: expenses typed by hand and imported bank lines together, each with its kind and number; optionally only entries whose description or merchant holds some words.", KindRead, func() any { return new(ListLedgerArgs) }},
 	{ToolSearchGmail, "Search the user's mail for messages such as bank statements. Returns ids, senders, subjects, dates and attachment names.", KindRead, func() any { return new(SearchGmailArgs) }},
 	{ToolFetchEmailAttachments, "Download the statement attachments of one message and import their transactions.", KindMutation, func() any { return new(FetchEmailAttachmentsArgs) }},
 	{ToolGetRecentImports, "Summarise the latest statement imports.", KindRead, func() any { return new(GetRecentImportsArgs) }},

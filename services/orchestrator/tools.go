@@ -74,6 +74,7 @@ var toolRows = map[string]toolRow{
 		describe: describeExpenses, answer: answerListed, remember: rememberExpenseList},
 	contracts.ToolGetBalance: {kind: contracts.KindRead,
 		describe: describeBalance, answer: answerBalance, remember: rememberBalance},
+	contracts.ToolListLedger: {kind: contracts.KindRead, describe: describeLedgerList},
 	contracts.ToolSearchGmail: {kind: contracts.KindRead, verb: "search your mail",
 		describe: describeMail, remember: rememberMail},
 	contracts.ToolFetchEmailAttachments: {kind: contracts.KindMutation, verb: "import that statement", check: &checkRow{read: readImport, seen: seenFetch},

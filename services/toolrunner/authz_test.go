@@ -29,7 +29,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	roles := []string{contracts.RoleOwner, contracts.RoleMember, contracts.RoleViewer}
 	mutations := []string{contracts.ToolUpdateExpense, contracts.ToolDeleteExpense, contracts.ToolRecategorize, contracts.ToolUpdateTransaction, contracts.ToolUndoChange}
 	reads := []string{contracts.ToolListExpenses, contracts.ToolGetBalance, contracts.ToolGetTransactions, contracts.ToolMatchEntries,
-		contracts.ToolSummarizeSpending, contracts.ToolBiggestExpenses, contracts.ToolRecurringPayments, contracts.ToolGetLastChange}
+		contracts.ToolSummarizeSpending, contracts.ToolBiggestExpenses, contracts.ToolRecurringPayments, contracts.ToolGetLastChange, contracts.ToolListLedger}
 
 	eachEngine(t, systest.Options{}, func(t *testing.T, s *systest.System) {
 		ctx := context.Background()

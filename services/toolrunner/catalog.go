@@ -16,6 +16,7 @@ func Catalog() []Tool {
 		{Name: contracts.ToolDeleteExpense, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: deleteExpense},
 		{Name: contracts.ToolListExpenses, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: listExpenses},
 		{Name: contracts.ToolGetBalance, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: getBalance},
+		{Name: contracts.ToolListLedger, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: listLedger},
 		{Name: contracts.ToolGetTransactions, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: getTransactions},
 		{Name: contracts.ToolSetPreferences, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 10, Run: setPreferences},
 		{Name: contracts.ToolGetChatHistory, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: getChatHistory},

@@ -256,6 +256,35 @@ func getBalance(ctx context.Context, tx Tx, c Call) (Output, error) {
 	return Output{Data: contracts.Balance{Range: name, From: from, To: to, Total: total, Count: sum.Count, Transfers: sum.Transfers, Query: query}}, nil
 }
 
+// listLedger lists the newest entries of a range, typed and imported
+// together, as the ledger reads them (signed, money out negative).
+func listLedger(ctx context.Context, tx Tx, c Call) (Output, error) {
+	a := c.Args.(*contracts.ListLedgerArgs)
+	name, from, to, err := rangeOrDefault(a.Range, c)
+	if err != nil {
+		return Output{}, err
+	}
+	limit := 30
+	if a.Limit != nil {
+		limit = *a.Limit
+	}
+	f := store.LedgerFilter{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, From: from, To: to, Limit: limit}
+	if a.Query != nil {
+		f.Query = strings.TrimSpace(*a.Query)
+	}
+	page, err := tx.ListLedger(ctx, f)
+	if err != nil {
+		return Output{}, err
+	}
+	out := contracts.LedgerList{Range: name, From: from, To: to, Query: f.Query, Entries: []contracts.EntryView{}, More: page.Next != ""}
+	for _, e := range page.Entries {
+		out.Entries = append(out.Entries, contracts.EntryView{Kind: e.Kind, ID: e.ID, Date: e.Date, Description: contracts.PlainText(e.Description),
+			Merchant: contracts.PlainText(e.Merchant), Amount: contracts.Money{Minor: e.AmountMinor, Currency: e.Currency}, Category: e.Category})
+	}
+	n := int64(len(out.Entries))
+	return Output{Data: out, Total: &n}, nil
+}
+
 func getTransactions(ctx context.Context, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.GetTransactionsArgs)
 	if a.ID != nil {

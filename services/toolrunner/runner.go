@@ -29,6 +29,7 @@ type Tx interface {
 	NearestExpenses(ctx context.Context, tenantID, userID string, id int64, n int) ([]store.Expense, error)
 	ListTransactions(ctx context.Context, f store.TransactionFilter) ([]store.Transaction, error)
 	LedgerSummaryMatching(ctx context.Context, tenantID, userID, from, to, query string) (store.LedgerSummary, error)
+	ListLedger(ctx context.Context, f store.LedgerFilter) (store.LedgerPage, error)
 	PlanImport(ctx context.Context, lines []store.Transaction) (store.ImportOutcome, error)
 	PutDocument(ctx context.Context, d store.Document) (store.Document, bool, error)
 	RecentDocuments(ctx context.Context, tenantID, userID string, limit int) ([]store.Document, error)

@@ -221,6 +221,16 @@ func query(text string, now time.Time) (orchestrator.Decision, bool) {
 		}
 		return call(contracts.ToolGetBalance, args), true
 	}
+	if ledgerListRe.MatchString(text) {
+		r := rangeOf(text, now)
+		args := contracts.ListLedgerArgs{Range: &r}
+		if m := vendorRe.FindStringSubmatch(text); m != nil && !isRangeWord(m[1]) {
+			if shop := spentOn(m[1], now); shop != "" {
+				args.Query = &shop
+			}
+		}
+		return call(contracts.ToolListLedger, args), true
+	}
 	if listRe.MatchString(text) {
 		r := rangeOf(text, now)
 		args := contracts.ListExpensesArgs{Range: &r}
@@ -232,6 +242,11 @@ func query(text string, now time.Time) (orchestrator.Decision, bool) {
 	}
 	return orchestrator.Decision{}, false
 }
+
+// ledgerListRe asks for the ledger as a list: transactions, entries,
+// everything, typed and imported together ("list my transactions in
+// October", "show everything I spent last month").
+var ledgerListRe = regexp.MustCompile(`(?i)\b(list|show|see|what are|give me)\b.*\b(transactions|entries|ledger|everything)\b|^(my\s+)?(transactions|ledger)\b`)
 
 // spentOnRe finds what spending was on: "spent on coffee", "spend for
 // the gym".
