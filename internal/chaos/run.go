@@ -248,7 +248,7 @@ func compare(ctx context.Context, dsn string, users []*user) (Report, error) {
 		}
 		u.mu.Unlock()
 
-		rows, err := db.QueryContext(ctx, `SELECT id, item, amount_minor FROM expenses WHERE tenant_id = 'chaos' AND user_id = $1`, u.id)
+		rows, err := db.QueryContext(ctx, `SELECT id, item, amount_minor, category FROM expenses WHERE tenant_id = 'chaos' AND user_id = $1`, u.id)
 		if err != nil {
 			return rep, err
 		}
@@ -256,7 +256,7 @@ func compare(ctx context.Context, dsn string, users []*user) (Report, error) {
 		for rows.Next() {
 			var id int64
 			var e expense
-			if err := rows.Scan(&id, &e.item, &e.minor); err != nil {
+			if err := rows.Scan(&id, &e.item, &e.minor, &e.category); err != nil {
 				rows.Close()
 				return rep, err
 			}
@@ -273,6 +273,9 @@ func compare(ctx context.Context, dsn string, users []*user) (Report, error) {
 			case g.minor != w.minor && !(w.uncertain && g.minor == w.before):
 				rep.Lost++
 				rep.Details = append(rep.Details, fmt.Sprintf("%s: expense #%d is %d, the user was told %d", u.id, id, g.minor, w.minor))
+			case w.category != "" && g.category != w.category && !(w.catEither != "" && g.category == w.catEither):
+				rep.Lost++
+				rep.Details = append(rep.Details, fmt.Sprintf("%s: expense #%d is filed under %q, the user was told %q", u.id, id, g.category, w.category))
 			}
 			delete(got, id)
 		}

@@ -17,6 +17,10 @@ import (
 type expense struct {
 	item  string
 	minor int64
+	// category is the category the user was told of ("" when unknown);
+	// catEither, when set, is another the expense may hold after a
+	// recategorisation whose outcome was not reported.
+	category, catEither string
 	// uncertain: a turn about it ended in an error, so either the state
 	// before or after that turn is acceptable.
 	uncertain bool
@@ -188,6 +192,7 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	var text string
 	var target int64
 	var newMinor int64
+	var fileAs string
 	u.mu.Lock()
 	var live []int64
 	for id, e := range u.expenses {
@@ -206,6 +211,8 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 			op = "change"
 		case r < 5:
 			op = "delete"
+		case r == 8:
+			op = "file"
 		case r == 9 && last != nil:
 			op = "undo"
 		}
@@ -224,6 +231,13 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	case "undo":
 		target = last.id
 		text = "undo that"
+	case "file":
+		target = live[u.rng.IntN(len(live))]
+		u.mu.Lock()
+		fileItem := u.expenses[target].item
+		u.mu.Unlock()
+		fileAs = fileCategories[u.rng.IntN(len(fileCategories))]
+		text = fmt.Sprintf("file %s under %s", fileItem, fileAs)
 	}
 	mid := fmt.Sprintf("%s-%d-m", u.id, k)
 	p, err := u.exchange(ctx, wsclient.Turn{Message: &contracts.MessageFrame{ID: mid, ConversationID: conv, Text: text}}, limit)
@@ -243,6 +257,10 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	}
 	cid := fmt.Sprintf("%s-%d-c", u.id, k)
 	a, err := u.exchange(ctx, wsclient.Turn{Confirm: &contracts.ConfirmFrame{ID: cid, ConversationID: conv, ProposalID: p.Proposal.ProposalID, Decision: "approve"}}, limit)
+	if op == "file" {
+		u.filed(ctx, k, conv, text, target, fileAs, a, err, start, limit)
+		return
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	prior := func(id int64) *expense {
@@ -258,11 +276,11 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 		u.stuck = append(u.stuck, fmt.Sprintf("%s turn %d (%s) approve: %v", u.id, k, text, err))
 		u.markUncertain(op, target, item, newMinor, last)
 	case a.Answer != nil && a.Answer.Added != nil && op == "add":
-		u.expenses[a.Answer.Added.ID] = &expense{item: a.Answer.Added.Item, minor: a.Answer.Added.Amount.Minor}
+		u.expenses[a.Answer.Added.ID] = &expense{item: a.Answer.Added.Item, minor: a.Answer.Added.Amount.Minor, category: a.Answer.Added.Category}
 		u.last = &change{op: op, id: a.Answer.Added.ID}
 	case a.Answer != nil && a.Answer.Updated != nil && op == "change":
 		u.last = &change{op: op, id: a.Answer.Updated.ID, prior: prior(a.Answer.Updated.ID)}
-		u.expenses[a.Answer.Updated.ID] = &expense{item: a.Answer.Updated.Item, minor: a.Answer.Updated.Amount.Minor}
+		u.expenses[a.Answer.Updated.ID] = &expense{item: a.Answer.Updated.Item, minor: a.Answer.Updated.Amount.Minor, category: a.Answer.Updated.Category}
 	case a.Answer != nil && a.Answer.Deleted != nil && op == "delete":
 		u.last = &change{op: op, id: a.Answer.Deleted.ID, prior: prior(a.Answer.Deleted.ID)}
 		delete(u.expenses, a.Answer.Deleted.ID)
@@ -273,6 +291,49 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 		u.errored = append(u.errored, fmt.Sprintf("%s turn %d (%s) approve: %s", u.id, k, text, describe(a)))
 		u.markUncertain(op, target, item, newMinor, last)
 	}
+	u.turns++
+	if d := time.Since(start); d > u.slowest {
+		u.slowest = d
+	}
+	u.done = append(u.done, time.Now())
+}
+
+// fileCategories are what the "file" turns move expenses to.
+var fileCategories = []string{"software", "travel", "dining"}
+
+// filed ends a "file <item> under <category>" turn: the yes to the
+// recategorisation is answered with the rule for next time, proposed in
+// turn, which is approved too (its pattern is the expense's own name, so
+// it files no other expense of the user's).
+func (u *user) filed(ctx context.Context, k int, conv, text string, target int64, category string, p contracts.ServerFrame, err error, start time.Time, limit time.Duration) {
+	u.mu.Lock()
+	e := u.expenses[target]
+	u.last = nil // not a change undo reverts
+	switch {
+	case err == nil && p.Proposal != nil && p.Proposal.Tool == contracts.ToolSetRule:
+		e.category, e.catEither = category, ""
+	case err != nil:
+		u.stuck = append(u.stuck, fmt.Sprintf("%s turn %d (%s) approve: %v", u.id, k, text, err))
+		e.catEither, e.category = e.category, category
+	default:
+		u.errored = append(u.errored, fmt.Sprintf("%s turn %d (%s) approve: %s, want the rule offered", u.id, k, text, describe(p)))
+		e.catEither, e.category = e.category, category
+	}
+	u.mu.Unlock()
+	if err == nil && p.Proposal != nil && p.Proposal.Tool == contracts.ToolSetRule {
+		rid := fmt.Sprintf("%s-%d-r", u.id, k)
+		a, err := u.exchange(ctx, wsclient.Turn{Confirm: &contracts.ConfirmFrame{ID: rid, ConversationID: conv, ProposalID: p.Proposal.ProposalID, Decision: "approve"}}, limit)
+		u.mu.Lock()
+		switch {
+		case err != nil:
+			u.stuck = append(u.stuck, fmt.Sprintf("%s turn %d (%s) rule: %v", u.id, k, text, err))
+		case a.Answer == nil || !strings.HasPrefix(a.Answer.Content, "Saved the rule"):
+			u.errored = append(u.errored, fmt.Sprintf("%s turn %d (%s) rule: %s", u.id, k, text, describe(a)))
+		}
+		u.mu.Unlock()
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	u.turns++
 	if d := time.Since(start); d > u.slowest {
 		u.slowest = d
@@ -314,7 +375,7 @@ func (u *user) markUncertain(op string, target int64, item string, minor int64, 
 			}
 		case "delete": // it may be back, under its own number
 			if last.prior != nil {
-				u.expenses[last.id] = &expense{item: last.prior.item, minor: last.prior.minor, uncertain: true, before: -1}
+				u.expenses[last.id] = &expense{item: last.prior.item, minor: last.prior.minor, category: last.prior.category, uncertain: true, before: -1}
 				delete(u.deleted, last.id)
 			}
 		}
