@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -237,6 +238,8 @@ func compare(ctx context.Context, dsn string, users []*user) (Report, error) {
 				rep.Details = append(rep.Details, fmt.Sprintf("%s: turn %s ended %d times (seqs %v)", u.id, turn, len(seqs), seqs))
 			}
 		}
+		rules, rulesMaybe := maps.Clone(u.rules), maps.Clone(u.rulesMaybe)
+		cats, catsMaybe := maps.Clone(u.cats), maps.Clone(u.catsMaybe)
 		want := map[int64]*expense{}
 		var uncertainAdds []*expense
 		for id, e := range u.expenses {
@@ -294,6 +297,75 @@ func compare(ctx context.Context, dsn string, users []*user) (Report, error) {
 				rep.Details = append(rep.Details, fmt.Sprintf("%s: expense #%d (%s, %d) was never reported to the user", u.id, id, g.item, g.minor))
 			}
 		}
+		if err := compareNames(ctx, db, u.id, &rep, rules, rulesMaybe, cats, catsMaybe); err != nil {
+			return rep, err
+		}
 	}
 	return rep, nil
+}
+
+// compareNames checks a user's rules and own categories in the database
+// against what the user was told: each one reported is there (a rule with
+// its category), and nothing is there that was never asked for.
+func compareNames(ctx context.Context, db *sql.DB, user string, rep *Report, rules map[string]string, rulesMaybe map[string]bool,
+	cats, catsMaybe map[string]bool) error {
+	got := map[string]string{}
+	rows, err := db.QueryContext(ctx, `SELECT LOWER(pattern), category FROM category_rules WHERE tenant_id = 'chaos' AND user_id = $1`, user)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var p, c string
+		if err := rows.Scan(&p, &c); err != nil {
+			rows.Close()
+			return err
+		}
+		got[p] = c
+	}
+	rows.Close()
+	for p, c := range rules {
+		switch g, ok := got[p]; {
+		case !ok:
+			rep.Lost++
+			rep.Details = append(rep.Details, fmt.Sprintf("%s: the rule %q is missing", user, p))
+		case g != c:
+			rep.Lost++
+			rep.Details = append(rep.Details, fmt.Sprintf("%s: the rule %q files under %q, the user was told %q", user, p, g, c))
+		}
+		delete(got, p)
+	}
+	for p := range got {
+		if !rulesMaybe[p] {
+			rep.Doubled++
+			rep.Details = append(rep.Details, fmt.Sprintf("%s: the rule %q was never reported to the user", user, p))
+		}
+	}
+	have := map[string]bool{}
+	rows, err = db.QueryContext(ctx, `SELECT name FROM categories WHERE tenant_id = 'chaos' AND user_id = $1`, user)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		have[n] = true
+	}
+	rows.Close()
+	for n := range cats {
+		if !have[n] {
+			rep.Lost++
+			rep.Details = append(rep.Details, fmt.Sprintf("%s: the category %q is missing", user, n))
+		}
+		delete(have, n)
+	}
+	for n := range have {
+		if !catsMaybe[n] {
+			rep.Doubled++
+			rep.Details = append(rep.Details, fmt.Sprintf("%s: the category %q was never reported to the user", user, n))
+		}
+	}
+	return rows.Err()
 }

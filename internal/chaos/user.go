@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -49,17 +50,25 @@ type user struct {
 	deleted  map[int64]bool
 	// last is the user's latest change whose outcome they were told, the
 	// one "undo that" reverts; nil after an undo or an uncertain turn.
-	last    *change
-	turns   int
-	stuck   []string
-	errored []string
-	slowest time.Duration
-	done    []time.Time // when each turn finished
+	last *change
+	// rules and categories the user was told they made (rules: pattern,
+	// lower-cased, to category); the maybe sets hold those whose turn
+	// ended unreported, which may or may not exist.
+	rules      map[string]string
+	rulesMaybe map[string]bool
+	cats       map[string]bool
+	catsMaybe  map[string]bool
+	turns      int
+	stuck      []string
+	errored    []string
+	slowest    time.Duration
+	done       []time.Time // when each turn finished
 }
 
 func newUser(id, token, ingress string, seed uint64) *user {
 	return &user{id: id, client: wsclient.New(wsclient.Config{URL: "ws://" + ingress + "/v1/ws", Token: token, Buffer: 256}),
-		rng: rand.New(rand.NewPCG(seed, 7)), answers: map[string][]int64{}, expenses: map[int64]*expense{}, deleted: map[int64]bool{}}
+		rng: rand.New(rand.NewPCG(seed, 7)), answers: map[string][]int64{}, expenses: map[int64]*expense{}, deleted: map[int64]bool{},
+		rules: map[string]string{}, rulesMaybe: map[string]bool{}, cats: map[string]bool{}, catsMaybe: map[string]bool{}}
 }
 
 // connect (re)opens the socket and resumes after the last seq seen.
@@ -203,20 +212,30 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	u.mu.Unlock()
 	u.mu.Lock()
 	last := u.last
+	var rules []string
+	for p := range u.rules {
+		rules = append(rules, p)
+	}
 	u.mu.Unlock()
+	slices.Sort(rules) // the seed alone decides which
 	op := "add"
 	if len(live) > 0 {
-		switch r := u.rng.IntN(10); {
-		case r < 3:
+		switch r := u.rng.IntN(20); {
+		case r < 6:
 			op = "change"
-		case r < 5:
+		case r < 10:
 			op = "delete"
-		case r == 8:
+		case r == 16:
 			op = "file"
-		case r == 9 && last != nil:
+		case r == 17:
+			op = "category"
+		case r == 18 && len(rules) > 0:
+			op = "unrule"
+		case r == 19 && last != nil:
 			op = "undo"
 		}
 	}
+	var name string // the category added or the rule's pattern deleted
 	newMinor = int64(100 + u.rng.IntN(9900))
 	item := "chaos " + letters(k) + " " + u.id
 	switch op {
@@ -238,6 +257,12 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 		u.mu.Unlock()
 		fileAs = fileCategories[u.rng.IntN(len(fileCategories))]
 		text = fmt.Sprintf("file %s under %s", fileItem, fileAs)
+	case "category":
+		name = "kind " + letters(k)
+		text = "add a category called " + name
+	case "unrule":
+		name = rules[u.rng.IntN(len(rules))]
+		text = "delete the " + name + " rule"
 	}
 	mid := fmt.Sprintf("%s-%d-m", u.id, k)
 	p, err := u.exchange(ctx, wsclient.Turn{Message: &contracts.MessageFrame{ID: mid, ConversationID: conv, Text: text}}, limit)
@@ -257,8 +282,12 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	}
 	cid := fmt.Sprintf("%s-%d-c", u.id, k)
 	a, err := u.exchange(ctx, wsclient.Turn{Confirm: &contracts.ConfirmFrame{ID: cid, ConversationID: conv, ProposalID: p.Proposal.ProposalID, Decision: "approve"}}, limit)
-	if op == "file" {
+	switch op {
+	case "file":
 		u.filed(ctx, k, conv, text, target, fileAs, a, err, start, limit)
+		return
+	case "category", "unrule":
+		u.named(k, op, name, text, a, err, start)
 		return
 	}
 	u.mu.Lock()
@@ -298,6 +327,44 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	u.done = append(u.done, time.Now())
 }
 
+// named ends a turn that adds a category or deletes a rule: on its
+// answer the user knows the category exists or the rule is gone; without
+// one, either is acceptable.
+func (u *user) named(k int, op, name, text string, a contracts.ServerFrame, err error, start time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.last = nil // not a change undo reverts
+	done := err == nil && a.Answer != nil && a.Answer.Content != ""
+	switch {
+	case err != nil:
+		u.stuck = append(u.stuck, fmt.Sprintf("%s turn %d (%s) approve: %v", u.id, k, text, err))
+	case !done:
+		u.errored = append(u.errored, fmt.Sprintf("%s turn %d (%s) approve: %s", u.id, k, text, describe(a)))
+	}
+	switch {
+	case op == "category" && done:
+		u.cats[name] = true
+	case op == "category":
+		u.catsMaybe[name] = true
+	case done:
+		delete(u.rules, name)
+	default:
+		delete(u.rules, name)
+		u.rulesMaybe[name] = true
+	}
+	u.turns++
+	if d := time.Since(start); d > u.slowest {
+		u.slowest = d
+	}
+	u.done = append(u.done, time.Now())
+}
+
+// ruleSaved reports whether a is the answer to an approved rule: a new
+// one saved, or one for the same pattern changed.
+func ruleSaved(a contracts.ServerFrame) bool {
+	return a.Answer != nil && (strings.HasPrefix(a.Answer.Content, "Saved the rule") || strings.HasPrefix(a.Answer.Content, "Changed the rule"))
+}
+
 // fileCategories are what the "file" turns move expenses to.
 var fileCategories = []string{"software", "travel", "dining"}
 
@@ -311,6 +378,9 @@ func (u *user) filed(ctx context.Context, k int, conv, text string, target int64
 	u.last = nil // not a change undo reverts
 	switch {
 	case err == nil && p.Proposal != nil && p.Proposal.Tool == contracts.ToolSetRule:
+		e.category, e.catEither = category, ""
+	case err == nil && p.Answer != nil && u.rules[strings.ToLower(e.item)] == category:
+		// Filed again where its rule already files it: nothing to offer.
 		e.category, e.catEither = category, ""
 	case err != nil:
 		u.stuck = append(u.stuck, fmt.Sprintf("%s turn %d (%s) approve: %v", u.id, k, text, err))
@@ -327,8 +397,14 @@ func (u *user) filed(ctx context.Context, k int, conv, text string, target int64
 		switch {
 		case err != nil:
 			u.stuck = append(u.stuck, fmt.Sprintf("%s turn %d (%s) rule: %v", u.id, k, text, err))
-		case a.Answer == nil || !strings.HasPrefix(a.Answer.Content, "Saved the rule"):
+		case !ruleSaved(a):
 			u.errored = append(u.errored, fmt.Sprintf("%s turn %d (%s) rule: %s", u.id, k, text, describe(a)))
+		}
+		pattern := strings.ToLower(e.item)
+		if err == nil && ruleSaved(a) {
+			u.rules[pattern] = category
+		} else {
+			u.rulesMaybe[pattern] = true
 		}
 		u.mu.Unlock()
 	}
