@@ -93,6 +93,10 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 	}
 
+	if err := seedLines(ctx, c.dsn, users); err != nil {
+		return Report{}, err
+	}
+
 	// Turns are handed out one at a time, so that N is exact however the
 	// users' speeds differ.
 	var next atomic.Int64
@@ -238,6 +242,10 @@ func compare(ctx context.Context, dsn string, users []*user) (Report, error) {
 				rep.Details = append(rep.Details, fmt.Sprintf("%s: turn %s ended %d times (seqs %v)", u.id, turn, len(seqs), seqs))
 			}
 		}
+		lines := map[int64]expense{}
+		for id, l := range u.lines {
+			lines[id] = *l
+		}
 		rules, rulesMaybe := maps.Clone(u.rules), maps.Clone(u.rulesMaybe)
 		cats, catsMaybe := maps.Clone(u.cats), maps.Clone(u.catsMaybe)
 		want := map[int64]*expense{}
@@ -298,6 +306,9 @@ func compare(ctx context.Context, dsn string, users []*user) (Report, error) {
 			}
 		}
 		if err := compareNames(ctx, db, u.id, &rep, rules, rulesMaybe, cats, catsMaybe); err != nil {
+			return rep, err
+		}
+		if err := compareLines(ctx, db, u.id, &rep, lines); err != nil {
 			return rep, err
 		}
 	}
@@ -365,6 +376,60 @@ func compareNames(ctx context.Context, db *sql.DB, user string, rep *Report, rul
 		if !catsMaybe[n] {
 			rep.Doubled++
 			rep.Details = append(rep.Details, fmt.Sprintf("%s: the category %q was never reported to the user", user, n))
+		}
+	}
+	return rows.Err()
+}
+
+// seedLines gives each user three imported transactions, as a statement
+// import would have stored them, for the turns that fix a line's category.
+func seedLines(ctx context.Context, dsn string, users []*user) error {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, u := range users {
+		for i, desc := range []string{"CARD PAYMENT ACME", "DIRECT DEBIT GYM", "SO RENT"} {
+			var id int64
+			err := db.QueryRowContext(ctx, `INSERT INTO transactions (tenant_id, user_id, document_id, date, amount_minor, currency, description, vendor,
+				category, fitid, dedupe_key, review_status, created_at) VALUES ('chaos', $1, 'doc-seed', '2026-10-01', $2, 'GBP', $3, '', 'other', '', $4,
+				'needs_review', now()) RETURNING id`, u.id, -int64(1000*(i+1)), desc, fmt.Sprintf("seed-%d", i)).Scan(&id)
+			if err != nil {
+				return fmt.Errorf("seed imported lines: %w", err)
+			}
+			u.lines[id] = &expense{item: desc, minor: -int64(1000 * (i + 1)), category: "other"}
+		}
+	}
+	return nil
+}
+
+// compareLines checks the category of each of a user's imported lines
+// against what they were told.
+func compareLines(ctx context.Context, db *sql.DB, user string, rep *Report, lines map[int64]expense) error {
+	rows, err := db.QueryContext(ctx, `SELECT id, category FROM transactions WHERE tenant_id = 'chaos' AND user_id = $1`, user)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	got := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var c string
+		if err := rows.Scan(&id, &c); err != nil {
+			return err
+		}
+		got[id] = c
+	}
+	for id, w := range lines {
+		g, ok := got[id]
+		switch {
+		case !ok:
+			rep.Lost++
+			rep.Details = append(rep.Details, fmt.Sprintf("%s: transaction #%d is missing", user, id))
+		case g != w.category && !(w.catEither != "" && g == w.catEither):
+			rep.Lost++
+			rep.Details = append(rep.Details, fmt.Sprintf("%s: transaction #%d is filed under %q, the user was told %q", user, id, g, w.category))
 		}
 	}
 	return rows.Err()

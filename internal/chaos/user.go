@@ -58,17 +58,20 @@ type user struct {
 	rulesMaybe map[string]bool
 	cats       map[string]bool
 	catsMaybe  map[string]bool
-	turns      int
-	stuck      []string
-	errored    []string
-	slowest    time.Duration
-	done       []time.Time // when each turn finished
+	// lines are the user's imported transactions (seeded before the run)
+	// by number, with the category they were told each holds.
+	lines   map[int64]*expense
+	turns   int
+	stuck   []string
+	errored []string
+	slowest time.Duration
+	done    []time.Time // when each turn finished
 }
 
 func newUser(id, token, ingress string, seed uint64) *user {
 	return &user{id: id, client: wsclient.New(wsclient.Config{URL: "ws://" + ingress + "/v1/ws", Token: token, Buffer: 256}),
 		rng: rand.New(rand.NewPCG(seed, 7)), answers: map[string][]int64{}, expenses: map[int64]*expense{}, deleted: map[int64]bool{},
-		rules: map[string]string{}, rulesMaybe: map[string]bool{}, cats: map[string]bool{}, catsMaybe: map[string]bool{}}
+		rules: map[string]string{}, rulesMaybe: map[string]bool{}, cats: map[string]bool{}, catsMaybe: map[string]bool{}, lines: map[int64]*expense{}}
 }
 
 // connect (re)opens the socket and resumes after the last seq seen.
@@ -218,6 +221,13 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	}
 	u.mu.Unlock()
 	slices.Sort(rules) // the seed alone decides which
+	u.mu.Lock()
+	var lines []int64
+	for id := range u.lines {
+		lines = append(lines, id)
+	}
+	u.mu.Unlock()
+	slices.Sort(lines)
 	op := "add"
 	if len(live) > 0 {
 		switch r := u.rng.IntN(20); {
@@ -225,6 +235,8 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 			op = "change"
 		case r < 10:
 			op = "delete"
+		case r == 15 && len(lines) > 0:
+			op = "fix"
 		case r == 16:
 			op = "file"
 		case r == 17:
@@ -263,6 +275,10 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	case "unrule":
 		name = rules[u.rng.IntN(len(rules))]
 		text = "delete the " + name + " rule"
+	case "fix":
+		target = lines[u.rng.IntN(len(lines))]
+		fileAs = fileCategories[u.rng.IntN(len(fileCategories))]
+		text = fmt.Sprintf("mark transaction %d as %s", target, fileAs)
 	}
 	mid := fmt.Sprintf("%s-%d-m", u.id, k)
 	p, err := u.exchange(ctx, wsclient.Turn{Message: &contracts.MessageFrame{ID: mid, ConversationID: conv, Text: text}}, limit)
@@ -274,7 +290,7 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 		u.record(start, fmt.Sprintf("%s turn %d (%s): no proposal but %s", u.id, k, text, describe(p)), false)
 		return
 	}
-	if op == "undo" && !strings.Contains(p.Proposal.Summary, fmt.Sprintf("#%d", target)) {
+	if (op == "undo" || op == "fix") && !strings.Contains(p.Proposal.Summary, fmt.Sprintf("#%d", target)) {
 		// Not the change the user was told of last: approving it would
 		// revert something else.
 		u.record(start, fmt.Sprintf("%s turn %d (%s): the proposal %q does not name expense #%d", u.id, k, text, p.Proposal.Summary, target), false)
@@ -288,6 +304,9 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 		return
 	case "category", "unrule":
 		u.named(k, op, name, text, a, err, start)
+		return
+	case "fix":
+		u.fixed(k, target, fileAs, text, a, err, start)
 		return
 	}
 	u.mu.Lock()
@@ -319,6 +338,30 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	default:
 		u.errored = append(u.errored, fmt.Sprintf("%s turn %d (%s) approve: %s", u.id, k, text, describe(a)))
 		u.markUncertain(op, target, item, newMinor, last)
+	}
+	u.turns++
+	if d := time.Since(start); d > u.slowest {
+		u.slowest = d
+	}
+	u.done = append(u.done, time.Now())
+}
+
+// fixed ends a "mark transaction N as <category>" turn: on its answer the
+// line holds the category; without one, either the old or the new.
+func (u *user) fixed(k int, id int64, category, text string, a contracts.ServerFrame, err error, start time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.last = nil // the chaos user undoes only its expense changes
+	l := u.lines[id]
+	switch {
+	case err != nil:
+		u.stuck = append(u.stuck, fmt.Sprintf("%s turn %d (%s) approve: %v", u.id, k, text, err))
+		l.catEither, l.category = l.category, category
+	case a.Answer == nil || !strings.HasPrefix(a.Answer.Content, "Updated transaction"):
+		u.errored = append(u.errored, fmt.Sprintf("%s turn %d (%s) approve: %s", u.id, k, text, describe(a)))
+		l.catEither, l.category = l.category, category
+	default:
+		l.category, l.catEither = category, ""
 	}
 	u.turns++
 	if d := time.Since(start); d > u.slowest {
