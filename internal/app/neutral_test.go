@@ -119,7 +119,7 @@ func TestHostileMailOverTheSocket(t *testing.T) {
 		t.Errorf("notification = %+v", n)
 	}
 
-	c.send(`{"type":"message","id":"m4","conversation_id":"c1","text":"how much did I spend at Tesco?"}`)
+	c.send(`{"type":"message","id":"m4","conversation_id":"c1","text":"show my transactions at Tesco"}`)
 	txs := c.next(contracts.FrameAnswer).Answer.Content
 	neutral(t, "transactions", txs)
 	if !strings.Contains(txs, `\[click\](https\://evil.example) TESCO`) {

@@ -204,10 +204,7 @@ func query(text string, now time.Time) (orchestrator.Decision, bool) {
 	// no dates means every date.
 	if m := vendorRe.FindStringSubmatch(text); m != nil && (isBalance || spendRe.MatchString(text)) && !isRangeWord(m[1]) {
 		if vendor := spentOn(m[1], now); vendor != "" {
-			r := rangeOf(text, now)
-			if r == rangeOf("", now) && !strings.Contains(strings.ToLower(text), "this month") {
-				r = "all_time"
-			}
+			r := shopRange(text, now)
 			return call(contracts.ToolGetBalance, contracts.GetBalanceArgs{Range: &r, Query: &vendor}), true
 		}
 	}
@@ -226,7 +223,8 @@ func query(text string, now time.Time) (orchestrator.Decision, bool) {
 		args := contracts.ListLedgerArgs{Range: &r}
 		if m := vendorRe.FindStringSubmatch(text); m != nil && !isRangeWord(m[1]) {
 			if shop := spentOn(m[1], now); shop != "" {
-				args.Query = &shop
+				r = shopRange(text, now)
+				args.Query, args.Range = &shop, &r
 			}
 		}
 		return call(contracts.ToolListLedger, args), true
@@ -254,7 +252,18 @@ var spentOnRe = regexp.MustCompile(`(?i)\b(?:spend|spent|spending|paid|pay)\s+(?
 
 // phraseEnd cuts a shop's or a thing's name where the question goes on
 // with dates or another clause: "Tesco in October", "coffee this month".
-var phraseEnd = regexp.MustCompile(`(?i)\s+(?:in|on|during|for|since|last|this|between|from|over|so|today|yesterday|before|after|until|till|and|per|by|each|every)\b.*$`)
+var phraseEnd = regexp.MustCompile(`(?i)\s+(?:in|on|during|for|since|last|this|between|from|over|so|today|yesterday|before|after|until|till|per|by|each|every|ever|overall|altogether|of all time)\b.*$`)
+
+// shopRange is the range of a question about one shop or thing: the
+// dates it names, else every date (a shop asked about with no dates is
+// asked about in full).
+func shopRange(text string, now time.Time) string {
+	r := rangeOf(text, now)
+	if r == rangeOf("", now) && !strings.Contains(strings.ToLower(text), "this month") {
+		return "all_time"
+	}
+	return r
+}
 
 // spentOn is the name in words that follow "at" or "spent on", cut
 // where the question goes on; empty when they only name dates or a
