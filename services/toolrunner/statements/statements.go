@@ -257,13 +257,23 @@ func (b *builder) finish() (Result, error) {
 	if order == 0 {
 		return Result{}, unreadable("the dates are written in more than one order")
 	}
+	bySeries := false
 	if len(open) > 0 && undecided {
-		res.DateOrder = order.String()
-		src := "your default"
-		if ParseDateOrder(b.opts.DateOrder) == 0 {
-			src = "a guess"
+		var all []dateCell
+		for _, t := range b.txns {
+			all = append(all, t.date)
 		}
-		res.Uncertain = append(res.Uncertain, fmt.Sprintf("nothing in the file tells day from month; dates read as %s (%s)", order, src))
+		if o, why := seriesOrder(all); o != 0 {
+			order, bySeries = o, true
+			res.Uncertain = append(res.Uncertain, "nothing in the file tells day from month; dates read as "+o.String()+", "+why)
+		} else {
+			src := "your default"
+			if ParseDateOrder(b.opts.DateOrder) == 0 {
+				src = "a guess"
+			}
+			res.Uncertain = append(res.Uncertain, fmt.Sprintf("nothing in the file tells day from month; dates read as %s (%s)", order, src))
+		}
+		res.DateOrder = order.String()
 	}
 	needCcy := false
 	for _, t := range b.txns {
@@ -306,7 +316,7 @@ func (b *builder) finish() (Result, error) {
 			tx.NeedsReview, tx.ReviewReason = true, t.review
 		case b.guessed:
 			tx.NeedsReview, tx.ReviewReason = true, "the statement's layout was guessed"
-		case len(open) > 0 && undecided && ParseDateOrder(b.opts.DateOrder) == 0:
+		case len(open) > 0 && undecided && !bySeries && ParseDateOrder(b.opts.DateOrder) == 0:
 			tx.NeedsReview, tx.ReviewReason = true, "the date's day and month could be either way round"
 		case ccy == "":
 			tx.NeedsReview, tx.ReviewReason = true, "the file names no currency"
