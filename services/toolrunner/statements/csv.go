@@ -86,6 +86,9 @@ func parseCSV(text string, opts Options) (Result, error) {
 	}
 	b := newBuilder("csv", m.layout, opts)
 	b.guessed = m.guessed
+	if m.fileCcy == "" && m.currency < 0 {
+		b.inferredCcy, b.inferredFrom = inferCurrency(header, preamble)
+	}
 	if skipped > 0 {
 		b.warn("left out %s without a date and an amount", countOf(skipped, "row"))
 	}

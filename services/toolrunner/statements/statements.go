@@ -47,8 +47,9 @@ type Result struct {
 	// DateOrder is the reading taken ("day/month" or "month/day") when
 	// nothing in the file settled it; empty when the file did.
 	DateOrder string `json:"date_order,omitempty"`
-	// CurrencyFrom says where the currency came from: "file", "default"
-	// (the caller's) or "unknown".
+	// CurrencyFrom says where the currency came from: "file", "inferred"
+	// (from what the file says without naming it: an IBAN, the headers'
+	// language), "default" (the caller's) or "unknown".
 	CurrencyFrom string `json:"currency_from,omitempty"`
 	// Rounded counts amounts written more precisely than their
 	// currency's minor unit, rounded half to even.
@@ -205,6 +206,10 @@ type builder struct {
 	guessed  bool   // the layout was guessed
 	dollar   bool   // amounts carry a bare "$"
 	noteOpen bool
+	// inferredCcy is the currency the file points to without naming it
+	// (its IBAN, its headers' language), and inferredFrom what it was
+	// taken from, in words.
+	inferredCcy, inferredFrom string
 }
 
 func newBuilder(format, layout string, opts Options) *builder {
@@ -225,8 +230,8 @@ func (b *builder) add(t rawTxn) error {
 }
 
 // currency decides the currency of transactions that carry none: the
-// file's, then a "$" read with the caller's dollar currency, then the
-// caller's default.
+// file's, then a "$" read with the caller's dollar currency, then what the
+// file points to, then the caller's default.
 func (b *builder) currency() (ccy, from string) {
 	switch {
 	case b.fileCcy != "":
@@ -236,6 +241,13 @@ func (b *builder) currency() (ccy, from string) {
 	case b.dollar:
 		b.res.Uncertain = append(b.res.Uncertain, "amounts are in dollars of no named country; read as USD")
 		return "USD", "file"
+	case b.inferredCcy != "":
+		note := "currency " + b.inferredCcy + " taken from " + b.inferredFrom
+		if d := b.opts.DefaultCurrency; d != "" && d != b.inferredCcy {
+			note += ", not your default " + d
+		}
+		b.res.Uncertain = append(b.res.Uncertain, note)
+		return b.inferredCcy, "inferred"
 	case b.opts.DefaultCurrency != "":
 		b.res.Uncertain = append(b.res.Uncertain, "the file names no currency; read as "+b.opts.DefaultCurrency+", your default")
 		return b.opts.DefaultCurrency, "default"

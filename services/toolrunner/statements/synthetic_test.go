@@ -26,6 +26,9 @@ func TestSynthetic(t *testing.T) {
 		{"uk_ambiguous_dates_dayfirst.csv", Options{DefaultCurrency: "GBP", DateOrder: "en-US"}, []string{"day/month", "5 days"}},
 		{"uk_ambiguous_dates_dayfirst.csv", Options{DefaultCurrency: "GBP", DateOrder: "dmy"}, []string{"day/month"}},
 		{"uk_ambiguous_dates_dayfirst.csv", Options{DefaultCurrency: "GBP"}, []string{"day/month"}},
+		// The user's currency is GBP; the file is Danish.
+		{"danish_semicolon_no_currency.csv", Options{DefaultCurrency: "GBP", DateOrder: "dmy"}, []string{"DKK", "Danish"}},
+		{"danish_semicolon_no_currency.csv", Options{}, []string{"DKK", "Danish"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+tt.opts.DefaultCurrency+"-"+tt.opts.DateOrder, func(t *testing.T) {
@@ -100,6 +103,65 @@ func TestAmbiguousTieKeepsDefault(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(r.Uncertain, "; "), "your default") {
 			t.Errorf("with %s: uncertain %q does not say the default was used", order, r.Uncertain)
+		}
+	}
+}
+
+func TestInferCurrency(t *testing.T) {
+	split := func(s string) []string { return strings.Split(s, ";") }
+	tests := []struct {
+		name, header, preamble string // preamble lines joined by "|"
+		want, from             string
+	}{
+		{"danish headers", "Dato;Tekst;Beløb;Saldo", "", "DKK", "Danish"},
+		{"danish booking date", "Bogført;Tekst;Beløb i alt;Saldo", "", "DKK", "Danish"},
+		{"norwegian", "Dato;Forklaring;Rentedato;Ut fra konto;Inn på konto", "", "NOK", "Norwegian"},
+		{"swedish", "Bokföringsdag;Text;Belopp;Saldo", "", "SEK", "Swedish"},
+		{"polish", "Data operacji;Opis operacji;Kwota;Saldo po operacji", "", "PLN", "Polish"},
+		{"czech", "Datum;Popis;Částka;Zůstatek", "", "CZK", "Czech"},
+		{"german says nothing", "Buchungstag;Verwendungszweck;Betrag", "", "", ""},
+		{"french says nothing", "Date opération;Libellé;Montant", "", "", ""},
+		{"swiss iban under german headers", "Buchungstag;Text;Betrag", "Konto;IBAN CH93 0076 2011 6238 5295 7", "CHF", "IBAN (CH"},
+		{"french iban", "Date;Libellé;Montant", "Compte;FR14 2004 1010 0505 0001 3M02 606", "EUR", "IBAN (FR"},
+		{"finnish iban over swedish headers", "Bokföringsdag;Text;Belopp", "Konto: FI2112345600000785", "EUR", "IBAN (FI"},
+		{"iban with a wrong check digit", "Buchungstag;Text;Betrag", "IBAN;CH94 0076 2011 6238 5295 7", "", ""},
+		{"two countries' ibans fall back to the headers", "Dato;Tekst;Beløb", "Fra DK5000400440116243|Til SE4550000000058398257466", "DKK", "Danish"},
+		{"bank name", "Date;Description;Amount", "Jyske Bank A/S|Kontoudtog", "DKK", "bank"},
+		{"english says nothing", "Date;Description;Amount;Balance", "Account 12345678", "", ""},
+	}
+	for _, tt := range tests {
+		var pre [][]string
+		if tt.preamble != "" {
+			for _, l := range strings.Split(tt.preamble, "|") {
+				pre = append(pre, split(l))
+			}
+		}
+		got, from := inferCurrency(split(tt.header), pre)
+		if got != tt.want || !strings.Contains(from, tt.from) {
+			t.Errorf("%s: %q from %q, want %q from %q", tt.name, got, from, tt.want, tt.from)
+		}
+	}
+}
+
+// A currency the file names beats what its language suggests, and what
+// the file points to beats the user's default.
+func TestInferredCurrencyOrder(t *testing.T) {
+	tests := []struct {
+		name, csv, def, want, from string
+	}{
+		{"named in the header", "Dato;Tekst;Beløb (EUR)\n03.11.2026;Netto;-12,50\n04.11.2026;Løn;100,00\n", "GBP", "EUR", "file"},
+		{"named in a column", "Dato;Tekst;Beløb;Valuta\n03.11.2026;Netto;-12,50;SEK\n04.11.2026;Løn;100,00;SEK\n", "GBP", "SEK", "file"},
+		{"danish headers", "Dato;Tekst;Beløb\n03.11.2026;Netto;-12,50\n04.11.2026;Løn;100,00\n", "GBP", "DKK", "inferred"},
+		{"iban in the preamble", "Konto;DK50 0040 0440 1162 43\nDate;Text;Amount\n03.11.2026;Netto;-12.50\n04.11.2026;Salary;100.00\n", "GBP", "DKK", "inferred"},
+		{"nothing: the default", "Date;Text;Amount\n03.11.2026;Netto;-12.50\n04.11.2026;Salary;100.00\n", "GBP", "GBP", "default"},
+	}
+	for _, tt := range tests {
+		r, err := Parse("x.csv", []byte(tt.csv), Options{DefaultCurrency: tt.def, DateOrder: "dmy"})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := r.Currencies(); len(got) != 1 || got[0] != tt.want || r.CurrencyFrom != tt.from {
+			t.Errorf("%s: %v from %q, want %s from %q (uncertain %q)", tt.name, got, r.CurrencyFrom, tt.want, tt.from, r.Uncertain)
 		}
 	}
 }
