@@ -53,7 +53,7 @@ func parseCSV(text string, opts Options) (Result, error) {
 			if nonEmpty(r) > 1 {
 				skipped++
 			}
-		case dateCellOf(r) != dateAt:
+		case !isDate(cell(r, dateAt)):
 			// A balance line ("Solde au;31/10/2026;;;2 508,61") has its
 			// date and amount in other cells than the table's rows.
 			if slices.ContainsFunc(r, balanceRow.MatchString) {
@@ -216,9 +216,14 @@ func locateTable(rows [][]string) (first, last, headerAt int) {
 	}
 	for i, r := range rows[:last] {
 		if namesTable(r) {
+			// The header is the last row naming the table before its
+			// first transaction (a summary line above may name some too).
 			for j := i + 1; j <= last; j++ {
 				if dataRow(rows[j]) {
 					return j, last, i
+				}
+				if namesTable(rows[j]) {
+					i = j
 				}
 			}
 		}
@@ -276,6 +281,11 @@ func dateCellOf(r []string) int {
 		}
 	}
 	return -1
+}
+
+func isDate(s string) bool {
+	_, ok := splitDate(s)
+	return ok
 }
 
 // dateCellMode is where most of the rows with a date and an amount have

@@ -165,3 +165,25 @@ func TestInferredCurrencyOrder(t *testing.T) {
 		}
 	}
 }
+
+// The header is the row naming the table nearest above its rows, not a
+// summary line above it that names a date and an amount too.
+func TestHeaderNearestTheTable(t *testing.T) {
+	csv := "Relevé;Date d'arrêté;Montant total\n" +
+		"Compte;12345678\n" +
+		"Libellé;Date;Débit;Crédit\n" +
+		"CB CARREFOUR;02/10/2026;45,20;\n" +
+		"VIR SALAIRE;05/10/2026;;2 450,00\n" +
+		"CB SNCF;21/10/2026;89,00;\n"
+	r, err := Parse("releve.csv", []byte(csv), Options{DefaultCurrency: "EUR", DateOrder: "dmy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, tx := range r.Transactions {
+		sum += tx.AmountMinor
+	}
+	if len(r.Transactions) != 3 || sum != 231580 || r.Transactions[0].Description != "CB CARREFOUR" {
+		t.Errorf("%d transactions summing %d (layout %q), want 3 summing 231580", len(r.Transactions), sum, r.Layout)
+	}
+}
