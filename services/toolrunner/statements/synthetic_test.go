@@ -187,3 +187,26 @@ func TestHeaderNearestTheTable(t *testing.T) {
 		t.Errorf("%d transactions summing %d (layout %q), want 3 summing 231580", len(r.Transactions), sum, r.Layout)
 	}
 }
+
+// Opening and closing balance lines written like rows of their own, with
+// the date and the amount in other cells than the table's, are not
+// transactions and do not hide the table's date column.
+func TestBalanceLinesAroundATable(t *testing.T) {
+	csv := "Solde initial;01/10/2026;1 234,56\n" +
+		"Solde final;31/10/2026;1 099,72\n" +
+		"03/10/2026;CB MONOPRIX;-23,45\n" +
+		"15/10/2026;PRLV ORANGE;-39,99\n" +
+		"16/10/2026;CB FNAC;-71,40\n" +
+		"Solde au;31/10/2026;1 099,72\n"
+	r, err := Parse("releve.csv", []byte(csv), Options{DefaultCurrency: "EUR", DateOrder: "dmy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, tx := range r.Transactions {
+		sum += tx.AmountMinor
+	}
+	if len(r.Transactions) != 3 || sum != -13484 {
+		t.Errorf("%d transactions summing %d (layout %q, warnings %q), want 3 summing -13484", len(r.Transactions), sum, r.Layout, r.Warnings)
+	}
+}
