@@ -88,7 +88,7 @@ var headerLanguages = []struct {
 	words         []string
 }{
 	{"Danish", "DKK", []string{"beløb", "beloeb", "bogført", "bogføringsdato", "bogfoert", "posteringstekst"}},
-	{"Norwegian", "NOK", []string{"beløp", "beloep", "bokført", "bokføringsdato", "inn på konto", "ut fra konto", "rentedato"}},
+	{"Norwegian", "NOK", []string{"beløp", "beloep", "bokført", "bokføringsdato", "inn på konto", "ut fra konto"}},
 	{"Swedish", "SEK", []string{"belopp", "bokföringsdag", "bokföringsdatum", "bokförd", "transaktionsdag", "insättning", "reskontradatum"}},
 	{"Polish", "PLN", []string{"kwota", "data operacji", "data księgowania", "opis operacji", "tytuł operacji"}},
 	{"Czech", "CZK", []string{"částka", "zůstatek", "datum zaúčtování", "protiúčet"}},

@@ -276,8 +276,12 @@ func (b *builder) finish() (Result, error) {
 			all = append(all, t.date)
 		}
 		if o, why := seriesOrder(all); o != 0 {
+			note := "nothing in the file tells day from month; dates read as " + o.String() + ", " + why
+			if def := ParseDateOrder(b.opts.DateOrder); def != 0 && def != o {
+				note += ", not your default " + def.String()
+			}
 			order, bySeries = o, true
-			res.Uncertain = append(res.Uncertain, "nothing in the file tells day from month; dates read as "+o.String()+", "+why)
+			res.Uncertain = append(res.Uncertain, note)
 		} else {
 			src := "your default"
 			if ParseDateOrder(b.opts.DateOrder) == 0 {

@@ -23,7 +23,7 @@ func TestSynthetic(t *testing.T) {
 		{"french_preamble_debit_credit.csv", Options{DefaultCurrency: "EUR", DateOrder: "mdy"}, nil},
 		{"french_preamble_noheader.csv", Options{DefaultCurrency: "EUR", DateOrder: "dmy"}, nil},
 		// The user's locale writes the month first; the file's series says otherwise.
-		{"uk_ambiguous_dates_dayfirst.csv", Options{DefaultCurrency: "GBP", DateOrder: "en-US"}, []string{"day/month", "5 days"}},
+		{"uk_ambiguous_dates_dayfirst.csv", Options{DefaultCurrency: "GBP", DateOrder: "en-US"}, []string{"day/month", "5 days", "not your default month/day"}},
 		{"uk_ambiguous_dates_dayfirst.csv", Options{DefaultCurrency: "GBP", DateOrder: "dmy"}, []string{"day/month"}},
 		{"uk_ambiguous_dates_dayfirst.csv", Options{DefaultCurrency: "GBP"}, []string{"day/month"}},
 		// The user's currency is GBP; the file is Danish.
@@ -116,6 +116,7 @@ func TestInferCurrency(t *testing.T) {
 		{"danish headers", "Dato;Tekst;Beløb;Saldo", "", "DKK", "Danish"},
 		{"danish booking date", "Bogført;Tekst;Beløb i alt;Saldo", "", "DKK", "Danish"},
 		{"norwegian", "Dato;Forklaring;Rentedato;Ut fra konto;Inn på konto", "", "NOK", "Norwegian"},
+		{"danish with a value date", "Bogføringsdato;Rentedato;Tekst;Beløb;Saldo", "", "DKK", "Danish"},
 		{"swedish", "Bokföringsdag;Text;Belopp;Saldo", "", "SEK", "Swedish"},
 		{"polish", "Data operacji;Opis operacji;Kwota;Saldo po operacji", "", "PLN", "Polish"},
 		{"czech", "Datum;Popis;Částka;Zůstatek", "", "CZK", "Czech"},
