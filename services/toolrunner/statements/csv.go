@@ -29,15 +29,7 @@ func parseCSV(text string, opts Options) (Result, error) {
 	if len(rows) > MaxRows+1000 {
 		return Result{}, unreadable("more than %d rows", MaxRows)
 	}
-	first, last := -1, -1
-	for i, r := range rows {
-		if dataRow(r) {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
+	first, last, headerAt := locateTable(rows)
 	if first < 0 {
 		if len(rows) > 0 && isHeader(rows[0]) {
 			return Result{}, unreadable("a header but no rows with a date and an amount")
@@ -45,24 +37,32 @@ func parseCSV(text string, opts Options) (Result, error) {
 		return Result{}, unreadable("no rows with a date and an amount")
 	}
 	var header []string
-	headerAt := -1
-	for i := first - 1; i >= max(0, first-3); i-- {
-		if isHeader(rows[i]) {
-			header, headerAt = rows[i], i
-			break
-		}
+	if headerAt >= 0 {
+		header = rows[headerAt]
 	}
 	preamble := rows[:max(0, first)]
 	if headerAt >= 0 {
 		preamble = rows[:headerAt]
 	}
 	var body [][]string
-	skipped := 0
+	skipped, aside, asideBalances := 0, 0, 0
+	dateAt := dateCellMode(rows[first : last+1])
 	for _, r := range rows[first : last+1] {
-		if dataRow(r) {
+		switch {
+		case !dataRow(r):
+			if nonEmpty(r) > 1 {
+				skipped++
+			}
+		case !isDate(cell(r, dateAt)):
+			// A balance line ("Solde au;31/10/2026;;;2 508,61") has its
+			// date and amount in other cells than the table's rows.
+			if slices.ContainsFunc(r, balanceRow.MatchString) {
+				asideBalances++
+			} else {
+				aside++
+			}
+		default:
 			body = append(body, r)
-		} else if nonEmpty(r) > 1 {
-			skipped++
 		}
 	}
 	trailer := 0
@@ -86,8 +86,17 @@ func parseCSV(text string, opts Options) (Result, error) {
 	}
 	b := newBuilder("csv", m.layout, opts)
 	b.guessed = m.guessed
+	if m.fileCcy == "" && m.currency < 0 {
+		b.inferredCcy, b.inferredFrom = inferCurrency(header, preamble)
+	}
 	if skipped > 0 {
 		b.warn("left out %s without a date and an amount", countOf(skipped, "row"))
+	}
+	if asideBalances > 0 {
+		b.res.Layout += ", " + countOf(asideBalances, "balance line") + " outside the table left out"
+	}
+	if aside > 0 {
+		b.warn("left out %s with the date in another column than the table's", countOf(aside, "row"))
 	}
 	if err := m.apply(b, body); err != nil {
 		return Result{}, err
@@ -186,6 +195,115 @@ func readRows(text string, delim rune, limit int) ([][]string, error) {
 		rows = append(rows, rec)
 	}
 	return rows, nil
+}
+
+// locateTable finds the table among preamble and trailer lines: first and
+// last are its first and last rows with a date and an amount, headerAt its
+// header row (-1 when it has none). The header is the first row that names
+// a date column and an amount, debit or credit column, with transactions
+// below it; without one, the table starts at the first run of rows that
+// read as transactions, so that a balance line above it ("Solde;30/09/2026;
+// 1 234,56") is preamble.
+func locateTable(rows [][]string) (first, last, headerAt int) {
+	first, last, headerAt = -1, -1, -1
+	for i, r := range rows {
+		if dataRow(r) {
+			last = i
+		}
+	}
+	if last < 0 {
+		return -1, -1, -1
+	}
+	for i, r := range rows[:last] {
+		if namesTable(r) {
+			// The header is the last row naming the table before its
+			// first transaction (a summary line above may name some too).
+			for j := i + 1; j <= last; j++ {
+				if dataRow(rows[j]) {
+					return j, last, i
+				}
+				if namesTable(rows[j]) {
+					i = j
+				}
+			}
+		}
+	}
+	for i := range rows[:last+1] {
+		if !dataRow(rows[i]) {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if i < last && dataRow(rows[i+1]) && dateCellOf(rows[i+1]) == dateCellOf(rows[i]) {
+			first = i
+			break
+		}
+	}
+	for i := first - 1; i >= max(0, first-3); i-- {
+		if isHeader(rows[i]) {
+			headerAt = i
+			break
+		}
+	}
+	return first, last, headerAt
+}
+
+// dateWords name a date column in the languages of the statements read.
+var dateWords = []string{"date", "datum", "dato", "fecha", "buchungstag", "wertstellung", "valuta", "bogført", "bokført", "bokföring", "transaktionsdag", "data"}
+
+// namesTable: a header row naming a date column and an amount, debit or
+// credit column ("Date opération;Libellé;Débit;Crédit").
+func namesTable(r []string) bool {
+	if !isHeader(r) {
+		return false
+	}
+	date, money := false, false
+	for _, c := range r {
+		h := strings.ToLower(strings.Trim(c, " \"'*"))
+		if h == "" {
+			continue
+		}
+		if slices.ContainsFunc(dateWords, func(w string) bool { return nameIs(h, w) || (w != "data" && strings.Contains(h, w)) }) {
+			date = true
+		} else if namedMoney(h) && !slices.ContainsFunc(balanceWords, func(w string) bool { return strings.Contains(h, w) }) {
+			money = true
+		}
+	}
+	return date && money
+}
+
+// dateCellOf is the index of a row's first date cell, -1 when none.
+func dateCellOf(r []string) int {
+	for i, c := range r {
+		if _, ok := splitDate(c); ok {
+			return i
+		}
+	}
+	return -1
+}
+
+func isDate(s string) bool {
+	_, ok := splitDate(s)
+	return ok
+}
+
+// dateCellMode is where most of the rows with a date and an amount have
+// their first date (the lowest index on a tie).
+func dateCellMode(rows [][]string) int {
+	n := map[int]int{}
+	best := -1
+	for _, r := range rows {
+		if !dataRow(r) {
+			continue
+		}
+		i := dateCellOf(r)
+		n[i]++
+		if best < 0 || n[i] > n[best] || (n[i] == n[best] && i < best) {
+			best = i
+		}
+	}
+	return best
 }
 
 // dataRow: a row with a date in one cell and an amount in another.

@@ -1,6 +1,7 @@
 package statements
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -220,4 +221,83 @@ func (c dateCell) format(o dateOrder) (string, bool) {
 		return "", false
 	}
 	return time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Format(time.DateOnly), true
+}
+
+// seriesOrder decides day/month order, when no date settles it, by what
+// the dates would make of the statement under each reading: its dates are
+// close together and mostly in order (oldest or newest first). A reading
+// wins when it puts the dates in at most half the days of the other (and
+// at least a week fewer), or, over a similar span, keeps them in order
+// where the other does not. It returns 0 when neither wins, and otherwise
+// the order and why, in words.
+func seriesOrder(cells []dateCell) (dateOrder, string) {
+	type reading struct {
+		span, disorder int // days from first to last; steps against the file's direction
+		from, to       string
+	}
+	read := func(o dateOrder) (reading, bool) {
+		var r reading
+		var days []int
+		for _, c := range cells {
+			s, ok := c.format(o)
+			if !ok {
+				return r, false
+			}
+			t, _ := time.Parse(time.DateOnly, s)
+			days = append(days, int(t.Unix()/86400))
+			if r.from == "" || s < r.from {
+				r.from = s
+			}
+			r.to = max(r.to, s)
+		}
+		if len(days) == 0 {
+			return r, false
+		}
+		lo, hi, up, down := days[0], days[0], 0, 0
+		for i, d := range days {
+			lo, hi = min(lo, d), max(hi, d)
+			if i > 0 && d < days[i-1] {
+				down++
+			}
+			if i > 0 && d > days[i-1] {
+				up++
+			}
+		}
+		r.span, r.disorder = hi-lo, min(up, down)
+		return r, true
+	}
+	d, dok := read(dmy)
+	m, mok := read(mdy)
+	switch {
+	case dok && !mok:
+		return dmy, "the only reading that gives real dates"
+	case mok && !dok:
+		return mdy, "the only reading that gives real dates"
+	case !dok:
+		return 0, ""
+	}
+	wins := func(a, b reading) bool {
+		if a.span*2 <= b.span && b.span-a.span >= 7 {
+			return true
+		}
+		return a.span <= b.span*2 && b.span <= a.span*2 && a.disorder == 0 && b.disorder >= 2
+	}
+	why := func(o dateOrder, a, b reading) string {
+		other := mdy
+		if o == mdy {
+			other = dmy
+		}
+		if a.span*2 <= b.span {
+			return fmt.Sprintf("which puts them in %d days (%s..%s) where %s would spread them over %d days (%s..%s)",
+				a.span+1, a.from, a.to, other, b.span+1, b.from, b.to)
+		}
+		return fmt.Sprintf("which keeps them in order where %s would not", other)
+	}
+	switch {
+	case wins(d, m):
+		return dmy, why(dmy, d, m)
+	case wins(m, d):
+		return mdy, why(mdy, m, d)
+	}
+	return 0, ""
 }

@@ -47,8 +47,9 @@ type Result struct {
 	// DateOrder is the reading taken ("day/month" or "month/day") when
 	// nothing in the file settled it; empty when the file did.
 	DateOrder string `json:"date_order,omitempty"`
-	// CurrencyFrom says where the currency came from: "file", "default"
-	// (the caller's) or "unknown".
+	// CurrencyFrom says where the currency came from: "file", "inferred"
+	// (from what the file says without naming it: an IBAN, the headers'
+	// language), "default" (the caller's) or "unknown".
 	CurrencyFrom string `json:"currency_from,omitempty"`
 	// Rounded counts amounts written more precisely than their
 	// currency's minor unit, rounded half to even.
@@ -205,6 +206,10 @@ type builder struct {
 	guessed  bool   // the layout was guessed
 	dollar   bool   // amounts carry a bare "$"
 	noteOpen bool
+	// inferredCcy is the currency the file points to without naming it
+	// (its IBAN, its headers' language), and inferredFrom what it was
+	// taken from, in words.
+	inferredCcy, inferredFrom string
 }
 
 func newBuilder(format, layout string, opts Options) *builder {
@@ -225,8 +230,8 @@ func (b *builder) add(t rawTxn) error {
 }
 
 // currency decides the currency of transactions that carry none: the
-// file's, then a "$" read with the caller's dollar currency, then the
-// caller's default.
+// file's, then a "$" read with the caller's dollar currency, then what the
+// file points to, then the caller's default.
 func (b *builder) currency() (ccy, from string) {
 	switch {
 	case b.fileCcy != "":
@@ -236,6 +241,13 @@ func (b *builder) currency() (ccy, from string) {
 	case b.dollar:
 		b.res.Uncertain = append(b.res.Uncertain, "amounts are in dollars of no named country; read as USD")
 		return "USD", "file"
+	case b.inferredCcy != "":
+		note := "currency " + b.inferredCcy + " taken from " + b.inferredFrom
+		if d := b.opts.DefaultCurrency; d != "" && d != b.inferredCcy {
+			note += ", not your default " + d
+		}
+		b.res.Uncertain = append(b.res.Uncertain, note)
+		return b.inferredCcy, "inferred"
 	case b.opts.DefaultCurrency != "":
 		b.res.Uncertain = append(b.res.Uncertain, "the file names no currency; read as "+b.opts.DefaultCurrency+", your default")
 		return b.opts.DefaultCurrency, "default"
@@ -257,13 +269,27 @@ func (b *builder) finish() (Result, error) {
 	if order == 0 {
 		return Result{}, unreadable("the dates are written in more than one order")
 	}
+	bySeries := false
 	if len(open) > 0 && undecided {
-		res.DateOrder = order.String()
-		src := "your default"
-		if ParseDateOrder(b.opts.DateOrder) == 0 {
-			src = "a guess"
+		var all []dateCell
+		for _, t := range b.txns {
+			all = append(all, t.date)
 		}
-		res.Uncertain = append(res.Uncertain, fmt.Sprintf("nothing in the file tells day from month; dates read as %s (%s)", order, src))
+		if o, why := seriesOrder(all); o != 0 {
+			note := "nothing in the file tells day from month; dates read as " + o.String() + ", " + why
+			if def := ParseDateOrder(b.opts.DateOrder); def != 0 && def != o {
+				note += ", not your default " + def.String()
+			}
+			order, bySeries = o, true
+			res.Uncertain = append(res.Uncertain, note)
+		} else {
+			src := "your default"
+			if ParseDateOrder(b.opts.DateOrder) == 0 {
+				src = "a guess"
+			}
+			res.Uncertain = append(res.Uncertain, fmt.Sprintf("nothing in the file tells day from month; dates read as %s (%s)", order, src))
+		}
+		res.DateOrder = order.String()
 	}
 	needCcy := false
 	for _, t := range b.txns {
@@ -306,7 +332,7 @@ func (b *builder) finish() (Result, error) {
 			tx.NeedsReview, tx.ReviewReason = true, t.review
 		case b.guessed:
 			tx.NeedsReview, tx.ReviewReason = true, "the statement's layout was guessed"
-		case len(open) > 0 && undecided && ParseDateOrder(b.opts.DateOrder) == 0:
+		case len(open) > 0 && undecided && !bySeries && ParseDateOrder(b.opts.DateOrder) == 0:
 			tx.NeedsReview, tx.ReviewReason = true, "the date's day and month could be either way round"
 		case ccy == "":
 			tx.NeedsReview, tx.ReviewReason = true, "the file names no currency"
