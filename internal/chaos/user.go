@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -47,7 +48,6 @@ type user struct {
 	mu       sync.Mutex
 	answers  map[string][]int64 // turn id -> seqs of its terminal frames
 	expenses map[int64]*expense
-	deleted  map[int64]bool
 	// last is the user's latest change whose outcome they were told, the
 	// one "undo that" reverts; nil after an undo or an uncertain turn.
 	last *change
@@ -70,7 +70,7 @@ type user struct {
 
 func newUser(id, token, ingress string, seed uint64) *user {
 	return &user{id: id, client: wsclient.New(wsclient.Config{URL: "ws://" + ingress + "/v1/ws", Token: token, Buffer: 256}),
-		rng: rand.New(rand.NewPCG(seed, 7)), answers: map[string][]int64{}, expenses: map[int64]*expense{}, deleted: map[int64]bool{},
+		rng: rand.New(rand.NewPCG(seed, 7)), answers: map[string][]int64{}, expenses: map[int64]*expense{},
 		rules: map[string]string{}, rulesMaybe: map[string]bool{}, cats: map[string]bool{}, catsMaybe: map[string]bool{}, lines: map[int64]*expense{}}
 }
 
@@ -205,29 +205,24 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	var target int64
 	var newMinor int64
 	var fileAs string
+	// What the turn may pick from, in a fixed order, so that the seed
+	// alone decides which.
 	u.mu.Lock()
-	var live []int64
+	var live, lines []int64
 	for id, e := range u.expenses {
 		if !e.uncertain {
 			live = append(live, id)
 		}
 	}
-	u.mu.Unlock()
-	u.mu.Lock()
-	last := u.last
-	var rules []string
-	for p := range u.rules {
-		rules = append(rules, p)
-	}
-	u.mu.Unlock()
-	slices.Sort(rules) // the seed alone decides which
-	u.mu.Lock()
-	var lines []int64
 	for id := range u.lines {
 		lines = append(lines, id)
 	}
+	rules := slices.Collect(maps.Keys(u.rules))
+	last := u.last
 	u.mu.Unlock()
+	slices.Sort(live)
 	slices.Sort(lines)
+	slices.Sort(rules)
 	op := "add"
 	if len(live) > 0 {
 		switch r := u.rng.IntN(20); {
@@ -332,7 +327,6 @@ func (u *user) turn(ctx context.Context, k int, limit time.Duration) {
 	case a.Answer != nil && a.Answer.Deleted != nil && op == "delete":
 		u.last = &change{op: op, id: a.Answer.Deleted.ID, prior: prior(a.Answer.Deleted.ID)}
 		delete(u.expenses, a.Answer.Deleted.ID)
-		u.deleted[a.Answer.Deleted.ID] = true
 	case a.Answer != nil && op == "undo" && strings.HasPrefix(a.Answer.Content, "Undone"):
 		u.undone(last)
 	default:
@@ -467,12 +461,10 @@ func (u *user) undone(c *change) {
 	switch c.op {
 	case "add":
 		delete(u.expenses, c.id)
-		u.deleted[c.id] = true
 	case "change", "delete":
 		if c.prior != nil {
 			restored := *c.prior
 			u.expenses[c.id] = &restored
-			delete(u.deleted, c.id)
 		}
 	}
 }
@@ -495,7 +487,6 @@ func (u *user) markUncertain(op string, target int64, item string, minor int64, 
 		case "delete": // it may be back, under its own number
 			if last.prior != nil {
 				u.expenses[last.id] = &expense{item: last.prior.item, minor: last.prior.minor, category: last.prior.category, uncertain: true, before: -1}
-				delete(u.deleted, last.id)
 			}
 		}
 	case "add":
