@@ -63,6 +63,12 @@ const state = {
   // told: the frames the host was told changed the ledger, by seq (and by
   // turn or notification id), so a replay does not tell it twice.
   told: new Set(),
+  // streamed: the seqs of frames shown from an upload's event stream
+  // before the socket brought them; the socket's copy is not shown again.
+  streamed: new Set(),
+  // uploads: the documents sent from this tab, by upload id (see upload).
+  uploads: new Map(),
+  uploading: Promise.resolve(), // the queue: one upload at a time
   layout: { open: !embedded, docked: !embedded, phone: false },
   view: "chat",
 };
@@ -572,12 +578,22 @@ function forgetRetry(id) {
 
 // ---- frames ----
 
-// handle takes one frame from the socket. Frames of every conversation of
-// the person come on it; the transcript shows those of the one on show.
-function handle(f) {
+// handle takes one frame from the socket, or (streamed) from an upload's
+// event stream. Frames of every conversation of the person come on the
+// socket; the transcript shows those of the one on show. A frame of an
+// upload comes both ways, in either order, with the same seq: it is shown
+// once. Only the socket moves lastSeq, so that it still brings, in order,
+// the frames before a streamed one.
+function handle(f, streamed) {
   if (f.seq) {
     if (f.seq <= state.lastSeq) return; // shown already
-    state.lastSeq = f.seq;
+    if (streamed) {
+      if (state.streamed.has(f.seq)) return;
+      state.streamed.add(f.seq);
+    } else {
+      state.lastSeq = f.seq;
+      if (state.streamed.delete(f.seq)) return; // shown from the stream
+    }
   }
   tellChanged(f);
   switch (f.type) {
@@ -662,7 +678,9 @@ function render(f, live) {
     case "user_message": {
       const m = f.user_message || {};
       const id = m.id || f.id || "";
-      if (!id || !mine(id)) userBubble(id, m.text ?? f.text ?? "");
+      // An upload of this tab shows as its card, which has the text.
+      if (live && f.turn_id && uploadCard(f.turn_id)) break;
+      if (!id || !mine(id)) userBubble(id, m.text ?? f.text ?? "").dataset.turnId = f.turn_id || "";
       showTitle();
       break;
     }
@@ -927,12 +945,17 @@ function editForm(p) {
 
 // ---- the person's messages ----
 
+// ensureConversation gives the tab a conversation when it has none: the
+// first message (or document) starts it.
+function ensureConversation() {
+  if (state.conversation) return;
+  state.conversation = randomId("web");
+  store.setItem("purser.conversation", state.conversation);
+  if (state.history) state.history.id = state.conversation;
+}
+
 function say(text) {
-  if (!state.conversation) {
-    state.conversation = randomId("web");
-    store.setItem("purser.conversation", state.conversation);
-    if (state.history) state.history.id = state.conversation;
-  }
+  ensureConversation();
   const id = randomId("m");
   const frame = { type: "message", id, conversation_id: state.conversation, text };
   try { frame.timezone = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch { /* the server's default */ }
@@ -950,6 +973,389 @@ function userBubble(id, text) {
   return li;
 }
 
+
+// ---- documents: the paperclip, drop and paste ----
+
+// A document goes to POST /v1/uploads as multipart form data, with what
+// the person typed as its message. It goes by XMLHttpRequest, since fetch
+// cannot tell how much of a body has gone, and asks for server-sent
+// events: "uploaded" once the file is stored, the turn's frames while it
+// is read (tool_start … tool_result), then the frame that ends the turn (a
+// proposal, mostly) and "done". Those frames reach the socket as well;
+// handle shows each once, whichever way it comes first, so the proposal
+// shows even while the socket is down.
+//
+// An upload is {id, file, message, conversation, li (its card in the
+// transcript), turn (its turn id, from the stream's ack), kind (statement,
+// receipt or document, from "uploaded"), ended (the type of the frame
+// that ended its turn), phase}.
+
+// canUpload: a document needs someone signed in.
+function canUpload() {
+  return !!state.token && $("signin").hidden && $("switch").hidden;
+}
+
+// attach uploads files one after another, into the conversation on show;
+// what is in the composer goes with the first.
+function attach(files) {
+  files = [...(files || [])];
+  if (!files.length || !canUpload()) return;
+  if (state.view !== "chat") showView("chat");
+  ensureConversation();
+  const message = $("message");
+  let text = message.value.trim();
+  message.value = "";
+  message.dispatchEvent(new Event("input")); // back to one line
+  for (const file of files) {
+    queueUpload(newUpload(file, text));
+    text = "";
+  }
+}
+
+function newUpload(file, text) {
+  const u = { id: randomId("u"), file, message: text, conversation: state.conversation, turn: "", kind: "", ended: "", phase: "" };
+  u.li = uploadBubble(u);
+  state.uploads.set(u.id, u);
+  return u;
+}
+
+// queueUpload sends u after the uploads before it: one file at a time
+// keeps the person within the rate limit and the turns in their order.
+function queueUpload(u) {
+  u.turn = u.kind = u.ended = "";
+  delete u.li.dataset.turnId;
+  setUpload(u, "queued");
+  state.uploading = state.uploading.then(() => sendUpload(u));
+}
+
+// sendUpload posts u and follows its answer; it settles when the request
+// is over, whatever its outcome.
+function sendUpload(u) {
+  if (!state.uploads.has(u.id)) return Promise.resolve(); // removed while it waited
+  if (!state.token) {
+    setUpload(u, "failed", "You are signed out. Sign in, then try again.");
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    const body = new FormData();
+    body.append("file", u.file, u.file.name || "pasted");
+    if (u.message) body.append("message", u.message);
+    if (u.conversation) body.append("conversation_id", u.conversation);
+    xhr.open("POST", "/v1/uploads");
+    xhr.setRequestHeader("Authorization", "Bearer " + state.token);
+    xhr.setRequestHeader("Accept", "text/event-stream");
+    setUpload(u, "sending", 0);
+    xhr.upload.onprogress = (ev) => {
+      if (ev.lengthComputable && ev.total > 0) setUpload(u, "sending", ev.loaded / ev.total);
+    };
+    xhr.upload.onload = () => setUpload(u, "reading");
+    // The events so far: the response grows while the turn goes on.
+    let read = 0;
+    const events = () => {
+      if (xhr.status !== 200 || !/^text\/event-stream/i.test(xhr.getResponseHeader("Content-Type") || "")) return;
+      const text = xhr.responseText;
+      for (let end; (end = text.indexOf("\n\n", read)) >= 0; read = end + 2) uploadEvent(u, text.slice(read, end));
+    };
+    xhr.onprogress = events;
+    xhr.onload = () => {
+      events();
+      uploadAnswered(u, xhr);
+      resolve();
+    };
+    xhr.onerror = xhr.ontimeout = () => {
+      setUpload(u, "failed", "The file did not reach purser. Check the connection, then try again.");
+      resolve();
+    };
+    xhr.onabort = () => resolve();
+    xhr.send(body);
+  });
+}
+
+// uploadEvent takes one server-sent event of u's stream.
+function uploadEvent(u, block) {
+  let event = "message";
+  let data = "";
+  for (const raw of block.split("\n")) {
+    const line = raw.replace(/\r$/, "");
+    if (line.startsWith("event:")) event = line.slice(6).trim();
+    else if (line.startsWith("data:")) data += (data ? "\n" : "") + line.slice(5).replace(/^ /, "");
+  }
+  let f;
+  try { f = JSON.parse(data); } catch { return; }
+  if (!f || typeof f !== "object") return;
+  switch (event) {
+    case "uploaded":
+      if (["statement", "receipt", "document"].includes(f.kind)) u.kind = f.kind;
+      setUpload(u, "reading");
+      return;
+    case "ack":
+      bindTurn(u, f.turn_id);
+      return;
+    case "done":
+      if (!u.ended) u.ended = f.ended_by || "done";
+      return;
+    case "token":
+      return; // the socket streams the tokens; the answer frame follows
+  }
+  if (!f.type) f.type = event;
+  bindTurn(u, f.turn_id);
+  // A frame without a seq never reaches the socket (the stream's own
+  // timeout): it is shown from here.
+  if (f.seq || f.type === "error") handle(f, true);
+  if (["proposal", "clarify", "answer", "error"].includes(f.type)) {
+    u.ended = f.type;
+    setUpload(u, f.type === "error" ? "unread" : "done");
+  }
+}
+
+// bindTurn learns u's turn id. The socket may have shown the upload's
+// message as a bubble of its own before: the card stands for it.
+function bindTurn(u, turn) {
+  if (!turn || u.turn === turn) return;
+  u.turn = turn;
+  u.li.dataset.turnId = turn;
+  const twin = shown(`li.user:not(.upload)[data-turn-id="${CSS.escape(turn)}"]`);
+  if (twin) twin.remove();
+}
+
+// uploadCard is the card of the upload whose turn is turn, if shown.
+function uploadCard(turn) {
+  return shown(`li.upload[data-turn-id="${CSS.escape(turn)}"]`);
+}
+
+// uploadAnswered ends u when its request is over.
+function uploadAnswered(u, xhr) {
+  if (xhr.status === 200) {
+    // Without an ending frame (a plain JSON answer, a stream cut short)
+    // the turn's outcome comes on the socket.
+    if (!u.ended || u.ended === "done") setUpload(u, "sent");
+    return;
+  }
+  if (xhr.status === 401) {
+    setUpload(u, "failed", "Your session expired. Sign in again, then try again.");
+    expired();
+    return;
+  }
+  let err = {};
+  try { err = JSON.parse(xhr.responseText).error || {}; } catch { /* not JSON: said by status */ }
+  setUpload(u, "failed", uploadProblem(xhr.status, err));
+}
+
+// uploadProblem says in plain words why the server refused a file. The
+// server's own message names the limit or the kinds it reads.
+function uploadProblem(status, err) {
+  const said = sentence(plain(err.message));
+  switch (status) {
+    case 413: return "This file is too big to upload. " + (said || "Try a smaller file.");
+    case 415: return "purser cannot read this kind of file. " + (said || "Send a statement or a receipt.");
+    case 429: return "Too many uploads at once. Wait a moment, then try again.";
+    case 400: return "The upload was refused. " + said;
+  }
+  if (status >= 500) return "purser could not take the file just now. Try again in a moment.";
+  return ("The upload failed. " + said).trim();
+}
+
+// sentence makes a server's message a sentence: capital first, full stop.
+function sentence(text) {
+  const t = String(text || "").trim();
+  if (!t) return "";
+  return t[0].toUpperCase() + t.slice(1) + (/[.!?…]$/.test(t) ? "" : ".");
+}
+
+// uploadBubble is u's card: the file, the message with it, a progress bar
+// and what is happening; after a failure, Try again and Remove.
+function uploadBubble(u) {
+  const li = document.createElement("li");
+  li.className = "user upload";
+  li.dataset.upload = u.id;
+  const name = u.file.name || "Pasted file";
+  const file = document.createElement("div");
+  file.className = "file";
+  const title = document.createElement("span");
+  title.className = "name";
+  title.textContent = name;
+  const size = document.createElement("span");
+  size.className = "size";
+  size.textContent = byteSize(u.file.size);
+  file.append(documentIcon(), title, size);
+  li.appendChild(file);
+  if (u.message) {
+    const said = document.createElement("p");
+    said.className = "said";
+    said.textContent = u.message;
+    li.appendChild(said);
+  }
+  const bar = document.createElement("div");
+  bar.className = "bar";
+  bar.setAttribute("role", "progressbar");
+  bar.setAttribute("aria-label", "Upload of " + name);
+  bar.setAttribute("aria-valuemin", "0");
+  bar.setAttribute("aria-valuemax", "100");
+  bar.appendChild(document.createElement("div")).className = "fill";
+  const line = document.createElement("p");
+  line.className = "state";
+  const words = document.createElement("span");
+  words.className = "phase";
+  const pct = document.createElement("span");
+  pct.className = "pct";
+  pct.setAttribute("aria-hidden", "true"); // the bar says it, once
+  line.append(words, pct);
+  const actions = document.createElement("div");
+  actions.className = "actions";
+  actions.hidden = true;
+  const again = document.createElement("button");
+  again.type = "button";
+  again.className = "retry";
+  again.textContent = "Try again";
+  again.setAttribute("aria-label", "Try again to upload " + name);
+  again.onclick = () => {
+    queueUpload(u);
+    $("message").focus(); // the button it was on hides
+  };
+  const drop = document.createElement("button");
+  drop.type = "button";
+  drop.className = "secondary remove";
+  drop.textContent = "Remove";
+  drop.setAttribute("aria-label", "Remove " + name);
+  drop.onclick = () => {
+    state.uploads.delete(u.id);
+    li.remove();
+    $("message").focus();
+  };
+  actions.append(again, drop);
+  li.append(bar, line, actions);
+  append(li);
+  return li;
+}
+
+// setUpload shows u's phase: queued, sending (with the fraction sent),
+// reading, done, sent (the outcome comes on the socket), unread (its turn
+// ended in an error) or failed (with the reason why).
+function setUpload(u, phase, detail) {
+  u.phase = phase;
+  const li = u.li;
+  const bar = li.querySelector(".bar");
+  const fill = bar.firstChild;
+  const words = li.querySelector(".state .phase");
+  const pct = li.querySelector(".state .pct");
+  const failed = phase === "failed" || phase === "unread";
+  const kind = u.kind || "document";
+  const old = li.querySelector(".problem");
+  if (old) old.remove();
+  li.classList.toggle("failed", failed);
+  li.classList.toggle("done", phase === "done" || phase === "sent");
+  li.querySelector(".actions").hidden = !failed;
+  bar.hidden = !["queued", "sending", "reading"].includes(phase);
+  bar.classList.toggle("indeterminate", phase === "reading");
+  pct.textContent = "";
+  switch (phase) {
+    case "queued":
+    case "sending": {
+      const n = Math.round(100 * Math.min(1, Math.max(0, Number(detail) || 0)));
+      bar.setAttribute("aria-valuenow", String(n));
+      bar.setAttribute("aria-valuetext", phase === "queued" ? "Waiting" : n + "% sent");
+      fill.style.width = n + "%";
+      words.textContent = phase === "queued" ? "Waiting to upload…" : "Uploading… ";
+      if (phase === "sending") pct.textContent = n + "%";
+      break;
+    }
+    case "reading":
+      // How long reading takes is not known: the bar says it is busy.
+      bar.removeAttribute("aria-valuenow");
+      bar.setAttribute("aria-valuetext", "Reading the " + kind);
+      fill.style.width = "";
+      words.textContent = "Reading the " + kind + "…";
+      break;
+    case "done":
+      words.textContent = kind[0].toUpperCase() + kind.slice(1) + " read";
+      break;
+    case "sent":
+      words.textContent = "Sent · the reply comes in the chat";
+      break;
+    case "unread":
+      words.textContent = "The " + kind + " could not be read.";
+      break;
+    case "failed": {
+      words.textContent = "Not uploaded";
+      const p = document.createElement("p");
+      p.className = "problem";
+      p.setAttribute("role", "alert");
+      p.textContent = detail;
+      li.querySelector(".state").after(p);
+      break;
+    }
+  }
+}
+
+function byteSize(n) {
+  if (!(n >= 0)) return "";
+  if (n < 1024) return n + " B";
+  if (n < 1024 * 1024) return (n / 1024).toFixed(n < 10 * 1024 ? 1 : 0) + " KB";
+  return (n / 1024 / 1024).toFixed(1) + " MB";
+}
+
+function documentIcon() {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  for (const [k, v] of Object.entries({ "aria-hidden": "true", viewBox: "0 0 24 24", width: "18", height: "18", fill: "none",
+    stroke: "currentColor", "stroke-width": "2", "stroke-linecap": "round", "stroke-linejoin": "round" })) svg.setAttribute(k, v);
+  for (const d of ["M14 2H6a2 2 0 0 0-2 2v16a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V8z", "M14 2v6h6", "M8 13h8M8 17h5"]) {
+    const path = document.createElementNS(ns, "path");
+    path.setAttribute("d", d);
+    svg.appendChild(path);
+  }
+  return svg;
+}
+
+// hasFiles: a drag that carries files (not text or a link).
+function hasFiles(ev) {
+  return !!ev.dataTransfer && [...ev.dataTransfer.types].includes("Files");
+}
+
+// dropping wires the panel as a drop target: while files are dragged over
+// it, it says what dropping does; dropped, they are uploaded. A file
+// dropped anywhere else in the frame is not opened by the browser.
+function dropping() {
+  const panel = $("panel");
+  const target = $("drop-target");
+  let depth = 0; // enters minus leaves: children fire their own
+  const show = (on) => { target.hidden = !on; panel.classList.toggle("dragging", on); };
+  panel.addEventListener("dragenter", (ev) => {
+    if (!hasFiles(ev) || !canUpload()) return;
+    ev.preventDefault();
+    depth++;
+    show(true);
+  });
+  panel.addEventListener("dragover", (ev) => {
+    if (!hasFiles(ev) || !canUpload()) return;
+    ev.preventDefault();
+    ev.dataTransfer.dropEffect = "copy";
+  });
+  panel.addEventListener("dragleave", (ev) => {
+    if (!hasFiles(ev)) return;
+    depth = Math.max(0, depth - 1);
+    if (!depth) show(false);
+  });
+  panel.addEventListener("drop", (ev) => {
+    if (!hasFiles(ev)) return;
+    ev.preventDefault();
+    depth = 0;
+    show(false);
+    attach(ev.dataTransfer.files);
+  });
+  for (const type of ["dragover", "drop"]) {
+    document.addEventListener(type, (ev) => { if (hasFiles(ev)) ev.preventDefault(); });
+  }
+  // A file pasted (a screenshot, a copied file) is uploaded; text pastes
+  // as text.
+  document.addEventListener("paste", (ev) => {
+    const files = ev.clipboardData ? [...ev.clipboardData.files] : [];
+    if (!files.length || !canUpload()) return;
+    ev.preventDefault();
+    attach(files);
+  });
+}
 
 // ---- inbox and toasts ----
 
@@ -1424,6 +1830,13 @@ function start() {
     grow();
   });
   $("composer").onsubmit = (ev) => ev.preventDefault();
+  const picker = $("file-input");
+  $("attach-button").onclick = () => picker.click();
+  picker.onchange = () => {
+    attach(picker.files);
+    picker.value = ""; // the same file can be chosen again
+  };
+  dropping();
 
   window.addEventListener("message", (ev) => {
     if (!embedded || ev.source !== window.parent || ev.origin !== hostOrigin) return;
