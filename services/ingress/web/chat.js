@@ -1119,6 +1119,13 @@ function bindTurn(u, turn) {
   if (twin) twin.remove();
 }
 
+// uploadTitle names a conversation begun with an upload: what was said
+// with it, else the file's name.
+function uploadTitle(li) {
+  const said = li.querySelector(".said");
+  return said ? said.textContent : li.querySelector(".name").textContent;
+}
+
 // uploadCard is the card of the upload whose turn is turn, if shown.
 function uploadCard(turn) {
   return shown(`li.upload[data-turn-id="${CSS.escape(turn)}"]`);
@@ -1139,7 +1146,9 @@ function uploadAnswered(u, xhr) {
   }
   let err = {};
   try { err = JSON.parse(xhr.responseText).error || {}; } catch { /* not JSON: said by status */ }
-  setUpload(u, "failed", uploadProblem(xhr.status, err));
+  // The same file again would be refused again: it can only be removed.
+  const final = [400, 413, 415].includes(xhr.status);
+  setUpload(u, final ? "refused" : "failed", uploadProblem(xhr.status, err));
 }
 
 // uploadProblem says in plain words why the server refused a file. The
@@ -1231,7 +1240,8 @@ function uploadBubble(u) {
 
 // setUpload shows u's phase: queued, sending (with the fraction sent),
 // reading, done, sent (the outcome comes on the socket), unread (its turn
-// ended in an error) or failed (with the reason why).
+// ended in an error), failed (with the reason why; it may go another
+// time) or refused (with the reason why; the same file would be again).
 function setUpload(u, phase, detail) {
   u.phase = phase;
   const li = u.li;
@@ -1239,13 +1249,14 @@ function setUpload(u, phase, detail) {
   const fill = bar.firstChild;
   const words = li.querySelector(".state .phase");
   const pct = li.querySelector(".state .pct");
-  const failed = phase === "failed" || phase === "unread";
+  const failed = phase === "failed" || phase === "unread" || phase === "refused";
   const kind = u.kind || "document";
   const old = li.querySelector(".problem");
   if (old) old.remove();
   li.classList.toggle("failed", failed);
   li.classList.toggle("done", phase === "done" || phase === "sent");
   li.querySelector(".actions").hidden = !failed;
+  li.querySelector(".actions .retry").hidden = phase === "refused";
   bar.hidden = !["queued", "sending", "reading"].includes(phase);
   bar.classList.toggle("indeterminate", phase === "reading");
   pct.textContent = "";
@@ -1276,7 +1287,8 @@ function setUpload(u, phase, detail) {
     case "unread":
       words.textContent = "The " + kind + " could not be read.";
       break;
-    case "failed": {
+    case "failed":
+    case "refused": {
       words.textContent = "Not uploaded";
       const p = document.createElement("p");
       p.className = "problem";
@@ -1629,7 +1641,7 @@ function showTitle() {
   const h = state.history;
   const first = $("transcript").querySelector("li.user");
   let title = id && state.titles.get(id);
-  if (!title && first && h && !h.more && !h.initial) title = first.textContent;
+  if (!title && first && h && !h.more && !h.initial) title = first.classList.contains("upload") ? uploadTitle(first) : first.textContent;
   if (!title) title = id && h && (h.more || h.initial) ? "Conversation" : "New conversation";
   $("conversation-title").textContent = title;
   if (id && !state.titles.has(id) && (h && (h.more || h.initial)) && !state.askedTitles) {

@@ -1,0 +1,262 @@
+package app
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A statement sent through the paperclip, at a desk: what is in the
+// message box goes with it; its card shows the bytes going (a progress
+// bar from 0 to 100), then "Reading the statement…" while the server
+// reads it, then the import's proposal, once, though it comes both on the
+// upload's event stream and on the socket. Approved, it is imported.
+func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
+	info := startUp(t)
+	base, said := uploadsInFront(t, info)
+	b := startBrowser(t)
+	b.open(base + "/#token=" + info.DemoToken)
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	b.click("#launcher")
+	b.waitFor("the composer focused", func() bool { return b.eval(`return document.activeElement.id`) == "message" })
+
+	if label := b.eval(`return document.getElementById("attach-button").getAttribute("aria-label")`); label != "Attach a statement or receipt" {
+		t.Errorf("the paperclip is labelled %q", label)
+	}
+	watchUploads(b)
+	b.typeInto("#message", "my September statement")
+	b.attach(writeFile(t, "statement.csv", septemberCSV))
+	b.waitText("#transcript > li.upload .name", "statement.csv")
+	b.waitText("#transcript > li.proposal", "visa_statement_")
+	b.waitText("#transcript > li.upload .state", "Statement read")
+	b.shot("01-proposal")
+
+	seen := seenUploads(b)
+	for _, want := range []string{"valuenow:0", "valuenow:100", "phase:Uploading…", "phase:Reading the statement…", "phase:Statement read"} {
+		if !slices.Contains(seen, want) {
+			t.Errorf("the card never showed %s; it showed %q", want, seen)
+		}
+	}
+	if got := b.texts("#transcript > li.upload .said"); len(got) != 1 || got[0] != "my September statement" {
+		t.Errorf("the card shows the message as %q", got)
+	}
+	if got := said.all(); len(got) != 1 || got[0] != "my September statement" {
+		t.Errorf("the server got the messages %q", got)
+	}
+	if v := b.eval(`return document.getElementById("message").value`); v != "" {
+		t.Errorf("the message box still holds %q", v)
+	}
+	if n := len(b.texts("#transcript > li.upload .bar:not([hidden])")); n != 0 {
+		t.Errorf("%d progress bars are left after the proposal", n)
+	}
+
+	b.click(`#transcript > li.proposal button[data-decision="approve"]`)
+	b.waitText("#transcript > li.answer", "visa_statement_")
+	b.waitText("#toasts .toast", "Imported 12 transactions")
+	// By the answer, the socket has brought the proposal too.
+	if n := len(b.texts("#transcript > li.proposal")); n != 1 {
+		t.Errorf("the proposal shows %d times", n)
+	}
+	if users := b.texts("#transcript > li.user:not(.upload)"); len(users) != 0 {
+		t.Errorf("the upload's message shows again as %q", users)
+	}
+	b.shot("02-approved")
+	b.click("#theme-button")
+	b.shot("03-dark")
+}
+
+// On a phone (375×667) the chat fills the screen; the paperclip is a
+// 44-pixel target beside the message box, and its picker offers photos
+// and the camera as well as files. An upload that cannot reach the
+// server says so, with a Try again that a finger can hit; tried again,
+// it goes, and the proposal's buttons are on the screen.
+func TestWidgetUploadOnAPhone(t *testing.T) {
+	info := startUp(t)
+	base, _ := uploadsInFront(t, info)
+	b := startBrowser(t)
+	b.windowSize(375, 667)
+	b.open(base + "/#token=" + info.DemoToken)
+	if w := b.eval(`return innerWidth`); w != "375" {
+		t.Fatalf("the page is %s px wide, want 375", w)
+	}
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	b.click("#launcher")
+	b.top()
+	b.waitFor("a full-screen chat", func() bool {
+		return b.eval(`const r = document.getElementById("purser-widget").getBoundingClientRect(); const e = document.documentElement; return r.width === e.clientWidth && r.height === e.clientHeight`) == "true"
+	})
+	b.intoFrame("#purser-widget")
+	if r := b.eval(`const r = document.getElementById("attach-button").getBoundingClientRect(); return r.width >= 44 && r.height >= 44 && r.left >= 0 && r.right <= innerWidth && r.bottom <= innerHeight`); r != "true" {
+		t.Errorf("the paperclip is not a 44 px target on the screen: %s", b.eval(`return JSON.stringify(document.getElementById("attach-button").getBoundingClientRect())`))
+	}
+	accept := b.eval(`return document.getElementById("file-input").accept`)
+	for _, kind := range []string{"image/*", ".csv", ".ofx", ".qfx", ".xml", ".sta", ".940", ".qif", ".pdf"} {
+		if !strings.Contains(accept, kind) {
+			t.Errorf("the picker does not offer %s: accept=%q", kind, accept)
+		}
+	}
+	if c := b.eval(`return document.getElementById("file-input").hasAttribute("capture")`); c != "false" {
+		t.Errorf("the picker forces the camera (capture attribute)")
+	}
+	b.shot("01-phone-composer")
+
+	// The first try goes nowhere: the network is down.
+	b.script(`const open = XMLHttpRequest.prototype.open;
+		XMLHttpRequest.prototype.open = function (method, url, ...rest) {
+			XMLHttpRequest.prototype.open = open;
+			return open.call(this, method, "http://127.0.0.1:9/v1/uploads", ...rest);
+		};
+		return true`, nil)
+	b.attach(writeFile(t, "statement.csv", septemberCSV))
+	b.waitText("#transcript > li.upload .problem", "did not reach purser")
+	if r := b.eval(`const r = document.querySelector("li.upload button.retry").getBoundingClientRect(); return r.height >= 44 && r.left >= 0 && r.right <= innerWidth`); r != "true" {
+		t.Errorf("Try again is not a 44 px target on the screen")
+	}
+	b.shot("02-phone-failed")
+	b.click("li.upload button.retry")
+	b.waitText("#transcript > li.proposal", "visa_statement_")
+	b.waitText("#transcript > li.upload .state", "Statement read")
+	if n := len(b.texts("#transcript > li.upload")); n != 1 {
+		t.Errorf("trying again left %d cards", n)
+	}
+	if n := len(b.texts("#transcript > li.upload .problem")); n != 0 {
+		t.Errorf("the failure still shows after the retry went through")
+	}
+	b.eval(`document.querySelector("li.proposal").scrollIntoView(); return true`)
+	if r := b.eval(`const r = document.querySelector("li.proposal button[data-decision='approve']").getBoundingClientRect(); return r.left >= 0 && r.right <= innerWidth && r.bottom <= innerHeight`); r != "true" {
+		t.Errorf("the proposal's Approve button is off the screen")
+	}
+	b.shot("03-phone-proposal")
+}
+
+// A file dragged over the panel shows where to drop it and goes when
+// dropped; a file pasted goes too, while pasted text stays text. What the
+// server refuses is said in plain words: a kind it cannot read names the
+// kinds it can, a file too big names the limit; neither offers to send
+// the same file again, and the card can go.
+func TestWidgetTakesDroppedAndPastedFiles(t *testing.T) {
+	info := startUp(t)
+	base, _ := uploadsInFront(t, info)
+	b := startBrowser(t)
+	b.open(base + "/#token=" + info.DemoToken)
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	b.click("#launcher")
+	b.waitFor("the composer focused", func() bool { return b.eval(`return document.activeElement.id`) == "message" })
+
+	// A drag of files over the panel: the drop target shows, and leaves
+	// with the drag.
+	b.script(`window.dragged = new DataTransfer();
+		dragged.items.add(new File([arguments[0]], "october.csv", { type: "text/csv" }));
+		document.getElementById("scroller").dispatchEvent(new DragEvent("dragenter", { bubbles: true, cancelable: true, dataTransfer: dragged }));
+		return true`, nil, septemberCSV)
+	if r := b.eval(`const t = document.getElementById("drop-target"); const r = t.getBoundingClientRect(); return !t.hidden && r.width > 300 && r.height > 200`); r != "true" {
+		t.Errorf("no drop target while files are dragged over the panel")
+	}
+	b.shot("01-dragging")
+	b.script(`document.getElementById("scroller").dispatchEvent(new DragEvent("dragleave", { bubbles: true, dataTransfer: dragged })); return true`, nil)
+	if h := b.eval(`return document.getElementById("drop-target").hidden`); h != "true" {
+		t.Errorf("the drop target stayed after the drag left")
+	}
+	b.script(`const s = document.getElementById("scroller");
+		s.dispatchEvent(new DragEvent("dragenter", { bubbles: true, cancelable: true, dataTransfer: dragged }));
+		s.dispatchEvent(new DragEvent("drop", { bubbles: true, cancelable: true, dataTransfer: dragged }));
+		return true`, nil)
+	b.waitText("#transcript > li.upload .name", "october.csv")
+	b.waitText("#transcript > li.proposal", "visa_statement_")
+	if h := b.eval(`return document.getElementById("drop-target").hidden`); h != "true" {
+		t.Errorf("the drop target stayed after the drop")
+	}
+
+	paste := func(name, mime string, size int) {
+		t.Helper()
+		b.script(`const dt = new DataTransfer();
+			dt.items.add(new File([new Uint8Array(arguments[2])], arguments[0], { type: arguments[1] }));
+			document.getElementById("message").dispatchEvent(new ClipboardEvent("paste", { bubbles: true, cancelable: true, clipboardData: dt }));
+			return true`, nil, name, mime, size)
+	}
+	// A kind it cannot read: the message names the kinds it can.
+	paste("notes.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", 2048)
+	refused := b.waitText("#transcript > li.upload .problem", "cannot read this kind of file")
+	for _, kind := range []string{"CSV", "OFX", "PDF"} {
+		if !strings.Contains(refused, kind) {
+			t.Errorf("the refusal %q does not name %s", refused, kind)
+		}
+	}
+	b.shot("02-refused-kind")
+	if n := len(b.texts("li.upload.failed button.retry:not([hidden])")); n != 0 {
+		t.Errorf("a file of a kind purser cannot read offers Try again")
+	}
+	b.click("li.upload.failed button.remove")
+	b.waitFor("the refused card gone", func() bool { return len(b.texts("#transcript > li.upload.failed")) == 0 })
+
+	// Too big: the message names the limit.
+	paste("scan.pdf", "application/pdf", 21<<20)
+	big := b.waitText("#transcript > li.upload .problem", "too big")
+	if !strings.Contains(big, "20 MiB") {
+		t.Errorf("the refusal %q does not name the limit", big)
+	}
+	b.shot("03-too-big")
+
+	// Pasted text is text.
+	b.script(`const dt = new DataTransfer(); dt.setData("text/plain", "coffee");
+		document.getElementById("message").dispatchEvent(new ClipboardEvent("paste", { bubbles: true, cancelable: true, clipboardData: dt }));
+		return true`, nil)
+	if n := len(b.texts("#transcript > li.upload")); n != 2 {
+		t.Errorf("after pasting text there are %d cards, want 2", n)
+	}
+}
+
+// attach gives the paperclip's hidden file input a local file, as the
+// picker would.
+func (b *browser) attach(path string) {
+	b.t.Helper()
+	b.call(http.MethodPost, "/element/"+b.element("#file-input")+"/value", map[string]string{"text": path}, nil)
+}
+
+// watchUploads records, in the page, every value an upload card's
+// progress bar and phase line take, however briefly.
+func watchUploads(b *browser) {
+	b.t.Helper()
+	b.script(`window.uploadSeen = [];
+		const note = (s) => { if (!uploadSeen.includes(s)) uploadSeen.push(s); };
+		new MutationObserver((records) => {
+			for (const r of records) {
+				if (r.type === "attributes" && r.attributeName === "aria-valuenow") {
+					if (r.oldValue !== null) note("valuenow:" + r.oldValue);
+					const now = r.target.getAttribute("aria-valuenow");
+					if (now !== null) note("valuenow:" + now);
+				}
+				if (r.type === "childList" && r.target.classList && r.target.classList.contains("phase")) {
+					for (const n of r.addedNodes) note("phase:" + n.textContent.trim());
+				}
+			}
+		}).observe(document.getElementById("transcript"), { subtree: true, childList: true, attributes: true, attributeOldValue: true });
+		return true`, nil)
+}
+
+func seenUploads(b *browser) []string {
+	b.t.Helper()
+	var seen []string
+	b.script(`return uploadSeen`, &seen)
+	return seen
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const septemberCSV = "Date,Description,Amount,Currency\n" +
+	"2026-09-02,TESCO STORES 2231,-23.40,GBP\n" +
+	"2026-09-03,PRET A MANGER,-4.10,GBP\n" +
+	"2026-09-05,SALARY ACME LTD,2450.00,GBP\n"
