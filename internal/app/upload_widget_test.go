@@ -9,7 +9,8 @@ import (
 	"testing"
 )
 
-// A statement sent through the paperclip, at a desk: what is in the
+// A statement sent through the paperclip, at a desk: the paperclip is
+// reached with the keyboard; what is in the
 // message box goes with it; its card shows the bytes going (a progress
 // bar from 0 to 100), then "Reading the statement…" while the server
 // reads it, then the import's proposal, once, though it comes both on the
@@ -27,6 +28,19 @@ func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 	if label := b.eval(`return document.getElementById("attach-button").getAttribute("aria-label")`); label != "Attach a statement or receipt" {
 		t.Errorf("the paperclip is labelled %q", label)
 	}
+	// The paperclip is on the keyboard's way, just before the message
+	// box, and opens the picker.
+	b.keys(keyShift, keyTab)
+	if id := b.eval(`return document.activeElement.id`); id != "attach-button" {
+		t.Errorf("Shift+Tab from the message box goes to %q, not the paperclip", id)
+	}
+	b.script(`document.getElementById("file-input").click = () => { window.pickerOpened = true; }; return true`, nil)
+	b.keys(keyEnter)
+	if opened := b.eval(`return window.pickerOpened === true`); opened != "true" {
+		t.Errorf("Enter on the paperclip does not open the picker")
+	}
+	b.script(`delete document.getElementById("file-input").click; return true`, nil)
+
 	watchUploads(b)
 	b.typeInto("#message", "my September statement")
 	b.attach(writeFile(t, "statement.csv", septemberCSV))

@@ -227,6 +227,7 @@ func (b *browser) top() {
 const (
 	keyShift   = "\uE008"
 	keyControl = "\uE009"
+	keyTab     = "\uE004"
 	keyEnter   = "\uE007"
 	keyEscape  = "\uE00C"
 	keyMeta    = "\uE03D"
