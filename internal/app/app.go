@@ -28,6 +28,7 @@ import (
 	"github.com/purser-ai/purser/internal/ops"
 	"github.com/purser-ai/purser/internal/outbox"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/uploads"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/ingress"
 	"github.com/purser-ai/purser/services/notifier"
@@ -80,6 +81,7 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 	switch mode {
 	case config.ModeIngress:
 		in := ingress.New(ingress.Config{AllowedOrigins: d.cfg.AllowedOrigins}, d.verifier, nc, pub, ingress.NewMetrics(d.reg), log, d.now)
+		in.WithUploads(uploads.New(js))
 		return &component{name: string(mode), routes: in.Routes, run: func(ctx context.Context) error {
 			<-ctx.Done()
 			in.Close()
@@ -123,6 +125,11 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		// and for the previews a search shows before the yes.
 		parser := statements.Parser{Sandbox: &statements.Sandbox{Command: []string{exe, ImportWorkerCommand}}}
 		all := append(toolrunner.Catalog(), toolrunner.MailTools(mail, &toolrunner.Previewer{Parser: parser, Hints: toolrunner.StatementHints(d.store)})...)
+		// Uploaded files: read, imported, or kept with the expense read
+		// from them (which replaces the catalog's add_expense).
+		up := &toolrunner.Uploads{Source: uploads.New(js), Reader: parser, Hints: toolrunner.StatementHints(d.store)}
+		all = slices.DeleteFunc(all, func(t toolrunner.Tool) bool { return t.Name == contracts.ToolAddExpense })
+		all = append(all, up.Tools(toolrunner.AddExpenseTool())...)
 		tools := toolrunner.Select(all, d.cfg.Tools)
 		if len(tools) == 0 {
 			closeConn()

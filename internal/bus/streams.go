@@ -30,7 +30,7 @@ type StreamTunables struct {
 func DefaultStreamTunables() StreamTunables { return StreamTunables{Replicas: 1} }
 
 // DefaultMaxBytes bounds each stream unless configured: small enough that
-// the five fit a laptop's disk together (JetStream reserves them at
+// the six fit a laptop's disk together (JetStream reserves them at
 // creation), large enough for days of traffic of a small deployment.
 var DefaultMaxBytes = map[string]int64{
 	StreamTurns:  256 << 20,
@@ -38,6 +38,9 @@ var DefaultMaxBytes = map[string]int64{
 	StreamAgent:  512 << 20,
 	StreamNotify: 256 << 20,
 	StreamDLQ:    128 << 20,
+	// Uploads are files of up to 20 MiB each, waiting to be read and
+	// approved.
+	StreamUploads: 512 << 20,
 }
 
 // DefaultMaxAge is how long each stream keeps a message unless configured.
@@ -47,11 +50,14 @@ var DefaultMaxAge = map[string]time.Duration{
 	StreamAgent:  7 * 24 * time.Hour,
 	StreamNotify: 30 * 24 * time.Hour,
 	StreamDLQ:    14 * 24 * time.Hour,
+	// An upload nobody imported is gone after this long; an imported one
+	// lives on in its document record.
+	StreamUploads: 7 * 24 * time.Hour,
 }
 
-// StreamNames are the five streams, in provisioning order.
+// StreamNames are the six streams, in provisioning order.
 func StreamNames() []string {
-	return []string{StreamTurns, StreamTools, StreamAgent, StreamNotify, StreamDLQ}
+	return []string{StreamTurns, StreamTools, StreamAgent, StreamNotify, StreamDLQ, StreamUploads}
 }
 
 func (t StreamTunables) replicas() int {
@@ -81,7 +87,7 @@ func (t StreamTunables) maxAge(stream string) time.Duration {
 	return DefaultMaxAge[stream]
 }
 
-// Streams are the five streams of DESIGN.md with the tunables t.
+// Streams are the six streams of DESIGN.md with the tunables t.
 func Streams(t StreamTunables) []jetstream.StreamConfig {
 	out := streamDefs()
 	for i := range out {

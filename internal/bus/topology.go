@@ -18,6 +18,9 @@ const (
 	StreamAgent  = "AGENT"
 	StreamNotify = "NOTIFY"
 	StreamDLQ    = "DLQ"
+	// StreamUploads holds files people upload, in chunks, until the
+	// toolrunner reads them (subjects purser.upload.<tenant>.<user>.<document>.<part>).
+	StreamUploads = "UPLOADS"
 )
 
 // Consumer names (no dots: NATS forbids them).
@@ -155,11 +158,11 @@ var (
 	notifyOrder     = []int{2, 3}
 )
 
-// StreamConfigs are the five streams of DESIGN.md with the default
+// StreamConfigs are the six streams of DESIGN.md with the default
 // tunables (Streams(DefaultStreamTunables())).
 func StreamConfigs() []jetstream.StreamConfig { return Streams(DefaultStreamTunables()) }
 
-// streamDefs are the settings of the five streams that purser depends on;
+// streamDefs are the settings of the six streams that purser depends on;
 // the tunables (replicas, bounds) are added by Streams. TURNS refuses new
 // turns when full (the ingress answers "busy") rather than dropping
 // unprocessed ones; the others, whose messages stay after they are
@@ -178,6 +181,12 @@ func streamDefs() []jetstream.StreamConfig {
 			Discard: jetstream.DiscardOld, Duplicates: 2 * time.Minute, Description: "Notifications"},
 		{Name: StreamDLQ, Subjects: []string{"purser.dlq.*"}, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
 			Discard: jetstream.DiscardOld, Duplicates: 2 * time.Minute, Description: "Messages that failed past their retries, reason in headers"},
+		// Uploads refuse new files when full rather than drop ones that
+		// may still be waiting for the person's yes; each part is read by
+		// its subject (direct get), never consumed.
+		{Name: StreamUploads, Subjects: []string{"purser.upload.*.*.*.*"}, Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy,
+			Discard: jetstream.DiscardNew, Duplicates: 2 * time.Minute, AllowDirect: true, MaxMsgsPerSubject: 1,
+			Description: "Uploaded files in parts, each part under its own subject"},
 	}
 }
 

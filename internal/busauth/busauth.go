@@ -69,7 +69,8 @@ func For(user string) (p Permissions, ok bool) {
 		return Permissions{}, true
 	case Ingress:
 		return Permissions{
-			Publish:   append(js, "purser.turns.*.*", "purser.notifier.*.*.*", "purser.mail.*.*.*"),
+			// Uploaded files go to the UPLOADS stream in parts (internal/uploads).
+			Publish:   append(js, "purser.turns.*.*", "purser.notifier.*.*.*", "purser.mail.*.*.*", "purser.upload.*.*.*.*"),
 			Subscribe: []string{"purser.deliver.*.*", inbox},
 		}, true
 	case Orchestrator:
@@ -87,7 +88,9 @@ func For(user string) (p Permissions, ok bool) {
 			Publish: append(append(js, consumerSubjects(defs)...),
 				"$JS.API.STREAM.INFO."+kv, "$JS.API.STREAM.CREATE."+kv, "$JS.API.STREAM.UPDATE."+kv,
 				"$JS.API.STREAM.MSG.GET."+kv, "$JS.API.DIRECT.GET."+kv, "$JS.API.DIRECT.GET."+kv+".>", "$KV."+rateLimitBucket+".>",
-				"purser.tool.result.*.*", "purser.notify.*.*", "purser.import.*.*", "purser.dlq."+user),
+				"purser.tool.result.*.*", "purser.notify.*.*", "purser.import.*.*", "purser.dlq."+user,
+				// Uploaded files, read part by part, and what was read of them.
+				"$JS.API.DIRECT.GET."+bus.StreamUploads+".purser.upload.>", "purser.upload.*.*.*.r"),
 			// The Gmail connect flow: the ingress asks, the toolrunner answers.
 			Subscribe: []string{"purser.mail.*.*.*", inbox},
 			Responses: true,

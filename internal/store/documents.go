@@ -30,15 +30,18 @@ type Document struct {
 	Status       string
 	Detail       string
 	Imported     int
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Reading is what a reader made of the file, as JSON (a receipt's
+	// fields and line items); empty for statements.
+	Reading   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
-const documentCols = `id, user_id, sha256, filename, media_type, source_message_id, sender_domain, size, content, status, detail, imported, created_at, updated_at`
+const documentCols = `id, user_id, sha256, filename, media_type, source_message_id, sender_domain, size, content, status, detail, imported, reading, created_at, updated_at`
 
 func documentDest(d *Document) []any {
 	return []any{&d.ID, &d.UserID, &d.SHA256, &d.Filename, &d.MediaType, &d.SourceMessageID, &d.SenderDomain, &d.Size, &d.Content,
-		&d.Status, &d.Detail, &d.Imported, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt}}
+		&d.Status, &d.Detail, &d.Imported, &d.Reading, timeCol{&d.CreatedAt}, timeCol{&d.UpdatedAt}}
 }
 
 func scanDocument(tenantID string, sc interface{ Scan(...any) error }) (Document, error) {
@@ -58,9 +61,9 @@ func (s *Store) PutDocument(ctx context.Context, d Document) (Document, bool, er
 	}
 	var created bool
 	err := s.InTx(ctx, func(tx *Store) error {
-		n, err := tx.exec(ctx, `INSERT INTO documents (tenant_id, `+documentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		n, err := tx.exec(ctx, `INSERT INTO documents (tenant_id, `+documentCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO NOTHING`, d.TenantID, d.ID, d.UserID, d.SHA256, d.Filename, d.MediaType, d.SourceMessageID,
-			strings.ToLower(d.SenderDomain), d.Size, blobArg(d.Content), d.Status, d.Detail, d.Imported, tx.d.ts(d.CreatedAt), tx.d.ts(d.UpdatedAt))
+			strings.ToLower(d.SenderDomain), d.Size, blobArg(d.Content), d.Status, d.Detail, d.Imported, d.Reading, tx.d.ts(d.CreatedAt), tx.d.ts(d.UpdatedAt))
 		if err != nil {
 			return err
 		}

@@ -54,6 +54,8 @@ var catalog = []ToolSpec{
 	{ToolUpdateTransaction, "Fix an imported transaction by its number: its category or description, or clear its review flag.", KindMutation, func() any { return new(UpdateTransactionArgs) }},
 	{ToolGetLastChange, "Find the user's latest change that can be undone (an expense added, changed or deleted, a transaction fixed, or a whole statement import).", KindRead, func() any { return new(GetLastChangeArgs) }},
 	{ToolUndoChange, "Undo one change found by get_last_change, reverting exactly that change.", KindMutation, func() any { return new(UndoChangeArgs) }},
+	{ToolReadUpload, "Read a file the user uploaded: say whether it is a bank statement (and what importing it would add) or a receipt (merchant, date, total, currency), changing nothing.", KindRead, func() any { return new(ReadUploadArgs) }},
+	{ToolImportUpload, "Import the transactions of a bank statement the user uploaded, once read_upload has read it.", KindMutation, func() any { return new(ImportUploadArgs) }},
 	{ToolPreviewImport, "Say what importing the statements of one message would add, changing nothing: for each file how many transactions are new and how many are already in the ledger, and which may be expenses typed by hand.", KindRead, func() any { return new(PreviewImportArgs) }},
 }
 

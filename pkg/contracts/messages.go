@@ -1,6 +1,8 @@
 package contracts
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 )
@@ -33,8 +35,12 @@ type UserTurn struct {
 	UserID         string   `json:"user_id" validate:"required,purserid"`
 	Roles          []string `json:"roles" validate:"required,min=1,max=3,dive,oneof=owner member viewer"`
 	ConversationID string   `json:"conversation_id" validate:"required,purserid"`
-	Text           string   `json:"text,omitempty" validate:"required_without=Confirm,excluded_with=Confirm,max=4000,text"`
+	Text           string   `json:"text,omitempty" validate:"required_without_all=Confirm Upload,excluded_with=Confirm,max=4000,text"`
 	Confirm        *Confirm `json:"confirm,omitempty"`
+	// Upload is a file the person sent with this turn (POST /v1/uploads),
+	// stored on the bus (internal/uploads) until a tool reads it; the
+	// text, if any, is what they said with it.
+	Upload *Upload `json:"upload,omitempty" validate:"omitempty,excluded_with=Confirm"`
 	// Timezone is the user's time zone as their client or token says it;
 	// empty when neither does (then their setting applies, else UTC).
 	Timezone string `json:"timezone,omitempty" validate:"omitempty,tz"`
@@ -42,6 +48,26 @@ type UserTurn struct {
 	// contract's userContext), when it says one.
 	Currency string    `json:"currency,omitempty" validate:"omitempty,currency"`
 	SentAt   time.Time `json:"sent_at" validate:"required"`
+}
+
+// Upload names an uploaded file. Its kind is what the content is (never
+// the name): "text" (CSV, OFX, camt.053, MT940, QIF), "pdf" or "image".
+type Upload struct {
+	DocumentID string `json:"document_id" validate:"required,purserid"`
+	Filename   string `json:"filename" validate:"required,max=255,text"`
+	Kind       string `json:"kind" validate:"required,oneof=text pdf image"`
+	Size       int64  `json:"size" validate:"gte=1"`
+	SHA256     string `json:"sha256" validate:"required,len=64,hexadecimal"`
+}
+
+// DocumentID names a user's copy of a file: the same bytes always map to
+// the same document, so a file is imported once however often it is
+// fetched or uploaded. sum is the file's SHA-256 in hex.
+func DocumentID(tenant, user string, data []byte) (id, sum string) {
+	h := sha256.Sum256(data)
+	sum = hex.EncodeToString(h[:])
+	k := sha256.Sum256([]byte(tenant + "\x00" + user + "\x00" + sum))
+	return "doc-" + hex.EncodeToString(k[:])[:32], sum
 }
 
 // Confirm is a person's decision on a stored proposal. It names only the

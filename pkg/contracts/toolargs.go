@@ -29,6 +29,8 @@ type AddExpenseArgs struct {
 	Currency *string `json:"currency,omitempty" validate:"omitempty,currency" jsonschema_description:"ISO 4217 currency code, e.g. 'GBP', 'EUR', 'JPY'; the user's default when null."`
 	Date     *string `json:"date,omitempty" validate:"omitempty,date" jsonschema_description:"Date of the expense, YYYY-MM-DD in the user's time zone; today when null."`
 	Category *string `json:"category,omitempty" validate:"omitempty,max=64,text" jsonschema_description:"Category such as 'groceries' or 'utilities'; null when not given."`
+	// DocumentID keeps the receipt the expense was read from with it.
+	DocumentID *string `json:"document_id,omitempty" validate:"omitempty,purserid" jsonschema_description:"The document_id of the uploaded receipt this expense was read from; null otherwise."`
 }
 
 // UpdateExpenseArgs changes fields of one expense; null fields stay as they are.

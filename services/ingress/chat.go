@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -86,6 +87,8 @@ type chatResponse struct {
 	Balance              *contracts.Balance      `json:"balance,omitempty"`
 	ConversationID       string                  `json:"conversation_id"`
 	TurnID               string                  `json:"turn_id"`
+	// DocumentID is the uploaded file's, on POST /v1/uploads.
+	DocumentID string `json:"document_id,omitempty"`
 }
 
 // endsTurn reports whether a frame of type typ ends a turn.
@@ -189,14 +192,15 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 			typ = "http_" + contracts.FrameConfirm
 		}
 		in.metrics.framesIn.WithLabelValues(typ).Inc()
-		in.runChatTurn(w, r, t)
+		in.runTurn(w, r, t, in.cfg.ChatTimeout, nil)
 	})
 }
 
-// runChatTurn watches the user's deliver subject for the turn's frames,
-// publishes the turn, and answers.
-func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contracts.UserTurn) {
-	ctx, cancel := context.WithTimeout(r.Context(), in.cfg.ChatTimeout)
+// runTurn watches the user's deliver subject for the turn's frames,
+// publishes the turn, and answers, within timeout. up is the file an
+// upload's turn carries, nil for a message.
+func (in *Ingress) runTurn(w http.ResponseWriter, r *http.Request, t contracts.UserTurn, timeout time.Duration, up *uploaded) {
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
 	frames, stop, err := in.watchTurn(ctx, t.TenantID, t.UserID, t.TurnID)
 	if err != nil {
@@ -215,7 +219,7 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 		// answer says so at once. A refused edit sent again decided
 		// nothing: it is answered as it was the first time.
 		if refusedEdit(t, end) {
-			in.answerChat(w, t, end)
+			in.answerChat(w, t, end, up)
 			return
 		}
 		writeJSONError(w, http.StatusConflict, "already_decided", "that proposal was already decided; nothing was run again")
@@ -238,12 +242,12 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 				writeJSONError(w, http.StatusConflict, "already_decided", "that proposal was already decided; nothing was run again")
 				return
 			}
-			in.answerChat(w, t, end)
+			in.answerChat(w, t, end, up)
 			return
 		}
 	}
 	if wantsEventStream(r) {
-		in.streamTurn(ctx, w, t, frames)
+		in.streamTurn(ctx, w, t, frames, up)
 		return
 	}
 	for {
@@ -258,7 +262,7 @@ func (in *Ingress) runChatTurn(w http.ResponseWriter, r *http.Request, t contrac
 				continue
 			}
 			in.metrics.wrote(f, in.now())
-			in.answerChat(w, t, f)
+			in.answerChat(w, t, f, up)
 			return
 		}
 	}
@@ -308,7 +312,7 @@ func (in *Ingress) watchTurn(ctx context.Context, tenant, user, turnID string) (
 }
 
 // answerChat answers with the frame f that ended turn t.
-func (in *Ingress) answerChat(w http.ResponseWriter, t contracts.UserTurn, f *outFrame) {
+func (in *Ingress) answerChat(w http.ResponseWriter, t contracts.UserTurn, f *outFrame, up *uploaded) {
 	var sf contracts.ServerFrame
 	if err := json.Unmarshal(f.data, &sf); err != nil {
 		in.log.Error("chat: unreadable frame", "tenant", t.TenantID, "turn", t.TurnID, "err", err)
@@ -316,6 +320,9 @@ func (in *Ingress) answerChat(w http.ResponseWriter, t contracts.UserTurn, f *ou
 		return
 	}
 	resp := chatResponse{ConversationID: t.ConversationID, TurnID: t.TurnID}
+	if up != nil {
+		resp.DocumentID = up.DocumentID
+	}
 	switch {
 	case sf.Answer != nil:
 		a := sf.Answer
@@ -379,7 +386,7 @@ func turnErrorStatus(code string) int {
 
 // streamTurn writes the turn's frames as server-sent events, starting with
 // the ack, until a frame ends the turn, the time is up or the client goes.
-func (in *Ingress) streamTurn(ctx context.Context, w http.ResponseWriter, t contracts.UserTurn, frames <-chan *outFrame) {
+func (in *Ingress) streamTurn(ctx context.Context, w http.ResponseWriter, t contracts.UserTurn, frames <-chan *outFrame, up *uploaded) {
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -405,6 +412,13 @@ func (in *Ingress) streamTurn(ctx context.Context, w http.ResponseWriter, t cont
 	}
 	if !send(frame(contracts.ServerFrame{Type: contracts.FrameAck, ConversationID: t.ConversationID, TurnID: t.TurnID, At: in.now()})) {
 		return
+	}
+	if up != nil {
+		// The file is stored: the reading starts.
+		b, _ := json.Marshal(up)
+		if !send(&outFrame{data: b, typ: "uploaded"}) {
+			return
+		}
 	}
 	for {
 		select {

@@ -68,6 +68,17 @@ type Config struct {
 	// MaxSocketsPerUser is how many sockets one user may hold open on
 	// this replica; one more is refused with 429. Default 16.
 	MaxSocketsPerUser int
+	// MaxUploadBytes is the largest file POST /v1/uploads takes; a larger
+	// one gets 413. Default 20 MiB.
+	MaxUploadBytes int64
+	// MaxUploadPages is the most pages an uploaded PDF may have. Default 100.
+	MaxUploadPages int
+	// UploadsPerMinute and UploadBurst limit one user's uploads. Defaults 6 and 6.
+	UploadsPerMinute float64
+	UploadBurst      int
+	// UploadTimeout bounds how long POST /v1/uploads waits for the turn
+	// its file starts (reading a scan takes a while). Default 3 minutes.
+	UploadTimeout time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -104,6 +115,21 @@ func (c Config) withDefaults() Config {
 	if c.MaxChatBytes == 0 {
 		c.MaxChatBytes = contracts.MaxMessageBytes
 	}
+	if c.MaxUploadBytes == 0 {
+		c.MaxUploadBytes = 20 << 20
+	}
+	if c.MaxUploadPages == 0 {
+		c.MaxUploadPages = 100
+	}
+	if c.UploadsPerMinute == 0 {
+		c.UploadsPerMinute = 6
+	}
+	if c.UploadBurst == 0 {
+		c.UploadBurst = 6
+	}
+	if c.UploadTimeout == 0 {
+		c.UploadTimeout = 3 * time.Minute
+	}
 	return c
 }
 
@@ -112,16 +138,18 @@ func (c Config) withDefaults() Config {
 // keeps no state but its open connections: catch-up and the inbox are read
 // from the notifier by request/reply.
 type Ingress struct {
-	cfg      Config
-	verifier Verifier
-	nc       *nats.Conn
-	pub      message.Publisher
-	hub      *hub
-	limits   *limits
-	log      *slog.Logger
-	metrics  *metrics
-	now      func() time.Time
-	newID    func() string
+	cfg          Config
+	verifier     Verifier
+	nc           *nats.Conn
+	pub          message.Publisher
+	hub          *hub
+	limits       *limits
+	uploadLimits *limits
+	uploads      UploadStore
+	log          *slog.Logger
+	metrics      *metrics
+	now          func() time.Time
+	newID        func() string
 }
 
 // New builds an ingress. nc subscribes to deliver subjects and asks the
@@ -130,6 +158,7 @@ func New(cfg Config, verifier Verifier, nc *nats.Conn, pub message.Publisher, m 
 	cfg = cfg.withDefaults()
 	in := &Ingress{cfg: cfg, verifier: verifier, nc: nc, pub: pub, log: log, metrics: m.m, now: now, newID: randomID}
 	in.limits = newLimits(cfg.RatePerSecond, cfg.Burst)
+	in.uploadLimits = newLimits(cfg.UploadsPerMinute/60, cfg.UploadBurst)
 	in.hub = newHub(nc, log, m.m)
 	if nc != nil {
 		// Frames published while the connection was down are lost to
@@ -150,6 +179,7 @@ func New(cfg Config, verifier Verifier, nc *nats.Conn, pub message.Publisher, m 
 func (in *Ingress) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/ws", in.serveWS)
 	mux.HandleFunc("/v1/chat", in.serveChat)
+	mux.HandleFunc("/v1/uploads", in.serveUpload)
 	mux.HandleFunc("/v1/notifications", in.serveNotifications)
 	mux.HandleFunc("/v1/notifications/{id}/read", in.serveMarkRead)
 	mux.HandleFunc("/v1/audit", in.serveAudit)

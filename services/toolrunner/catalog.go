@@ -7,6 +7,12 @@ import (
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
+// AddExpenseTool is the catalog's add_expense.
+func AddExpenseTool() Tool {
+	i := slices.IndexFunc(Catalog(), func(t Tool) bool { return t.Name == contracts.ToolAddExpense })
+	return Catalog()[i]
+}
+
 // Catalog is every tool this package implements, with its limits.
 func Catalog() []Tool {
 	const outputCap = 64 << 10

@@ -94,12 +94,16 @@ type filePreview struct {
 // the ledger, and which would be linked to (or only may be) expenses typed
 // by hand.
 func (p *Previewer) previewFile(ctx context.Context, tx Tx, tenant, user string, f File) filePreview {
-	out := filePreview{FilePreview: contracts.FilePreview{Filename: f.Name}}
 	st, unreadable := p.read(ctx, tenant, user, f)
 	if unreadable != "" {
-		out.Summary = unreadable
-		return out
+		return filePreview{FilePreview: contracts.FilePreview{Filename: f.Name, Summary: unreadable}}
 	}
+	return previewStatement(ctx, tx, tenant, user, f, st)
+}
+
+// previewStatement says what importing f, read as st, would store.
+func previewStatement(ctx context.Context, tx Tx, tenant, user string, f File, st Statement) filePreview {
+	out := filePreview{FilePreview: contracts.FilePreview{Filename: f.Name}}
 	out.Readable = true
 	out.Summary = Preview(f.Name, st)
 	for _, l := range st.Transactions {

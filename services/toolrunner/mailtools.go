@@ -2,8 +2,6 @@ package toolrunner
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/mail"
@@ -151,13 +149,9 @@ func searchMail(ctx context.Context, m Mail, pv *Previewer, tx Tx, c Call) (Outp
 	return Output{Data: contracts.MailSearch{Messages: found}, Total: &total}, nil
 }
 
-// DocumentID names a user's copy of a file: the same bytes always map to
-// the same document, so a file is imported once however often it is fetched.
+// DocumentID names a user's copy of a file (contracts.DocumentID).
 func DocumentID(tenant, user string, data []byte) (id, sum string) {
-	h := sha256.Sum256(data)
-	sum = hex.EncodeToString(h[:])
-	k := sha256.Sum256([]byte(tenant + "\x00" + user + "\x00" + sum))
-	return "doc-" + hex.EncodeToString(k[:])[:32], sum
+	return contracts.DocumentID(tenant, user, data)
 }
 
 func fetchAttachments(ctx context.Context, m Mail, tx Tx, c Call) (Output, error) {
