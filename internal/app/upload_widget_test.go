@@ -17,7 +17,7 @@ import (
 // upload's event stream and on the socket. Approved, it is imported.
 func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 	info := startUp(t)
-	base, said := uploadsInFront(t, info)
+	base, said := "http://"+info.HTTPAddr, &saidLog{}
 	b := startBrowser(t)
 	b.open(base + "/#token=" + info.DemoToken)
 	b.intoFrame("#purser-widget")
@@ -45,9 +45,9 @@ func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 	b.typeInto("#message", "my September statement")
 	b.attach(writeFile(t, "statement.csv", septemberCSV))
 	b.waitText("#transcript > li.upload .name", "statement.csv")
-	b.waitText("#transcript > li.proposal", "visa_statement_")
 	b.waitText("#transcript > li.upload .state", "Statement read")
 	b.shot("01-proposal")
+	b.waitText("#transcript > li.proposal", "visa_statement_")
 
 	seen := seenUploads(b)
 	for _, want := range []string{"valuenow:0", "valuenow:100", "phase:Uploading…", "phase:Reading the statement…", "phase:Statement read"} {

@@ -987,8 +987,9 @@ function userBubble(id, text) {
 //
 // An upload is {id, file, message, conversation, li (its card in the
 // transcript), turn (its turn id, from the stream's ack), kind (statement,
-// receipt or document, from "uploaded"), ended (the type of the frame
-// that ended its turn), phase}.
+// receipt or document, from "uploaded"), tools (how many tool calls of its
+// turn ended: reading it is one), ended (the type of the frame that ended
+// its turn), phase}.
 
 // canUpload: a document needs someone signed in.
 function canUpload() {
@@ -1023,6 +1024,7 @@ function newUpload(file, text) {
 // keeps the person within the rate limit and the turns in their order.
 function queueUpload(u) {
   u.turn = u.kind = u.ended = "";
+  u.tools = 0;
   delete u.li.dataset.turnId;
   setUpload(u, "queued");
   state.uploading = state.uploading.then(() => sendUpload(u));
@@ -1072,6 +1074,10 @@ function sendUpload(u) {
   });
 }
 
+// kindNames name what the server read a file as (by its content, never
+// its name) in the person's words.
+const kindNames = { text: "statement", statement: "statement", image: "receipt", receipt: "receipt", pdf: "document", document: "document" };
+
 // uploadEvent takes one server-sent event of u's stream.
 function uploadEvent(u, block) {
   let event = "message";
@@ -1086,7 +1092,7 @@ function uploadEvent(u, block) {
   if (!f || typeof f !== "object") return;
   switch (event) {
     case "uploaded":
-      if (["statement", "receipt", "document"].includes(f.kind)) u.kind = f.kind;
+      u.kind = kindNames[f.kind] || "";
       setUpload(u, "reading");
       return;
     case "ack":
@@ -1100,6 +1106,7 @@ function uploadEvent(u, block) {
   }
   if (!f.type) f.type = event;
   bindTurn(u, f.turn_id);
+  if (f.type === "tool_result") u.tools++;
   // A frame without a seq never reaches the socket (the stream's own
   // timeout): it is shown from here.
   if (f.seq || f.type === "error") handle(f, true);
@@ -1151,18 +1158,20 @@ function uploadAnswered(u, xhr) {
   setUpload(u, final ? "refused" : "failed", uploadProblem(xhr.status, err));
 }
 
-// uploadProblem says in plain words why the server refused a file. The
-// server's own message names the limit or the kinds it reads.
+// uploadProblem says in plain words why the server refused a file: the
+// server's own message, which names the limit or the kinds it reads, or
+// else what the status means.
 function uploadProblem(status, err) {
   const said = sentence(plain(err.message));
+  if (said) return said;
   switch (status) {
-    case 413: return "This file is too big to upload. " + (said || "Try a smaller file.");
-    case 415: return "purser cannot read this kind of file. " + (said || "Send a statement or a receipt.");
+    case 413: return "This file is too big to upload.";
+    case 415: return "purser cannot read this kind of file: send a statement or a receipt.";
     case 429: return "Too many uploads at once. Wait a moment, then try again.";
-    case 400: return "The upload was refused. " + said;
+    case 400: return "The upload was refused.";
   }
   if (status >= 500) return "purser could not take the file just now. Try again in a moment.";
-  return ("The upload failed. " + said).trim();
+  return "The upload failed (HTTP " + status + ").";
 }
 
 // sentence makes a server's message a sentence: capital first, full stop.
@@ -1279,7 +1288,8 @@ function setUpload(u, phase, detail) {
       words.textContent = "Reading the " + kind + "…";
       break;
     case "done":
-      words.textContent = kind[0].toUpperCase() + kind.slice(1) + " read";
+      // Read only if a tool looked at it; the turn may have done otherwise.
+      words.textContent = kind[0].toUpperCase() + kind.slice(1) + (u.tools ? " read" : " uploaded");
       break;
     case "sent":
       words.textContent = "Sent · the reply comes in the chat";
