@@ -341,7 +341,7 @@ func money(env Env, amount contracts.Amount, currency *string) string {
 	return FormatMoney(contracts.Money{Minor: minor, Currency: c})
 }
 
-func proposeAddExpense(args json.RawMessage, _ State, env Env) string {
+func proposeAddExpense(args json.RawMessage, s State, env Env) string {
 	var a contracts.AddExpenseArgs
 	_ = json.Unmarshal(args, &a)
 	out := fmt.Sprintf("Add expense '%s' %s", quote(a.Item), money(env, a.Amount, a.Currency))
@@ -351,7 +351,7 @@ func proposeAddExpense(args json.RawMessage, _ State, env Env) string {
 	if a.Category != nil {
 		out += " in " + quote(*a.Category)
 	}
-	return out + "?"
+	return out + receiptNote(a, s) + "?"
 }
 
 func proposeUpdateExpense(args json.RawMessage, _ State, _ Env) string {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/purser-ai/purser/pkg/contracts"
 )
 
 // DecisionKind is what the model chose to do.
@@ -58,8 +60,11 @@ type StopCondition struct {
 
 // Prompt is everything the model is asked with for one step.
 type Prompt struct {
-	TurnID   string
-	Text     string    // the latest user text of this turn
+	TurnID string
+	Text   string // the latest user text of this turn
+	// Upload is the file the person sent with Text, if any; Text ends
+	// with a note naming it.
+	Upload   *contracts.Upload
 	Now      time.Time // in the user's time zone
 	Timezone string
 	// Currency is the ISO 4217 code an amount is in when the person names

@@ -53,14 +53,16 @@ type Entry struct {
 
 // Turn is the turn in progress.
 type Turn struct {
-	TurnID    string       `json:"turn_id"` // the input whose outputs this turn emits now
-	Text      string       `json:"text"`
-	StartedAt time.Time    `json:"started_at"`
-	Steps     []StepRecord `json:"steps,omitempty"`
-	Open      []OpenCall   `json:"open,omitempty"`
-	StepsUsed int          `json:"steps_used"`
-	Replanned bool         `json:"replanned,omitempty"`
-	Corrected bool         `json:"corrected,omitempty"`
+	TurnID string `json:"turn_id"` // the input whose outputs this turn emits now
+	Text   string `json:"text"`
+	// Upload is the file the person sent with the turn's text, if any.
+	Upload    *contracts.Upload `json:"upload,omitempty"`
+	StartedAt time.Time         `json:"started_at"`
+	Steps     []StepRecord      `json:"steps,omitempty"`
+	Open      []OpenCall        `json:"open,omitempty"`
+	StepsUsed int               `json:"steps_used"`
+	Replanned bool              `json:"replanned,omitempty"`
+	Corrected bool              `json:"corrected,omitempty"`
 	// Correction and Failure are shown to the model on its next call.
 	Correction string `json:"correction,omitempty"`
 	Failure    string `json:"failure,omitempty"`

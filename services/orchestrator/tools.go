@@ -110,6 +110,10 @@ var toolRows = map[string]toolRow{
 		propose: proposeUndo, describe: describeUndone},
 	contracts.ToolPreviewImport: {kind: contracts.KindRead, verb: "read that statement",
 		describe: describePreviewImport},
+	contracts.ToolReadUpload: {kind: contracts.KindRead, verb: "read that file",
+		describe: describeUploadRead, remember: rememberUpload},
+	contracts.ToolImportUpload: {kind: contracts.KindMutation, verb: "import that statement",
+		propose: proposeImportUpload, describe: describeImportUpload, remember: rememberImport},
 }
 
 // tool is a catalog tool with its row.

@@ -184,14 +184,20 @@ func startTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
 	}
 	// "yes" or "no" typed while a proposal waits is a decision on the
 	// newest one.
-	if d := yesNo(t.Text); d != "" && len(s.Proposals) > 0 {
+	if d := yesNo(t.Text); d != "" && len(s.Proposals) > 0 && t.Upload == nil {
 		p := s.Proposals[len(s.Proposals)-1]
 		s, more := onConfirm(s, t, contracts.Confirm{ProposalID: p.ID, Decision: d}, env)
 		eff.add(more)
 		return s, eff
 	}
-	s = s.withHistory(Entry{Role: "user", Text: t.Text, TurnID: t.TurnID, At: env.Now})
-	s.Turn = &Turn{TurnID: t.TurnID, Text: t.Text, StartedAt: env.Now}
+	text := t.Text
+	if t.Upload != nil {
+		// The file is part of what the person said: the model reads its
+		// note, and the history keeps it.
+		text = strings.TrimSpace(text + " " + uploadNote(t.Upload))
+	}
+	s = s.withHistory(Entry{Role: "user", Text: text, TurnID: t.TurnID, At: env.Now})
+	s.Turn = &Turn{TurnID: t.TurnID, Text: text, Upload: t.Upload, StartedAt: env.Now}
 	eff.NeedModel = true
 	return s, eff
 }

@@ -68,6 +68,9 @@ func (Model) Decide(_ context.Context, p orchestrator.Prompt) (orchestrator.Deci
 	if len(p.Steps) > 0 {
 		return afterSteps(p), nil
 	}
+	if d, ok := readUpload(p); ok {
+		return d, nil
+	}
 	return fromText(p), nil
 }
 
@@ -90,6 +93,9 @@ func call(tool string, args any) orchestrator.Decision {
 func afterSteps(p orchestrator.Prompt) orchestrator.Decision {
 	last := p.Steps[len(p.Steps)-1]
 	if d, ok := undoFound(p, last); ok {
+		return d
+	}
+	if d, ok := uploadRead(p, last); ok {
 		return d
 	}
 	if last.Tool == contracts.ToolSearchGmail && last.OK && last.Decision == "" && processRe.MatchString(p.Text) {

@@ -1,0 +1,59 @@
+package offline
+
+import (
+	"encoding/json"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator"
+)
+
+// An uploaded file is read first, whatever was said with it; then a
+// statement is proposed for import and a receipt as one expense. A
+// receipt whose total or currency could not be read is not guessed: the
+// answer says what was read and asks for the rest.
+
+// readUpload is the first step of a turn that carries a file.
+func readUpload(p orchestrator.Prompt) (orchestrator.Decision, bool) {
+	if p.Upload == nil {
+		return orchestrator.Decision{}, false
+	}
+	return call(contracts.ToolReadUpload, contracts.ReadUploadArgs{DocumentID: p.Upload.DocumentID}), true
+}
+
+// uploadRead decides once read_upload has answered.
+func uploadRead(p orchestrator.Prompt, last orchestrator.StepRecord) (orchestrator.Decision, bool) {
+	if last.Tool != contracts.ToolReadUpload || !last.OK || last.Decision != "" {
+		return orchestrator.Decision{}, false
+	}
+	var u contracts.UploadRead
+	if json.Unmarshal(last.Data, &u) != nil {
+		return orchestrator.Decision{}, false
+	}
+	switch {
+	case u.Kind == contracts.UploadStatement && u.Statement != nil && u.Statement.Readable && u.Statement.New > 0:
+		return call(contracts.ToolImportUpload, contracts.ImportUploadArgs{DocumentID: u.DocumentID}), true
+	case u.Kind == contracts.UploadReceipt && u.Receipt != nil && u.Receipt.Total != "" && u.Receipt.Currency != "":
+		r := u.Receipt
+		item := r.Merchant
+		if item == "" {
+			item = "receipt " + u.Filename
+		}
+		args := contracts.AddExpenseArgs{Item: truncateItem(item), Amount: contracts.Amount(r.Total), Currency: &r.Currency, DocumentID: &u.DocumentID}
+		if r.Date != "" {
+			args.Date = &r.Date
+		}
+		return call(contracts.ToolAddExpense, args), true
+	case u.Kind == contracts.UploadReceipt:
+		return clarify(orchestrator.DescribeStep(last) + " What was the total, with its currency? I'll add it as an expense."), true
+	}
+	return answer(orchestrator.DescribeStep(last)), true
+}
+
+// truncateItem keeps an item within add_expense's 200 characters.
+func truncateItem(s string) string {
+	r := []rune(s)
+	if len(r) > 200 {
+		return string(r[:200])
+	}
+	return s
+}
