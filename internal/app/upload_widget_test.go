@@ -17,7 +17,7 @@ import (
 // upload's event stream and on the socket. Approved, it is imported.
 func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 	info := startUp(t)
-	base, said := "http://"+info.HTTPAddr, &saidLog{}
+	base := "http://" + info.HTTPAddr
 	b := startBrowser(t)
 	b.open(base + "/#token=" + info.DemoToken)
 	b.intoFrame("#purser-widget")
@@ -45,9 +45,9 @@ func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 	b.typeInto("#message", "my September statement")
 	b.attach(writeFile(t, "statement.csv", septemberCSV))
 	b.waitText("#transcript > li.upload .name", "statement.csv")
+	b.waitText("#transcript > li.proposal", "Import statement.csv?")
 	b.waitText("#transcript > li.upload .state", "Statement read")
 	b.shot("01-proposal")
-	b.waitText("#transcript > li.proposal", "visa_statement_")
 
 	seen := seenUploads(b)
 	for _, want := range []string{"valuenow:0", "valuenow:100", "phase:Uploading…", "phase:Reading the statement…", "phase:Statement read"} {
@@ -58,9 +58,6 @@ func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 	if got := b.texts("#transcript > li.upload .said"); len(got) != 1 || got[0] != "my September statement" {
 		t.Errorf("the card shows the message as %q", got)
 	}
-	if got := said.all(); len(got) != 1 || got[0] != "my September statement" {
-		t.Errorf("the server got the messages %q", got)
-	}
 	if v := b.eval(`return document.getElementById("message").value`); v != "" {
 		t.Errorf("the message box still holds %q", v)
 	}
@@ -69,11 +66,15 @@ func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 	}
 
 	b.click(`#transcript > li.proposal button[data-decision="approve"]`)
-	b.waitText("#transcript > li.answer", "visa_statement_")
-	b.waitText("#toasts .toast", "Imported 12 transactions")
-	// By the answer, the socket has brought the proposal too.
+	b.waitText("#transcript > li.proposal .decided", "Approved")
+	b.waitText("#toasts .toast", "Imported 3 transactions")
+	// By the import's notification, the socket has brought the turn's
+	// frames too: each shows once.
 	if n := len(b.texts("#transcript > li.proposal")); n != 1 {
 		t.Errorf("the proposal shows %d times", n)
+	}
+	if n := len(b.texts("#transcript > li.tool")); n != 2 {
+		t.Errorf("%d tool lines, want 2 (reading, importing): %q", n, b.texts("#transcript > li.tool"))
 	}
 	if users := b.texts("#transcript > li.user:not(.upload)"); len(users) != 0 {
 		t.Errorf("the upload's message shows again as %q", users)
@@ -81,6 +82,14 @@ func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 	b.shot("02-approved")
 	b.click("#theme-button")
 	b.shot("03-dark")
+
+	// The message went with the file: the server keeps it as what the
+	// person said, and the conversation is titled by it.
+	b.reload()
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	b.waitText("#transcript > li.user", "my September statement")
+	b.waitExact("#conversation-title", "my September statement")
 }
 
 // On a phone (375×667) the chat fills the screen; the paperclip is a
@@ -90,7 +99,7 @@ func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 // it goes, and the proposal's buttons are on the screen.
 func TestWidgetUploadOnAPhone(t *testing.T) {
 	info := startUp(t)
-	base, _ := uploadsInFront(t, info)
+	base := "http://" + info.HTTPAddr
 	b := startBrowser(t)
 	b.windowSize(375, 667)
 	b.open(base + "/#token=" + info.DemoToken)
@@ -133,7 +142,7 @@ func TestWidgetUploadOnAPhone(t *testing.T) {
 	}
 	b.shot("02-phone-failed")
 	b.click("li.upload button.retry")
-	b.waitText("#transcript > li.proposal", "visa_statement_")
+	b.waitText("#transcript > li.proposal", "Import statement.csv?")
 	b.waitText("#transcript > li.upload .state", "Statement read")
 	if n := len(b.texts("#transcript > li.upload")); n != 1 {
 		t.Errorf("trying again left %d cards", n)
@@ -155,7 +164,7 @@ func TestWidgetUploadOnAPhone(t *testing.T) {
 // the same file again, and the card can go.
 func TestWidgetTakesDroppedAndPastedFiles(t *testing.T) {
 	info := startUp(t)
-	base, _ := uploadsInFront(t, info)
+	base := "http://" + info.HTTPAddr
 	b := startBrowser(t)
 	b.open(base + "/#token=" + info.DemoToken)
 	b.intoFrame("#purser-widget")
@@ -182,7 +191,7 @@ func TestWidgetTakesDroppedAndPastedFiles(t *testing.T) {
 		s.dispatchEvent(new DragEvent("drop", { bubbles: true, cancelable: true, dataTransfer: dragged }));
 		return true`, nil)
 	b.waitText("#transcript > li.upload .name", "october.csv")
-	b.waitText("#transcript > li.proposal", "visa_statement_")
+	b.waitText("#transcript > li.proposal", "Import october.csv?")
 	if h := b.eval(`return document.getElementById("drop-target").hidden`); h != "true" {
 		t.Errorf("the drop target stayed after the drop")
 	}
@@ -196,7 +205,7 @@ func TestWidgetTakesDroppedAndPastedFiles(t *testing.T) {
 	}
 	// A kind it cannot read: the message names the kinds it can.
 	paste("notes.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document", 2048)
-	refused := b.waitText("#transcript > li.upload .problem", "cannot read this kind of file")
+	refused := b.waitText("#transcript > li.upload .problem", "not a document purser reads")
 	for _, kind := range []string{"CSV", "OFX", "PDF"} {
 		if !strings.Contains(refused, kind) {
 			t.Errorf("the refusal %q does not name %s", refused, kind)
@@ -211,7 +220,7 @@ func TestWidgetTakesDroppedAndPastedFiles(t *testing.T) {
 
 	// Too big: the message names the limit.
 	paste("scan.pdf", "application/pdf", 21<<20)
-	big := b.waitText("#transcript > li.upload .problem", "too big")
+	big := b.waitText("#transcript > li.upload .problem", "larger than")
 	if !strings.Contains(big, "20 MiB") {
 		t.Errorf("the refusal %q does not name the limit", big)
 	}

@@ -1151,11 +1151,21 @@ function uploadAnswered(u, xhr) {
     expired();
     return;
   }
-  let err = {};
-  try { err = JSON.parse(xhr.responseText).error || {}; } catch { /* not JSON: said by status */ }
+  const err = apiError(xhr.responseText);
   // The same file again would be refused again: it can only be removed.
   const final = [400, 413, 415].includes(xhr.status);
   setUpload(u, final ? "refused" : "failed", uploadProblem(xhr.status, err));
+}
+
+// apiError reads an HTTP API error, {"error": code, "detail": message}
+// (or {"error": {code, message}}), as {code, message}; empty when the body
+// is not one.
+function apiError(body) {
+  let e;
+  try { e = JSON.parse(body); } catch { return {}; }
+  if (!e || typeof e !== "object") return {};
+  if (e.error && typeof e.error === "object") return { code: e.error.code, message: e.error.message };
+  return { code: e.error, message: e.detail };
 }
 
 // uploadProblem says in plain words why the server refused a file: the
