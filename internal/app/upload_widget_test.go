@@ -96,7 +96,8 @@ func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 // 44-pixel target beside the message box, and its picker offers photos
 // and the camera as well as files. An upload that cannot reach the
 // server says so, with a Try again that a finger can hit; tried again,
-// it goes, and the proposal's buttons are on the screen.
+// it goes, and the proposal's buttons are on the screen. Sent with no
+// words, the conversation takes the file's name.
 func TestWidgetUploadOnAPhone(t *testing.T) {
 	info := startUp(t)
 	base := "http://" + info.HTTPAddr
@@ -155,6 +156,9 @@ func TestWidgetUploadOnAPhone(t *testing.T) {
 		t.Errorf("the proposal's Approve button is off the screen")
 	}
 	b.shot("03-phone-proposal")
+	if title := b.texts("#conversation-title"); len(title) != 1 || title[0] != "statement.csv" {
+		t.Errorf("a conversation begun with a file alone is titled %q, want its name", title)
+	}
 }
 
 // A file dragged over the panel shows where to drop it and goes when

@@ -1017,6 +1017,7 @@ function newUpload(file, text) {
   const u = { id: randomId("u"), file, message: text, conversation: state.conversation, turn: "", kind: "", ended: "", phase: "" };
   u.li = uploadBubble(u);
   state.uploads.set(u.id, u);
+  showTitle();
   return u;
 }
 
