@@ -66,7 +66,7 @@ const state = {
   // streamed: the seqs of frames shown from an upload's event stream
   // before the socket brought them; the socket's copy is not shown again.
   streamed: new Set(),
-  // uploads: the documents sent from this tab, by upload id (see upload).
+  // uploads: the documents sent from this tab, by upload id (see attach).
   uploads: new Map(),
   uploading: Promise.resolve(), // the queue: one upload at a time
   layout: { open: !embedded, docked: !embedded, phone: false },
@@ -1006,7 +1006,7 @@ function attach(files) {
   const message = $("message");
   let text = message.value.trim();
   message.value = "";
-  message.dispatchEvent(new Event("input")); // back to one line
+  message.style.height = ""; // back to its first size
   for (const file of files) {
     queueUpload(newUpload(file, text));
     text = "";
