@@ -162,7 +162,8 @@ func TestWidgetUploadOnAPhone(t *testing.T) {
 }
 
 // A file dragged over the panel shows where to drop it and goes when
-// dropped; a file pasted goes too, while pasted text stays text. What the
+// dropped; a file pasted goes too, while pasted text stays text, and
+// with the socket down its proposal comes on the upload's stream. What the
 // server refuses is said in plain words: a kind it cannot read names the
 // kinds it can, a file too big names the limit; neither offers to send
 // the same file again, and the card can go.
@@ -237,6 +238,27 @@ func TestWidgetTakesDroppedAndPastedFiles(t *testing.T) {
 	if n := len(b.texts("#transcript > li.upload")); n != 2 {
 		t.Errorf("after pasting text there are %d cards, want 2", n)
 	}
+
+	// A statement pasted while the socket is down: its proposal comes on
+	// the upload's own stream; when the socket is back it resumes, brings
+	// the same frames again, and nothing shows twice.
+	b.script(`state.ws.onclose = null; state.ws.close(); return true`, nil)
+	b.script(`const dt = new DataTransfer();
+		dt.items.add(new File([arguments[0]], "november.csv", { type: "text/csv" }));
+		document.getElementById("message").dispatchEvent(new ClipboardEvent("paste", { bubbles: true, cancelable: true, clipboardData: dt }));
+		return true`, nil, novemberCSV)
+	b.waitText("#transcript > li.proposal", "Import november.csv?")
+	b.waitText("#transcript > li.upload .state", "Statement read")
+	b.script(`connect(); return true`, nil)
+	b.waitExact("#status", "connected")
+	b.waitFor("the socket caught up", func() bool { return b.eval(`return state.catchingUp === false && state.streamed.size === 0`) == "true" })
+	if n := len(b.texts("#transcript > li.proposal")); n != 2 {
+		t.Errorf("after the resume %d proposals show, want 2 (october's and november's)", n)
+	}
+	if n := len(b.texts("#transcript > li.tool")); n != 2 {
+		t.Errorf("after the resume %d tool lines show, want 2: %q", n, b.texts("#transcript > li.tool"))
+	}
+	b.shot("04-after-resume")
 }
 
 // attach gives the paperclip's hidden file input a local file, as the
@@ -282,6 +304,10 @@ func writeFile(t *testing.T, name, content string) string {
 	}
 	return path
 }
+
+const novemberCSV = "Date,Description,Amount,Currency\n" +
+	"2026-11-04,SAINSBURYS 0412,-31.75,GBP\n" +
+	"2026-11-06,TFL TRAVEL CH,-7.80,GBP\n"
 
 const septemberCSV = "Date,Description,Amount,Currency\n" +
 	"2026-09-02,TESCO STORES 2231,-23.40,GBP\n" +
