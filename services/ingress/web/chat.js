@@ -1006,7 +1006,7 @@ function attach(files) {
   const message = $("message");
   let text = message.value.trim();
   message.value = "";
-  message.style.height = ""; // back to its first size
+  fitComposer();
   for (const file of files) {
     queueUpload(newUpload(file, text));
     text = "";
@@ -1628,6 +1628,7 @@ function loadOlder() {
 // revealChat, when the chat becomes visible, shows the newest frame if
 // the view was following it (a hidden box cannot scroll), and fills it.
 function revealChat() {
+  fitComposer();
   const h = state.history;
   if (h && h.pinned && !$("chat").hidden) toEnd();
   fillUp();
@@ -1803,6 +1804,15 @@ async function newConversation() {
   b.disabled = false;
 }
 
+// fitComposer sizes the message box to what it holds, up to six lines:
+// its placeholder too, which beside the paperclip wraps on a phone.
+function fitComposer() {
+  const message = $("message");
+  if (!message.offsetParent) return; // hidden: nothing to measure
+  message.style.height = "auto";
+  message.style.height = Math.min(message.scrollHeight + 2, 144) + "px";
+}
+
 // ---- keyboard ----
 
 function shortcut(ev) {
@@ -1847,11 +1857,8 @@ function start() {
     $("message").focus();
   };
   const message = $("message");
-  const grow = () => {
-    message.style.height = "auto";
-    message.style.height = Math.min(message.scrollHeight + 2, 144) + "px";
-  };
-  message.addEventListener("input", grow);
+  message.addEventListener("input", fitComposer);
+  window.addEventListener("resize", fitComposer);
   message.addEventListener("keydown", (ev) => {
     // Enter sends; Shift+Enter is a new line (the textarea's own).
     if (ev.key !== "Enter" || ev.shiftKey || ev.isComposing) return;
@@ -1860,7 +1867,7 @@ function start() {
     if (!text) return;
     say(text);
     message.value = "";
-    grow();
+    fitComposer();
   });
   $("composer").onsubmit = (ev) => ev.preventDefault();
   const picker = $("file-input");
