@@ -80,7 +80,8 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 
 	switch mode {
 	case config.ModeIngress:
-		in := ingress.New(ingress.Config{AllowedOrigins: d.cfg.AllowedOrigins}, d.verifier, nc, pub, ingress.NewMetrics(d.reg), log, d.now)
+		in := ingress.New(ingress.Config{AllowedOrigins: d.cfg.AllowedOrigins, MaxUploadBytes: int64(d.cfg.MaxUploadMiB) << 20,
+			UploadsPerMinute: float64(d.cfg.UploadsPerMinute), UploadBurst: d.cfg.UploadsPerMinute}, d.verifier, nc, pub, ingress.NewMetrics(d.reg), log, d.now)
 		in.WithUploads(uploads.New(js))
 		return &component{name: string(mode), routes: in.Routes, run: func(ctx context.Context) error {
 			<-ctx.Done()

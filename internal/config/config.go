@@ -71,6 +71,11 @@ type Config struct {
 	// -1 marks a value that is not a positive number.
 	ConsumerConcurrency int
 	ModelConcurrency    int
+	// MaxUploadMiB is the largest file POST /v1/uploads takes, in MiB, and
+	// UploadsPerMinute how many one person may send; 0 keeps the
+	// defaults (20 and 6), -1 marks a value that is not a positive number.
+	MaxUploadMiB     int
+	UploadsPerMinute int
 }
 
 // FromEnv reads the environment through getenv (os.Getenv in main).
@@ -122,6 +127,8 @@ func FromEnv(getenv func(string) string) Config {
 	}
 	c.ConsumerConcurrency = count(get("PURSER_CONSUMER_CONCURRENCY", ""))
 	c.ModelConcurrency = count(get("PURSER_MODEL_CONCURRENCY", ""))
+	c.MaxUploadMiB = count(get("PURSER_MAX_UPLOAD_MIB", ""))
+	c.UploadsPerMinute = count(get("PURSER_UPLOADS_PER_MINUTE", ""))
 	return c
 }
 
@@ -229,6 +236,12 @@ func (c Config) Check(mode Mode) error {
 	}
 	if c.ModelConcurrency < 0 {
 		bad("PURSER_MODEL_CONCURRENCY", "must be a positive number")
+	}
+	if c.MaxUploadMiB < 0 || c.MaxUploadMiB > 64 {
+		bad("PURSER_MAX_UPLOAD_MIB", "must be a number of MiB from 1 to 64")
+	}
+	if c.UploadsPerMinute < 0 {
+		bad("PURSER_UPLOADS_PER_MINUTE", "must be a positive number")
 	}
 	if mode == ModeUp {
 		host, port, err := net.SplitHostPort(c.NATSListen)
