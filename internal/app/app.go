@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/purser-ai/purser/internal/auth"
@@ -129,6 +130,18 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		// Uploaded files: read, imported, or kept with the expense read
 		// from them (which replaces the catalog's add_expense).
 		up := &toolrunner.Uploads{Source: uploads.New(js), Reader: parser, Hints: toolrunner.StatementHints(d.store)}
+		if d.cfg.VisionModel != "" {
+			oc := openai.DefaultConfig(d.cfg.OpenAIKey)
+			if d.cfg.OpenAIBaseURL != "" {
+				oc.BaseURL = d.cfg.OpenAIBaseURL
+			}
+			v, err := toolrunner.NewVisionReader(openai.NewClientWithConfig(oc), d.cfg.VisionModel, parser, d.reg)
+			if err != nil {
+				closeConn()
+				return nil, err
+			}
+			up.Reader = v
+		}
 		all = slices.DeleteFunc(all, func(t toolrunner.Tool) bool { return t.Name == contracts.ToolAddExpense })
 		all = append(all, up.Tools(toolrunner.AddExpenseTool())...)
 		tools := toolrunner.Select(all, d.cfg.Tools)

@@ -76,6 +76,10 @@ type Config struct {
 	// defaults (20 and 6), -1 marks a value that is not a positive number.
 	MaxUploadMiB     int
 	UploadsPerMinute int
+	// VisionModel, when set, is a model of the model server that accepts
+	// images: the toolrunner has it read receipt photos, with OCR as the
+	// fallback. Empty: photos are read by OCR.
+	VisionModel string
 }
 
 // FromEnv reads the environment through getenv (os.Getenv in main).
@@ -128,6 +132,7 @@ func FromEnv(getenv func(string) string) Config {
 	c.ConsumerConcurrency = count(get("PURSER_CONSUMER_CONCURRENCY", ""))
 	c.ModelConcurrency = count(get("PURSER_MODEL_CONCURRENCY", ""))
 	c.MaxUploadMiB = count(get("PURSER_MAX_UPLOAD_MIB", ""))
+	c.VisionModel = strings.TrimSpace(get("PURSER_VISION_MODEL", ""))
 	c.UploadsPerMinute = count(get("PURSER_UPLOADS_PER_MINUTE", ""))
 	return c
 }
@@ -239,6 +244,9 @@ func (c Config) Check(mode Mode) error {
 	}
 	if c.MaxUploadMiB < 0 || c.MaxUploadMiB > 64 {
 		bad("PURSER_MAX_UPLOAD_MIB", "must be a number of MiB from 1 to 64")
+	}
+	if c.VisionModel != "" && c.OpenAIKey == "" && c.OpenAIBaseURL == "" {
+		bad("PURSER_VISION_MODEL", "needs a model server: set OPENAI_API_KEY or OPENAI_BASE_URL")
 	}
 	if c.UploadsPerMinute < 0 {
 		bad("PURSER_UPLOADS_PER_MINUTE", "must be a positive number")
