@@ -171,6 +171,14 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			}
 			background = append(background, func(ctx context.Context) { imp.Sweep(ctx, time.Minute, 5*time.Minute) })
 		}
+		if days := d.cfg.FileRetentionDays; days > 0 && importsHere(d.cfg.Tools) {
+			prune, err := filePruner(d.store, time.Duration(days)*24*time.Hour, d.reg, log, d.now)
+			if err != nil {
+				closeConn()
+				return nil, err
+			}
+			background = append(background, prune)
+		}
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, consumers, register, nil, background...)
 	}
 	closeConn()
@@ -319,4 +327,31 @@ func modelFor(cfg config.Config, reg prometheus.Registerer, log *slog.Logger) (o
 // the heavy work can run on replicas of its own.
 func importsHere(tools []string) bool {
 	return len(tools) == 0 || slices.Contains(tools, contracts.ToolFetchEmailAttachments)
+}
+
+// filePruner drops, every hour, the files of documents older than
+// retention (their records stay), counting them in
+// purser_document_files_pruned_total.
+func filePruner(st *store.Store, retention time.Duration, reg prometheus.Registerer, log *slog.Logger, now func() time.Time) (func(context.Context), error) {
+	pruned := prometheus.NewCounter(prometheus.CounterOpts{Name: "purser_document_files_pruned_total",
+		Help: "Files of documents dropped past PURSER_FILE_RETENTION_DAYS (the document records stay)."})
+	if err := reg.Register(pruned); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) {
+		t := time.NewTicker(time.Hour)
+		defer t.Stop()
+		for {
+			n, err := st.ForgetDocumentFiles(ctx, now().Add(-retention), now())
+			if err != nil && ctx.Err() == nil {
+				log.Error("file retention", "err", err)
+			}
+			pruned.Add(float64(n))
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}, nil
 }

@@ -80,6 +80,9 @@ type Config struct {
 	// images: the toolrunner has it read receipt photos, with OCR as the
 	// fallback. Empty: photos are read by OCR.
 	VisionModel string
+	// FileRetentionDays, when set, is how long an imported document's file
+	// is kept; its record stays. 0 keeps files as long as their documents.
+	FileRetentionDays int
 }
 
 // FromEnv reads the environment through getenv (os.Getenv in main).
@@ -133,6 +136,7 @@ func FromEnv(getenv func(string) string) Config {
 	c.ModelConcurrency = count(get("PURSER_MODEL_CONCURRENCY", ""))
 	c.MaxUploadMiB = count(get("PURSER_MAX_UPLOAD_MIB", ""))
 	c.VisionModel = strings.TrimSpace(get("PURSER_VISION_MODEL", ""))
+	c.FileRetentionDays = count(get("PURSER_FILE_RETENTION_DAYS", ""))
 	c.UploadsPerMinute = count(get("PURSER_UPLOADS_PER_MINUTE", ""))
 	return c
 }
@@ -247,6 +251,9 @@ func (c Config) Check(mode Mode) error {
 	}
 	if c.VisionModel != "" && c.OpenAIKey == "" && c.OpenAIBaseURL == "" {
 		bad("PURSER_VISION_MODEL", "needs a model server: set OPENAI_API_KEY or OPENAI_BASE_URL")
+	}
+	if c.FileRetentionDays < 0 {
+		bad("PURSER_FILE_RETENTION_DAYS", "must be a positive number of days")
 	}
 	if c.UploadsPerMinute < 0 {
 		bad("PURSER_UPLOADS_PER_MINUTE", "must be a positive number")
