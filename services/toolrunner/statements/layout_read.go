@@ -82,7 +82,7 @@ func layoutFromLines(lines []pdfLine, opts Options) (layoutResult, error) {
 	}
 	b.res.Layout = "PDF layout: " + t.describe()
 	if found > 0 {
-		b.warn("%s missing from the columns found from the printed balances", countOf(found, "transaction"))
+		b.warn("%s printed off their column found from the balances printed around them", countOf(found, "transaction"))
 	}
 	vals := make([]*big.Rat, len(rows))
 	for i, r := range rows {

@@ -2,6 +2,7 @@ package statements
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -352,6 +353,35 @@ func genLong() ([]byte, layoutWant) {
 	return w.pdf(), wantOf(rows, "GBP")
 }
 
+// genTwoAccounts: a current and a savings account in one file, each
+// with its own opening and closing balance and running balance, no
+// header, amounts signed in one column.
+func genTwoAccounts() ([]byte, layoutWant) {
+	w := newStmt()
+	w.at(50, "Combined statement  1 June 2024 to 30 June 2024  Currency EUR").nl().gap(20)
+	var all []genRow
+	for k, name := range []string{"Current account 1234", "Savings account 5678"} {
+		rows := someRows(10+k*4, time.Date(2024, 6, 3+k, 0, 0, 0, 0, time.UTC), 17+k)
+		all = append(all, rows...)
+		bal := int64(100000 * (k + 1))
+		w.gap(10).at(50, name).nl()
+		w.at(120, "Opening balance").right(530, ukMoney(bal)).nl()
+		for _, r := range rows {
+			bal += r.amt
+			a := ukMoney(r.amt)
+			if r.amt < 0 {
+				a = "-" + a
+			}
+			w.at(50, r.day.Format("02/01/2006")).at(120, r.desc[0]).right(450, a).right(530, ukMoney(bal)).nl()
+			for _, d := range r.desc[1:] {
+				w.at(120, d).nl()
+			}
+		}
+		w.at(120, "Closing balance").right(530, ukMoney(bal)).nl()
+	}
+	return w.pdf(), wantOf(all, "EUR")
+}
+
 var layoutCases = []struct {
 	name string
 	gen  func() ([]byte, layoutWant)
@@ -363,6 +393,7 @@ var layoutCases = []struct {
 	{"US fintech sections", genUSFintech},
 	{"SG credit card", genSGCard},
 	{"138 rows over pages", genLong},
+	{"two accounts", genTwoAccounts},
 }
 
 func checkLayoutResult(t *testing.T, r Result, want layoutWant) {
@@ -400,6 +431,24 @@ func TestLayoutCases(t *testing.T) {
 			}
 			checkLayoutResult(t, r, want)
 		})
+	}
+}
+
+// TestLayoutFindsRowsOffTheirColumn: the rows printed too far from their
+// column to be placed are found from the balances around them, and said.
+func TestLayoutFindsRowsOffTheirColumn(t *testing.T) {
+	data, want := genLong()
+	lines, _, err := pdfLines(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr, err := layoutFromLines(lines, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLayoutResult(t, lr.res, want)
+	if !slices.ContainsFunc(lr.res.Warnings, func(w string) bool { return strings.HasPrefix(w, "6 transactions printed off their column") }) {
+		t.Errorf("warnings %q do not say 6 rows were found", lr.res.Warnings)
 	}
 }
 
