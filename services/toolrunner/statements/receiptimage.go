@@ -6,6 +6,7 @@ import (
 	"math"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,6 +206,7 @@ func receiptOCR(img []byte, page, dpi int) ([]pdfLine, error) {
 		return nil, err
 	}
 	script := ""
+	var head *grayPage // a photo's upper part, before thresholding
 	if ok {
 		long := float64(max(g.w, g.h))
 		small := g
@@ -216,6 +218,8 @@ func receiptOCR(img []byte, page, dpi int) ([]pdfLine, error) {
 		g = g.rotate(q)
 		if dpi == 0 {
 			g = g.scale(min(max(receiptLongSide/long, 0.25), 3))
+			t := g.top(0.25)
+			head = &grayPage{w: t.w, h: t.h, pix: slices.Clone(t.pix)}
 			g.sauvola(receiptLongSide/36, 0.2)
 		} else {
 			g.clean(float64(dpi))
@@ -227,27 +231,42 @@ func receiptOCR(img []byte, page, dpi int) ([]pdfLine, error) {
 	if japanese != "" && (script == "Japanese" || script == "Han" || script == "Katakana" || script == "Hiragana") {
 		langs = japanese
 	}
-	lines, err := tesseractLines(img, page, dpi, langs)
+	lines, err := tesseractLines(img, page, dpi, langs, "6")
 	if err != nil {
 		return nil, err
 	}
 	// Nothing a receipt holds was found: perhaps it is Japanese, which
 	// the orientation pass did not see.
 	if japanese != "" && langs != japanese && !receiptLike(lines) {
-		if jl, err := tesseractLines(img, page, dpi, japanese); err == nil && receiptLike(jl) {
+		if jl, err := tesseractLines(img, page, dpi, japanese, "6"); err == nil && receiptLike(jl) {
 			return jl, nil
 		}
 	}
 	if len(lines) == 0 {
 		return nil, unreadable(ocrNoText)
 	}
+	// A shop's name printed large as a logo, or small beneath one, is
+	// lost when the page is read as lines of one size; the head is read
+	// again as scattered words.
+	if head != nil && newReceiptReader(lines, ReceiptOptions{}).merchant() == "" {
+		head.sauvola(receiptLongSide/36, 0.2)
+		if hl, err := tesseractLines(head.pgm(), page, 0, langs, "11"); err == nil {
+			var keep []pdfLine
+			for _, l := range hl {
+				if len(findAmounts(l.text())) == 0 {
+					keep = append(keep, l)
+				}
+			}
+			lines = append(keep, lines...)
+		}
+	}
 	return lines, nil
 }
 
 // tesseractLines runs tesseract on one page image in langs and returns
 // its words as lines.
-func tesseractLines(img []byte, page, dpi int, langs string) ([]pdfLine, error) {
-	args := []string{"stdin", "stdout", "--psm", "6", "-l", langs}
+func tesseractLines(img []byte, page, dpi int, langs, psm string) ([]pdfLine, error) {
+	args := []string{"stdin", "stdout", "--psm", psm, "-l", langs}
 	if dpi > 0 {
 		args = append(args, "--dpi", strconv.Itoa(dpi))
 	}
@@ -282,4 +301,10 @@ func receiptLike(lines []pdfLine) bool {
 		n += len(l.amounts)
 	}
 	return n >= 2
+}
+
+// top is the page's upper part, a fraction f of its height.
+func (g *grayPage) top(f float64) *grayPage {
+	h := max(1, min(g.h, int(float64(g.h)*f)))
+	return &grayPage{w: g.w, h: h, pix: g.pix[:g.w*h]}
 }
