@@ -212,7 +212,7 @@ func chainIn(t string, head bool) string {
 		j := i + len(c)
 		before := i == 0 || !unicode.IsLetter(lastRune(up[:i]))
 		after := j == len(up) || !unicode.IsLetter(firstRuneIn(up[j:]))
-		if before && after {
+		if before && after || isCJK(firstRuneIn(c)) {
 			return c
 		}
 	}
