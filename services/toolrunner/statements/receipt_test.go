@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -35,7 +36,7 @@ func TestReceiptSamples(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			if tt.ocr {
-				needOCR(t)
+				needReceiptOCR(t)
 			}
 			data, err := os.ReadFile(filepath.Join("testdata", "receipts", tt.file))
 			if err != nil {
@@ -62,6 +63,19 @@ func TestReceiptSamples(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// needReceiptOCR is needOCR with the language data receipts are read
+// with: German for the German samples, osd to turn a scan upright.
+func needReceiptOCR(t *testing.T) {
+	t.Helper()
+	needOCR(t)
+	out, _ := exec.Command("tesseract", "--list-langs").Output()
+	for _, l := range []string{"deu", "osd"} {
+		if !slices.Contains(strings.Fields(string(out)), l) {
+			t.Fatalf("tesseract has no %q language data, which reading receipts needs: apt-get install tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-nld tesseract-ocr-jpn tesseract-ocr-osd (scripts/test-env.sh does it for make test)", l)
+		}
 	}
 }
 

@@ -292,7 +292,7 @@ func cleanName(t string) string {
 	return strings.Join(strings.Fields(t), " ")
 }
 
-var reItemDetail = regexp.MustCompile(`(?i)^\s*[\d.,]+\s*(?:stk|st|kg|x|pcs|pc|uds?|stuks?)\b`)
+var reItemDetail = regexp.MustCompile(`(?i)^\s*[\d.,]+\s*(?:stk|st\b|kg|x\b|pcs|pc\b|uds?\b|stuks?)`)
 
 // items are the priced lines above the total: a text and one amount, not
 // a keyword's line nor a weight or quantity's detail.
