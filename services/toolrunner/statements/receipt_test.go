@@ -266,8 +266,8 @@ Te betalen € 2.499,00`,
 		merchant: "Fietsenwinkel De Spaak B.V.", date: "2023-05-02", total: "2499.00", currency: "EUR",
 	},
 	{
-		name: "english with the total's keyword on its own line",
-		text: "Corner Shop Ltd\n2024-01-09\nMilk £1.20\nBread £1.10\nBALANCE DUE\n£2.30\nCASH £5.00\nCHANGE £2.70",
+		name:     "english with the total's keyword on its own line",
+		text:     "Corner Shop Ltd\n2024-01-09\nMilk £1.20\nBread £1.10\nBALANCE DUE\n£2.30\nCASH £5.00\nCHANGE £2.70",
 		merchant: "Corner Shop Ltd", date: "2024-01-09", total: "2.30", currency: "GBP",
 	},
 	{
