@@ -236,6 +236,7 @@ func TestUploadedReceiptsBecomeExpenseProposals(t *testing.T) {
 			t.Fatalf("upload %s: %d %s, want an expense proposal", c.file, status, raw)
 		}
 		summary := out["answer"].(string)
+		t.Logf("%s: %s", c.file, summary)
 		if !strings.HasPrefix(summary, "Add expense") {
 			t.Fatalf("upload %s: %q, want an expense proposal", c.file, summary)
 		}
