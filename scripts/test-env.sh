@@ -2,7 +2,8 @@
 # test-env.sh: what `make test` needs on this machine, set up or named.
 # It starts the local PostgreSQL cluster if it is down, and installs
 # Debian's chromium, chromium-driver, prometheus (promtool), tesseract-ocr
-# with its English data and poppler-utils (pdftoppm) when they are missing
+# with its English, German, French, Spanish, Dutch, Japanese and
+# orientation data, and poppler-utils (pdftoppm) when they are missing
 # and it may (root, or sudo without a password). Anything it cannot
 # provide stops the tests at once with one line naming it and the command
 # that adds it.
@@ -49,6 +50,20 @@ if ! command -v tesseract >/dev/null || ! command -v pdftoppm >/dev/null || ! te
   apt_install tesseract-ocr tesseract-ocr-eng poppler-utils
   command -v tesseract >/dev/null && command -v pdftoppm >/dev/null && tesseract --list-langs 2>/dev/null | grep -qx eng ||
     need "tesseract (with English) or pdftoppm" "install them with: sudo apt-get install --no-install-recommends tesseract-ocr tesseract-ocr-eng poppler-utils"
+fi
+
+# tesseract's language data: receipts are read in English, German,
+# French, Spanish, Dutch and Japanese, and turned upright by its
+# orientation detection (osd).
+langs_missing() {
+  local have; have=$(tesseract --list-langs 2>/dev/null)
+  for l in deu fra spa nld jpn osd; do echo "$have" | grep -qx "$l" || echo "$l"; done
+}
+if command -v tesseract >/dev/null && [ -n "$(langs_missing)" ]; then
+  echo "make test: installing tesseract's language data ($(langs_missing | tr '\n' ' '))" >&2
+  apt_install tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-nld tesseract-ocr-jpn tesseract-ocr-osd
+  [ -z "$(langs_missing)" ] ||
+    need "tesseract language data ($(langs_missing | tr '\n' ' '))" "install it with: sudo apt-get install --no-install-recommends tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-spa tesseract-ocr-nld tesseract-ocr-jpn tesseract-ocr-osd"
 fi
 
 # promtool: the alert rules are checked and unit-tested.

@@ -20,6 +20,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	openai "github.com/sashabaranov/go-openai"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/purser-ai/purser/internal/auth"
@@ -80,7 +81,8 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 
 	switch mode {
 	case config.ModeIngress:
-		in := ingress.New(ingress.Config{AllowedOrigins: d.cfg.AllowedOrigins}, d.verifier, nc, pub, ingress.NewMetrics(d.reg), log, d.now)
+		in := ingress.New(ingress.Config{AllowedOrigins: d.cfg.AllowedOrigins, MaxUploadBytes: int64(d.cfg.MaxUploadMiB) << 20,
+			UploadsPerMinute: float64(d.cfg.UploadsPerMinute), UploadBurst: d.cfg.UploadsPerMinute}, d.verifier, nc, pub, ingress.NewMetrics(d.reg), log, d.now)
 		in.WithUploads(uploads.New(js))
 		return &component{name: string(mode), routes: in.Routes, run: func(ctx context.Context) error {
 			<-ctx.Done()
@@ -128,6 +130,18 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		// Uploaded files: read, imported, or kept with the expense read
 		// from them (which replaces the catalog's add_expense).
 		up := &toolrunner.Uploads{Source: uploads.New(js), Reader: parser, Hints: toolrunner.StatementHints(d.store)}
+		if d.cfg.VisionModel != "" {
+			oc := openai.DefaultConfig(d.cfg.OpenAIKey)
+			if d.cfg.OpenAIBaseURL != "" {
+				oc.BaseURL = d.cfg.OpenAIBaseURL
+			}
+			v, err := toolrunner.NewVisionReader(openai.NewClientWithConfig(oc), d.cfg.VisionModel, parser, d.reg)
+			if err != nil {
+				closeConn()
+				return nil, err
+			}
+			up.Reader = v
+		}
 		all = slices.DeleteFunc(all, func(t toolrunner.Tool) bool { return t.Name == contracts.ToolAddExpense })
 		all = append(all, up.Tools(toolrunner.AddExpenseTool())...)
 		tools := toolrunner.Select(all, d.cfg.Tools)
@@ -156,6 +170,14 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 				imp.Register(r, sub)
 			}
 			background = append(background, func(ctx context.Context) { imp.Sweep(ctx, time.Minute, 5*time.Minute) })
+		}
+		if days := d.cfg.FileRetentionDays; days > 0 && importsHere(d.cfg.Tools) {
+			prune, err := filePruner(d.store, time.Duration(days)*24*time.Hour, d.reg, log, d.now)
+			if err != nil {
+				closeConn()
+				return nil, err
+			}
+			background = append(background, prune)
 		}
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, consumers, register, nil, background...)
 	}
@@ -305,4 +327,31 @@ func modelFor(cfg config.Config, reg prometheus.Registerer, log *slog.Logger) (o
 // the heavy work can run on replicas of its own.
 func importsHere(tools []string) bool {
 	return len(tools) == 0 || slices.Contains(tools, contracts.ToolFetchEmailAttachments)
+}
+
+// filePruner drops, every hour, the files of documents older than
+// retention (their records stay), counting them in
+// purser_document_files_pruned_total.
+func filePruner(st *store.Store, retention time.Duration, reg prometheus.Registerer, log *slog.Logger, now func() time.Time) (func(context.Context), error) {
+	pruned := prometheus.NewCounter(prometheus.CounterOpts{Name: "purser_document_files_pruned_total",
+		Help: "Files of documents dropped past PURSER_FILE_RETENTION_DAYS (the document records stay)."})
+	if err := reg.Register(pruned); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) {
+		t := time.NewTicker(time.Hour)
+		defer t.Stop()
+		for {
+			n, err := st.ForgetDocumentFiles(ctx, now().Add(-retention), now())
+			if err != nil && ctx.Err() == nil {
+				log.Error("file retention", "err", err)
+			}
+			pruned.Add(float64(n))
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}, nil
 }

@@ -210,3 +210,45 @@ func TestUploadStreamsProgress(t *testing.T) {
 		t.Fatalf("the uploaded event does not name the document: %s", raw)
 	}
 }
+
+// A receipt uploaded from the chat becomes one expense proposal with the
+// printed total, currency and date, saying how it was read; approved, the
+// expense is in the ledger. A photo whose name lies about its format (JPEG
+// data named .png) is read by what it is.
+func TestUploadedReceiptsBecomeExpenseProposals(t *testing.T) {
+	info := startUp(t)
+	tok := mint(t, info, DemoTenant, "rae", auth.RoleMember)
+	cases := []struct {
+		file string
+		want []string
+	}{
+		{"rewebon_1.pdf", []string{"€13.05", "2020-01-13", "read from the PDF's text"}},
+		{"azdi_receipt.png", []string{"$2,516.28", "2019-06-10", "read by OCR"}},
+	}
+	for i, c := range cases {
+		data, err := os.ReadFile(filepath.Join("../../services/toolrunner/statements/testdata/receipts", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(600 * time.Millisecond)
+		status, raw, out := upload(t, info, tok, c.file, data, "", "conversation_id", fmt.Sprintf("receipts-%d", i))
+		if status != 200 || out["proposal"] == nil {
+			t.Fatalf("upload %s: %d %s, want an expense proposal", c.file, status, raw)
+		}
+		summary := out["answer"].(string)
+		t.Logf("%s: %s", c.file, summary)
+		if !strings.HasPrefix(summary, "Add expense") {
+			t.Fatalf("upload %s: %q, want an expense proposal", c.file, summary)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(summary, w) {
+				t.Errorf("upload %s: %q does not say %q", c.file, summary, w)
+			}
+		}
+		approveHTTP(t, info, tok, out)
+	}
+	var sum testSummary
+	if status, raw := getLedger(t, info, tok, "/v1/ledger/summary?from=2019-01-01&to=2020-12-31", &sum); status != 200 || sum.Count != 2 {
+		t.Fatalf("summary = %d %s, want the two receipts' expenses", status, raw)
+	}
+}

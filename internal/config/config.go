@@ -71,6 +71,18 @@ type Config struct {
 	// -1 marks a value that is not a positive number.
 	ConsumerConcurrency int
 	ModelConcurrency    int
+	// MaxUploadMiB is the largest file POST /v1/uploads takes, in MiB, and
+	// UploadsPerMinute how many one person may send; 0 keeps the
+	// defaults (20 and 6), -1 marks a value that is not a positive number.
+	MaxUploadMiB     int
+	UploadsPerMinute int
+	// VisionModel, when set, is a model of the model server that accepts
+	// images: the toolrunner has it read receipt photos, with OCR as the
+	// fallback. Empty: photos are read by OCR.
+	VisionModel string
+	// FileRetentionDays, when set, is how long an imported document's file
+	// is kept; its record stays. 0 keeps files as long as their documents.
+	FileRetentionDays int
 }
 
 // FromEnv reads the environment through getenv (os.Getenv in main).
@@ -122,6 +134,10 @@ func FromEnv(getenv func(string) string) Config {
 	}
 	c.ConsumerConcurrency = count(get("PURSER_CONSUMER_CONCURRENCY", ""))
 	c.ModelConcurrency = count(get("PURSER_MODEL_CONCURRENCY", ""))
+	c.MaxUploadMiB = count(get("PURSER_MAX_UPLOAD_MIB", ""))
+	c.VisionModel = strings.TrimSpace(get("PURSER_VISION_MODEL", ""))
+	c.FileRetentionDays = count(get("PURSER_FILE_RETENTION_DAYS", ""))
+	c.UploadsPerMinute = count(get("PURSER_UPLOADS_PER_MINUTE", ""))
 	return c
 }
 
@@ -229,6 +245,18 @@ func (c Config) Check(mode Mode) error {
 	}
 	if c.ModelConcurrency < 0 {
 		bad("PURSER_MODEL_CONCURRENCY", "must be a positive number")
+	}
+	if c.MaxUploadMiB < 0 || c.MaxUploadMiB > 64 {
+		bad("PURSER_MAX_UPLOAD_MIB", "must be a number of MiB from 1 to 64")
+	}
+	if c.VisionModel != "" && c.OpenAIKey == "" && c.OpenAIBaseURL == "" {
+		bad("PURSER_VISION_MODEL", "needs a model server: set OPENAI_API_KEY or OPENAI_BASE_URL")
+	}
+	if c.FileRetentionDays < 0 {
+		bad("PURSER_FILE_RETENTION_DAYS", "must be a positive number of days")
+	}
+	if c.UploadsPerMinute < 0 {
+		bad("PURSER_UPLOADS_PER_MINUTE", "must be a positive number")
 	}
 	if mode == ModeUp {
 		host, port, err := net.SplitHostPort(c.NATSListen)

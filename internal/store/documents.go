@@ -158,3 +158,17 @@ func (s *Store) KnownSenderDomain(ctx context.Context, tenantID, userID, domain 
 	}
 	return n > 0, nil
 }
+
+// ForgetDocumentFiles drops the file of every document created before
+// cutoff that is no longer waiting to be imported, keeping the record
+// (name, digest, size, status, what was read): the file retention. It
+// returns how many files it dropped. A document deleted (an undone
+// import) takes its file with it at once.
+func (s *Store) ForgetDocumentFiles(ctx context.Context, cutoff, now time.Time) (int64, error) {
+	n, err := s.exec(ctx, `UPDATE documents SET content = ?, updated_at = ? WHERE created_at < ? AND status <> ? AND length(content) > 0`,
+		[]byte{}, s.d.ts(now), s.d.ts(cutoff), DocumentQueued)
+	if err != nil {
+		return 0, fmt.Errorf("forget document files: %w", err)
+	}
+	return n, nil
+}

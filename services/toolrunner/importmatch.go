@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/purser-ai/purser/internal/store"
@@ -67,7 +66,7 @@ func previewImport(ctx context.Context, m Mail, pv *Previewer, tx Tx, c Call) (O
 	}
 	out := contracts.ImportPreview{MessageID: a.MessageID, Subject: msg.Subject, From: msg.From, NewSender: !known, Files: []contracts.FilePreview{}}
 	for _, f := range msg.Files {
-		if !statementExt[strings.ToLower(filepath.Ext(f.Name))] {
+		if !isStatementFile(f) {
 			continue
 		}
 		if pv == nil { // no parser here: the files are named, unread

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/uploads"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -43,6 +44,11 @@ var ErrNoMessage = errors.New("no such message")
 // statementExt are the attachment types the importer reads.
 var statementExt = map[string]bool{".csv": true, ".tsv": true, ".txt": true, ".ofx": true, ".qfx": true, ".xml": true, ".sta": true,
 	".940": true, ".mt940": true, ".qif": true, ".pdf": true, ".png": true, ".jpg": true, ".jpeg": true, ".tif": true, ".tiff": true}
+
+// notStatementExt are text attachments mail carries that are never
+// statements: pages, invitations, cards, signatures.
+var notStatementExt = map[string]bool{".html": true, ".htm": true, ".ics": true, ".vcf": true, ".eml": true, ".json": true,
+	".js": true, ".css": true, ".svg": true, ".rtf": true, ".md": true, ".asc": true, ".sig": true, ".p7s": true}
 
 // Previewer reads a statement attachment before the user's yes, so that
 // the import's proposal can say what it would store.
@@ -139,7 +145,7 @@ func searchMail(ctx context.Context, m Mail, pv *Previewer, tx Tx, c Call) (Outp
 				continue // the search stands without the preview
 			}
 			for _, f := range msg.Files {
-				if statementExt[strings.ToLower(filepath.Ext(f.Name))] {
+				if isStatementFile(f) {
 					found[i].Previews = append(found[i].Previews, pv.previewFile(ctx, tx, c.Caller.TenantID, c.Caller.UserID, f).Summary)
 				}
 			}
@@ -165,7 +171,7 @@ func fetchAttachments(ctx context.Context, m Mail, tx Tx, c Call) (Output, error
 	out := contracts.AttachmentsFetched{MessageID: a.MessageID, Subject: msg.Subject, Documents: []contracts.QueuedDocument{}}
 	var jobs []contracts.ImportJob
 	for _, f := range msg.Files {
-		if !statementExt[strings.ToLower(filepath.Ext(f.Name))] {
+		if !isStatementFile(f) {
 			out.Documents = append(out.Documents, contracts.QueuedDocument{Filename: f.Name, Status: "skipped"})
 			continue
 		}
@@ -223,6 +229,22 @@ func fileName(name string) string {
 		return n
 	}
 	return "attachment"
+}
+
+// isStatementFile says an attachment may be a statement: its name says
+// so, or, whatever its name (banks name exports "export.dat", "download"
+// or "camt053.053"), its content is a PDF or text. Images are taken by
+// their names only: mail carries logos and signatures.
+func isStatementFile(f File) bool {
+	ext := strings.ToLower(filepath.Ext(f.Name))
+	if statementExt[ext] {
+		return true
+	}
+	if notStatementExt[ext] {
+		return false
+	}
+	kind, _, err := uploads.Sniff(f.Data)
+	return err == nil && kind != uploads.KindImage
 }
 
 func hasStatement(names []string) bool {

@@ -272,12 +272,51 @@ func parsePDF(data []byte, opts Options) (Result, error) {
 	if chars < 20 {
 		return ocrPDF(data, pages, opts)
 	}
-	return tableFromLines(lines, "pdf", opts)
+	return readPDFTable(lines, opts)
+}
+
+// readPDFTable reads the table by its header (tableFromLines) and, where
+// that finds no table or one its balances do not bear out, by where its
+// dates and amounts sit (layoutFromLines); the layout's reading is taken
+// when it adds up better.
+func readPDFTable(lines []pdfLine, opts Options) (Result, error) {
+	res, checked, err := readTable(lines, "pdf", opts)
+	hflag := flaggedRows(res)
+	if err == nil && checked && hflag == 0 {
+		return res, nil
+	}
+	lr, lerr := layoutFromLines(lines, opts)
+	switch {
+	case lerr != nil:
+		return res, err
+	case err != nil, lr.checked && lr.flagged < hflag, !checked && lr.checked && lr.flagged == 0:
+		return lr.res, nil
+	}
+	return res, nil
+}
+
+// flaggedRows counts the transactions the balances or totals did not
+// bear out.
+func flaggedRows(r Result) int {
+	n := 0
+	for _, tx := range r.Transactions {
+		if strings.Contains(tx.ReviewReason, "balance") || strings.Contains(tx.ReviewReason, "totals") {
+			n++
+		}
+	}
+	return n
 }
 
 // tableFromLines rebuilds a statement's table from positioned lines (a
 // PDF's text layer, or OCR's words).
 func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error) {
+	r, _, err := readTable(lines, format, opts)
+	return r, err
+}
+
+// readTable is tableFromLines, and whether balances or totals were there
+// to check the table against.
+func readTable(lines []pdfLine, format string, opts Options) (Result, bool, error) {
 	// The statement's latest full date gives the year of dates written
 	// without one ("14 Dec").
 	ocr := format == "ocr"
@@ -460,9 +499,9 @@ func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error
 	}
 	if len(found) == 0 {
 		if cols == nil {
-			return Result{}, unreadable("a PDF without a table of transactions (no header naming a date and an amount column)")
+			return Result{}, false, unreadable("a PDF without a table of transactions (no header naming a date and an amount column)")
 		}
-		return Result{}, unreadable("a PDF whose transaction table is empty")
+		return Result{}, false, unreadable("a PDF whose transaction table is empty")
 	}
 	b.res.Layout = strings.ToUpper(format) + " table: " + header
 	if balances > 0 {
@@ -515,13 +554,14 @@ func tableFromLines(lines []pdfLine, format string, opts Options) (Result, error
 			review = "read by OCR and not checked against a balance"
 		}
 		if err := b.add(rawTxn{date: d, amt: vals[i], ccy: p.amt.ccy, desc: p.desc, review: review}); err != nil {
-			return Result{}, err
+			return Result{}, false, err
 		}
 	}
 	if noYear {
 		b.res.Uncertain = append(b.res.Uncertain, "the statement's year could not be found")
 	}
-	return b.finish()
+	r, err := b.finish()
+	return r, rc.checked, err
 }
 
 // mergeDateCells joins neighbouring cells under one date column that

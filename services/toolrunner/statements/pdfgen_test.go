@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/text/encoding/charmap"
 )
 
 // genPDF writes a bank statement PDF of pages pages with rows
@@ -132,3 +134,73 @@ func TestGeneratedPDF(t *testing.T) {
 		t.Fatalf("a description over two lines read as %q", d)
 	}
 }
+
+// genItem is a string placed on a page: from x, or ending at x (right),
+// as statements align their figures.
+type genItem struct {
+	x, y  float64
+	s     string
+	right bool
+}
+
+// genCharWidth is a character's width at size 9 in the generated files
+// (Helvetica without a widths table: 500 units).
+const genCharWidth = 4.5
+
+// buildPDF writes pages of placed strings as a text-layer PDF, one
+// string a text object, in WinAnsi ("£", "€", "ä" as a bank's PDF has them).
+func buildPDF(pages [][]genItem) []byte {
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"}
+	var kids []string
+	enc := charmap.Windows1252.NewEncoder()
+	for _, items := range pages {
+		var c strings.Builder
+		for _, it := range items {
+			raw, err := enc.String(it.s)
+			if err != nil {
+				raw = it.s
+			}
+			x := it.x
+			if it.right {
+				x -= float64(len(raw)) * genCharWidth
+			}
+			raw = strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(raw)
+			fmt.Fprintf(&c, "BT /F1 9 Tf 1 0 0 1 %.1f %.1f Tm (%s) Tj ET\n", x, it.y, raw)
+		}
+		content := c.String()
+		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", len(objs)+2))
+		kids = append(kids, fmt.Sprintf("%d 0 R", len(objs)))
+		objs = append(objs, fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content)+1, content))
+	}
+	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages))
+	return assemblePDF(objs)
+}
+
+// stmtWriter lays out a statement line by line: at and right place
+// strings on the current line, nl moves down a line, page starts a page.
+type stmtWriter struct {
+	pages [][]genItem
+	y     float64
+}
+
+func newStmt() *stmtWriter { w := &stmtWriter{}; w.page(); return w }
+
+func (w *stmtWriter) page() { w.pages = append(w.pages, nil); w.y = 800 }
+
+func (w *stmtWriter) at(x float64, s string) *stmtWriter {
+	p := &w.pages[len(w.pages)-1]
+	*p = append(*p, genItem{x: x, y: w.y, s: s})
+	return w
+}
+
+func (w *stmtWriter) right(x float64, s string) *stmtWriter {
+	p := &w.pages[len(w.pages)-1]
+	*p = append(*p, genItem{x: x, y: w.y, s: s, right: true})
+	return w
+}
+
+func (w *stmtWriter) nl() *stmtWriter { w.y -= 12; return w }
+
+func (w *stmtWriter) gap(n float64) *stmtWriter { w.y -= n; return w }
+
+func (w *stmtWriter) pdf() []byte { return buildPDF(w.pages) }

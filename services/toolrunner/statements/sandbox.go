@@ -66,35 +66,76 @@ func (s *Sandbox) defaults() Sandbox {
 	return c
 }
 
-// request is what the worker reads on stdin.
+// request is what the worker reads on stdin. Kind is what to read the
+// file as: "" (a request from before documents) or "statement" is
+// Parse, "document" is ReadDocument.
 type request struct {
-	Name    string  `json:"name"`
-	Data    []byte  `json:"data"`
-	Options Options `json:"options"`
-	CPU     int     `json:"cpu_seconds"`
-	Memory  int64   `json:"memory"`
+	Kind    string         `json:"kind,omitempty"`
+	Name    string         `json:"name"`
+	Data    []byte         `json:"data"`
+	Options Options        `json:"options"`
+	Receipt ReceiptOptions `json:"receipt_options,omitzero"`
+	CPU     int            `json:"cpu_seconds"`
+	Memory  int64          `json:"memory"`
 }
+
+// Request kinds.
+const (
+	requestStatement = "statement"
+	requestDocument  = "document"
+)
 
 // reply is what the worker writes on stdout.
 type reply struct {
-	Result *Result `json:"result,omitempty"`
-	Error  string  `json:"error,omitempty"`
+	Result   *Result   `json:"result,omitempty"`
+	Document *Document `json:"document,omitempty"`
+	Error    string    `json:"error,omitempty"`
 }
 
 // Parse runs Parse in a worker. A *Failure means the file cannot be
 // imported (too large, too slow, too hungry, not a statement); any other
 // error is the sandbox's own and may pass on retry.
 func (s *Sandbox) Parse(ctx context.Context, name string, data []byte) (Result, error) {
-	c := s.defaults()
-	if int64(len(data)) > c.MaxInput {
-		return Result{}, &Failure{Reason: fmt.Sprintf("the file is larger than %d MiB", c.MaxInput>>20)}
-	}
-	if len(c.Command) == 0 {
-		return Result{}, errors.New("sandbox: no worker command")
-	}
-	in, err := json.Marshal(request{Name: name, Data: data, Options: c.Options, CPU: int(c.CPU / time.Second), Memory: c.Memory})
+	rep, err := s.run(ctx, request{Name: name, Data: data})
 	if err != nil {
 		return Result{}, err
+	}
+	if rep.Result == nil {
+		return Result{}, &Failure{Reason: "the file could not be read"}
+	}
+	return *rep.Result, nil
+}
+
+// ReadDocument runs ReadDocument in a worker, under the same limits as
+// Parse, with the sandbox's Options for a statement and ropts for a
+// receipt. Its errors are Parse's.
+func (s *Sandbox) ReadDocument(ctx context.Context, name string, data []byte, ropts ReceiptOptions) (Document, error) {
+	rep, err := s.run(ctx, request{Kind: requestDocument, Name: name, Data: data, Receipt: ropts})
+	if err != nil {
+		return Document{}, err
+	}
+	d := rep.Document
+	if d == nil || (d.Kind == KindStatement) != (d.Statement != nil) || (d.Kind == KindReceipt) != (d.Receipt != nil) {
+		return Document{}, &Failure{Reason: "the file could not be read"}
+	}
+	return *d, nil
+}
+
+// run sends req to a worker with the sandbox's options and limits and
+// returns its reply; a reply's error comes back as a *Failure.
+func (s *Sandbox) run(ctx context.Context, req request) (reply, error) {
+	c := s.defaults()
+	data := req.Data
+	if int64(len(data)) > c.MaxInput {
+		return reply{}, &Failure{Reason: fmt.Sprintf("the file is larger than %d MiB", c.MaxInput>>20)}
+	}
+	if len(c.Command) == 0 {
+		return reply{}, errors.New("sandbox: no worker command")
+	}
+	req.Options, req.CPU, req.Memory = c.Options, int(c.CPU/time.Second), c.Memory
+	in, err := json.Marshal(req)
+	if err != nil {
+		return reply{}, err
 	}
 	wall := c.Wall
 	if isImage(data) || isPDF(data) {
@@ -113,7 +154,7 @@ func (s *Sandbox) Parse(ctx context.Context, name string, data []byte) (Result, 
 	cmd.WaitDelay = time.Second
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return Result{}, fmt.Errorf("sandbox: %w", err)
+		return reply{}, fmt.Errorf("sandbox: %w", err)
 	}
 	oom := make(chan bool, 1)
 	stop := make(chan struct{})
@@ -121,40 +162,37 @@ func (s *Sandbox) Parse(ctx context.Context, name string, data []byte) (Result, 
 	runErr := cmd.Wait()
 	close(stop)
 	if <-oom {
-		return Result{}, &Failure{Reason: "the file needed more memory than a statement may"}
+		return reply{}, &Failure{Reason: "the file needed more memory than a statement may"}
 	}
 	switch {
 	case ctx.Err() != nil:
-		return Result{}, ctx.Err()
+		return reply{}, ctx.Err()
 	case wctx.Err() != nil:
-		return Result{}, &Failure{Reason: fmt.Sprintf("the file took too long to read (over %s)", wall)}
+		return reply{}, &Failure{Reason: fmt.Sprintf("the file took too long to read (over %s)", wall)}
 	case out.over:
-		return Result{}, &Failure{Reason: "the file produced more output than any statement could"}
+		return reply{}, &Failure{Reason: "the file produced more output than any statement could"}
 	}
 	if runErr != nil {
 		var ee *exec.ExitError
 		if errors.As(runErr, &ee) {
 			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && (ws.Signal() == syscall.SIGXCPU || ws.Signal() == syscall.SIGKILL) {
-				return Result{}, &Failure{Reason: "the file took too long to read (CPU limit)"}
+				return reply{}, &Failure{Reason: "the file took too long to read (CPU limit)"}
 			}
 			if strings.Contains(stderr.String(), "out of memory") || strings.Contains(stderr.String(), "cannot allocate memory") {
-				return Result{}, &Failure{Reason: "the file needed more memory than a statement may"}
+				return reply{}, &Failure{Reason: "the file needed more memory than a statement may"}
 			}
-			return Result{}, &Failure{Reason: "the file could not be read (its parser stopped after " + time.Since(start).Round(time.Millisecond).String() + ")"}
+			return reply{}, &Failure{Reason: "the file could not be read (its parser stopped after " + time.Since(start).Round(time.Millisecond).String() + ")"}
 		}
-		return Result{}, fmt.Errorf("sandbox: %w", runErr)
+		return reply{}, fmt.Errorf("sandbox: %w", runErr)
 	}
 	var rep reply
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		return Result{}, &Failure{Reason: "the file could not be read (no answer from its parser)"}
+		return reply{}, &Failure{Reason: "the file could not be read (no answer from its parser)"}
 	}
 	if rep.Error != "" {
-		return Result{}, &Failure{Reason: rep.Error}
+		return reply{}, &Failure{Reason: rep.Error}
 	}
-	if rep.Result == nil {
-		return Result{}, &Failure{Reason: "the file could not be read"}
-	}
-	return *rep.Result, nil
+	return rep, nil
 }
 
 // limitedBuffer keeps up to max bytes and notes whether more came.
@@ -215,13 +253,24 @@ func serveWorker(r io.Reader, w io.Writer, parse func(request) reply) error {
 	return json.NewEncoder(w).Encode(parse(req))
 }
 
-// parseRequest parses the statement of req into the worker's reply.
+// parseRequest reads req's file as its kind asks into the worker's
+// reply.
 func parseRequest(req request) reply {
-	res, err := Parse(req.Name, req.Data, req.Options)
-	if err != nil {
-		return reply{Error: err.Error()}
+	switch req.Kind {
+	case "", requestStatement:
+		res, err := Parse(req.Name, req.Data, req.Options)
+		if err != nil {
+			return reply{Error: err.Error()}
+		}
+		return reply{Result: &res}
+	case requestDocument:
+		d, err := ReadDocument(req.Name, req.Data, req.Options, req.Receipt)
+		if err != nil {
+			return reply{Error: err.Error()}
+		}
+		return reply{Document: &d}
 	}
-	return reply{Result: &res}
+	return reply{Error: "the worker was asked to read a file as " + strconv.Quote(req.Kind) + ", which it does not know"}
 }
 
 // watchRSS kills the worker's process group when its resident memory

@@ -250,3 +250,54 @@ func TestSandboxConfinesTheParser(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The document path runs in the same worker under the same limits: a
+// hostile file sent to it is stopped and told as a failed import, and
+// the sandbox reads a receipt after each.
+func TestSandboxDocumentPath(t *testing.T) {
+	receipt := receiptPDF(emailedReceipt)
+	d, err := sandbox("").ReadDocument(context.Background(), "scan.pdf", receipt, ReceiptOptions{})
+	if err != nil || d.Kind != KindReceipt || d.Receipt.Total != "34.89" || d.Receipt.Currency != "EUR" {
+		t.Fatalf("%+v, %v", d, err)
+	}
+	tests := []struct {
+		name, hook string
+		data       []byte
+		want       string
+	}{
+		{"huge", "", []byte("%PDF-1.4\n" + strings.Repeat("x", 2<<20)), "larger than 1 MiB"},
+		{"endless", "spin", receipt, "took too long"},
+		{"hungry", "alloc", receipt, "memory"},
+		{"crashing", "crash", receipt, "could not be read"},
+		{"malformed", "", []byte("%PDF-1.4\n1 0 obj << /Type /Catalog >>"), "not a statement we can read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := sandbox(tt.hook).ReadDocument(context.Background(), tt.name, tt.data, ReceiptOptions{})
+			var f *Failure
+			if !errors.As(err, &f) || !strings.Contains(f.Reason, tt.want) {
+				t.Fatalf("err = %v, want a failure saying %q", err, tt.want)
+			}
+			d, err := sandbox("").ReadDocument(context.Background(), "good.pdf", receipt, ReceiptOptions{})
+			if err != nil || d.Receipt == nil || d.Receipt.Total != "34.89" {
+				t.Fatalf("after %s the sandbox fails a good receipt: %+v %v", tt.name, d, err)
+			}
+		})
+	}
+}
+
+// A request from before documents (no kind) is still a statement, and a
+// kind the worker does not know is refused in words.
+func TestWorkerRequestKinds(t *testing.T) {
+	data := sample(t, "generic_checking_v102.ofx")
+	if rep := parseRequest(request{Name: "x.ofx", Data: data}); rep.Result == nil || len(rep.Result.Transactions) != 3 {
+		t.Fatalf("%+v", rep)
+	}
+	if rep := parseRequest(request{Kind: "picture", Name: "x.ofx", Data: data}); rep.Error == "" || rep.Result != nil {
+		t.Fatalf("%+v", rep)
+	}
+	rep := parseRequest(request{Kind: requestDocument, Name: "x.ofx", Data: data})
+	if rep.Document == nil || rep.Document.Kind != KindStatement || len(rep.Document.Statement.Transactions) != 3 {
+		t.Fatalf("%+v", rep)
+	}
+}
