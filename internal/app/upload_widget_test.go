@@ -89,6 +89,7 @@ func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 	b.intoFrame("#purser-widget")
 	b.waitExact("#status", "connected")
 	b.waitText("#transcript > li.user", "my September statement")
+	b.waitText("#transcript > li.user", "statement.csv")
 	b.waitExact("#conversation-title", "my September statement")
 }
 

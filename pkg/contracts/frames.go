@@ -198,4 +198,6 @@ const (
 type UserMessage struct {
 	ID   string `json:"id,omitempty" validate:"omitempty,purserid"`
 	Text string `json:"text" validate:"max=4000,text"`
+	// Upload names the file sent with the text, if any.
+	Upload *Upload `json:"upload,omitempty"`
 }

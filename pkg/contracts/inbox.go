@@ -110,7 +110,9 @@ type UserMessageRequest struct {
 	TurnID         string `json:"turn_id" validate:"required,purserid"`
 	ConversationID string `json:"conversation_id" validate:"required,purserid"`
 	ID             string `json:"id,omitempty" validate:"omitempty,purserid"`
-	Text           string `json:"text" validate:"required,max=4000,text"`
+	Text           string `json:"text" validate:"required_without=Upload,max=4000,text"`
+	// Upload is the file sent with the text, if any (POST /v1/uploads).
+	Upload *Upload `json:"upload,omitempty"`
 }
 
 // UserMessageReply says whether the message was stored before: then its

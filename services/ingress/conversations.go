@@ -26,7 +26,7 @@ import (
 // with nothing sent back.
 func (in *Ingress) recordUserMessage(ctx context.Context, t contracts.UserTurn, clientID string) (seen bool, err error) {
 	reply, err := ask(ctx, in, bus.NotifierUserMessage(), t.TenantID, t.UserID,
-		contracts.UserMessageRequest{TurnID: t.TurnID, ConversationID: t.ConversationID, ID: clientID, Text: t.Text})
+		contracts.UserMessageRequest{TurnID: t.TurnID, ConversationID: t.ConversationID, ID: clientID, Text: t.Text, Upload: t.Upload})
 	if err != nil {
 		return false, err
 	}
@@ -52,7 +52,7 @@ func (in *Ingress) seenBefore(ctx context.Context, t contracts.UserTurn, clientI
 	}
 	for attempt := 0; ; attempt++ {
 		switch {
-		case t.Text != "":
+		case t.Text != "" || t.Upload != nil:
 			seen, err = in.recordUserMessage(ctx, t, clientID)
 		case clientID != "" || t.Confirm != nil:
 			var end *outFrame

@@ -288,12 +288,16 @@ func (n *Notifier) match(ctx context.Context, tenant, user string, req contracts
 // it idempotent: the same message again keeps its first seq.
 func (n *Notifier) userMessage(ctx context.Context, tenant, user string, req contracts.UserMessageRequest) (contracts.UserMessageReply, error) {
 	frame := contracts.ServerFrame{Type: contracts.FrameUserMessage, ConversationID: req.ConversationID, TurnID: req.TurnID,
-		At: n.now().UTC(), UserMessage: &contracts.UserMessage{ID: req.ID, Text: req.Text}}
+		At: n.now().UTC(), UserMessage: &contracts.UserMessage{ID: req.ID, Text: req.Text, Upload: req.Upload}}
 	event := message.NewMessage("um-"+req.TurnID, nil)
 	event.SetContext(ctx)
 	event.Metadata.Set(bus.HeaderCorrelation, req.TurnID)
 	event.Metadata.Set(bus.HeaderCreatedAt, frame.At.Format(time.RFC3339Nano))
-	created, err := n.deliver(event, tenant, user, frame, title(req.Text))
+	name := req.Text
+	if name == "" && req.Upload != nil {
+		name = req.Upload.Filename
+	}
+	created, err := n.deliver(event, tenant, user, frame, title(name))
 	if err != nil {
 		return contracts.UserMessageReply{}, fmt.Errorf("deliver user message: %w", err)
 	}

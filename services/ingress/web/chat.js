@@ -680,7 +680,11 @@ function render(f, live) {
       const id = m.id || f.id || "";
       // An upload of this tab shows as its card, which has the text.
       if (live && f.turn_id && uploadCard(f.turn_id)) break;
-      if (!id || !mine(id)) userBubble(id, m.text ?? f.text ?? "").dataset.turnId = f.turn_id || "";
+      // A file sent with the message (from history, or another device)
+      // shows by its name.
+      let text = m.text ?? f.text ?? "";
+      if (m.upload && m.upload.filename) text = "📎 " + m.upload.filename + (text ? " · " + text : "");
+      if (!id || !mine(id)) userBubble(id, text).dataset.turnId = f.turn_id || "";
       showTitle();
       break;
     }
