@@ -54,6 +54,14 @@ func ReadDocument(name string, data []byte, opts Options, ropts ReceiptOptions) 
 	rcpt := readReceiptLines(lines, readBy, ropts)
 	switch kind := documentKind(stmt, stmtErr, rcpt, lines); kind {
 	case KindStatement:
+		if format == "ocr" {
+			// The receipt's OCR (cut to a till roll's width, thresholded
+			// for thermal paper) loses rows of a page of columns: a scan
+			// of a statement is read again as the mail flow reads it.
+			if r, err := Parse(name, data, opts); err == nil && len(r.Transactions) >= len(stmt.Transactions) {
+				stmt = r
+			}
+		}
 		return Document{Kind: kind, Statement: &stmt}, nil
 	case KindReceipt:
 		return Document{Kind: kind, Receipt: &rcpt}, nil
