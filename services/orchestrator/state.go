@@ -25,6 +25,7 @@ type State struct {
 	UserID    string               `json:"user_id"`
 	Roles     []string             `json:"roles,omitempty"`
 	Timezone  string               `json:"timezone,omitempty"`
+	Locale    string               `json:"locale,omitempty"`
 	History   []Entry              `json:"history"`
 	Memory    Memory               `json:"memory,omitempty"`
 	Turn      *Turn                `json:"turn,omitempty"`

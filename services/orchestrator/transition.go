@@ -49,6 +49,9 @@ type Env struct {
 	DefaultCurrency string
 	// DefaultTimezone is the user's time zone for a turn that names none.
 	DefaultTimezone string
+	// DefaultLocale is the user's language setting, for a turn whose
+	// client names none.
+	DefaultLocale string
 	// NeedsConfirm is the server's policy: true for every tool whose calls
 	// wait for a yes. The model has no say in it.
 	NeedsConfirm func(tool string) bool
@@ -151,6 +154,11 @@ func onTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
 	s.UserID, s.Roles, s.Timezone = t.UserID, slices.Clone(t.Roles), t.Timezone
 	if s.Timezone == "" {
 		s.Timezone = env.DefaultTimezone
+	}
+	if t.Locale != "" {
+		s.Locale = t.Locale
+	} else if s.Locale == "" {
+		s.Locale = env.DefaultLocale
 	}
 	var stale Effects
 	if s.Turn != nil && env.Now.Sub(s.Turn.StartedAt) > TurnBudget {
