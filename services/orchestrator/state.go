@@ -10,12 +10,12 @@ import (
 
 // Bounds of one turn.
 const (
-	MaxSteps        = 5                // tool steps per turn
-	TurnBudget      = 2 * time.Minute  // wall clock per turn
-	ProposalTTL     = 15 * time.Minute // how long a proposal waits for a yes
-	maxApplied      = 256              // applied event ids remembered
-	maxHistory      = 24               // stored history entries: the open exchange and a little more (the rest is the conversation's frames)
-	maxQueued       = 20               // turns waiting behind running tools
+	MaxSteps        = 5               // tool steps per turn
+	TurnBudget      = 2 * time.Minute // wall clock per turn
+	ProposalTTL     = 24 * time.Hour  // how long a proposal waits for a yes, unless Env.ProposalTTL says otherwise
+	maxApplied      = 256             // applied event ids remembered
+	maxHistory      = 24              // stored history entries: the open exchange and a little more (the rest is the conversation's frames)
+	maxQueued       = 20              // turns waiting behind running tools
 	maxMemoryValues = 32
 )
 

@@ -52,6 +52,9 @@ type Env struct {
 	// DefaultLocale is the user's language setting, for a turn whose
 	// client names none.
 	DefaultLocale string
+	// ProposalTTL is how long a proposal waits for a yes; zero is
+	// ProposalTTL (24 hours).
+	ProposalTTL time.Duration
 	// NeedsConfirm is the server's policy: true for every tool whose calls
 	// wait for a yes. The model has no say in it.
 	NeedsConfirm func(tool string) bool
@@ -330,6 +333,14 @@ func turnError(turnID, what, code, msg string) Output {
 func deriveID(prefix string, parts ...string) string {
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return prefix + hex.EncodeToString(sum[:15])
+}
+
+// proposalTTL is how long a proposal made in env waits for a yes.
+func proposalTTL(env Env) time.Duration {
+	if env.ProposalTTL > 0 {
+		return env.ProposalTTL
+	}
+	return ProposalTTL
 }
 
 func userLoc(s State) *time.Location {

@@ -96,6 +96,13 @@ func call(tool string, args any) orchestrator.Decision {
 // or an answer built from the results.
 func afterSteps(p orchestrator.Prompt) orchestrator.Decision {
 	last := p.Steps[len(p.Steps)-1]
+	if last.Decision == "rejected" {
+		// A question, so that the reply is read as the change to make.
+		if isFrench(p) {
+			return clarify("D'accord, je ne le fais pas. Que faut-il changer ? Dites par exemple « 14, pas 12,50 » et je le proposerai à nouveau.")
+		}
+		return clarify(orchestrator.DescribeStep(last))
+	}
 	if d, ok := undoFound(p, last); ok {
 		return d
 	}
