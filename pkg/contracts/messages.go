@@ -118,11 +118,15 @@ type ToolResult struct {
 
 // ToolError codes.
 const (
-	CodeInvalidArgs     = "invalid_args"
-	CodeForbidden       = "forbidden"
-	CodeNotFound        = "not_found"
-	CodeRateLimited     = "rate_limited"
-	CodeTimeout         = "timeout"
+	CodeInvalidArgs = "invalid_args"
+	CodeForbidden   = "forbidden"
+	CodeNotFound    = "not_found"
+	CodeRateLimited = "rate_limited"
+	CodeTimeout     = "timeout"
+	// CodeTimedOut is a tool that ran past its deadline (OCR of a large
+	// scan, a slow mail server): nothing was changed, and the same call
+	// may be tried again.
+	CodeTimedOut        = "timed_out"
 	CodeNotConfirmed    = "not_confirmed"
 	CodeInternal        = "internal"
 	CodeUnknownTool     = "unknown_tool"
