@@ -46,8 +46,13 @@ type UserTurn struct {
 	Timezone string `json:"timezone,omitempty" validate:"omitempty,tz"`
 	// Currency is the user's currency as their client knows it (the chat
 	// contract's userContext), when it says one.
-	Currency string    `json:"currency,omitempty" validate:"omitempty,currency"`
-	SentAt   time.Time `json:"sent_at" validate:"required"`
+	Currency string `json:"currency,omitempty" validate:"omitempty,currency"`
+	// Locale is the person's language and region as their client says
+	// it (the chat contract's userContext.locale, e.g. "fr-FR"); empty
+	// when it says none (then their language setting applies, else
+	// English).
+	Locale string    `json:"locale,omitempty" validate:"omitempty,max=35,locale"`
+	SentAt time.Time `json:"sent_at" validate:"required"`
 }
 
 // Upload names an uploaded file. Its kind is what the content is (never
@@ -113,11 +118,15 @@ type ToolResult struct {
 
 // ToolError codes.
 const (
-	CodeInvalidArgs     = "invalid_args"
-	CodeForbidden       = "forbidden"
-	CodeNotFound        = "not_found"
-	CodeRateLimited     = "rate_limited"
-	CodeTimeout         = "timeout"
+	CodeInvalidArgs = "invalid_args"
+	CodeForbidden   = "forbidden"
+	CodeNotFound    = "not_found"
+	CodeRateLimited = "rate_limited"
+	CodeTimeout     = "timeout"
+	// CodeTimedOut is a tool that ran past its deadline (OCR of a large
+	// scan, a slow mail server): nothing was changed, and the same call
+	// may be tried again.
+	CodeTimedOut        = "timed_out"
 	CodeNotConfirmed    = "not_confirmed"
 	CodeInternal        = "internal"
 	CodeUnknownTool     = "unknown_tool"

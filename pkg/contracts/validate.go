@@ -3,6 +3,7 @@ package contracts
 import (
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 
@@ -23,6 +24,18 @@ func ValidID(s string) bool {
 		}
 	}
 	return true
+}
+
+// localeRe is a BCP 47 language tag as clients send it: "fr", "fr-FR",
+// "en_GB".
+var localeRe = regexp.MustCompile(`^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3}$`)
+
+// Language is the language of a locale purser speaks: "fr" or "en".
+func Language(locale string) string {
+	if len(locale) >= 2 && strings.EqualFold(locale[:2], "fr") {
+		return "fr"
+	}
+	return "en"
 }
 
 func newValidator() *validator.Validate {
@@ -52,6 +65,7 @@ func newValidator() *validator.Validate {
 	})
 	must("amount", func(fl validator.FieldLevel) bool { return Amount(fl.Field().String()).Problem() == "" })
 	must("currency", func(fl validator.FieldLevel) bool { return ValidCurrency(fl.Field().String()) })
+	must("locale", func(fl validator.FieldLevel) bool { return localeRe.MatchString(fl.Field().String()) })
 	must("tz", func(fl validator.FieldLevel) bool {
 		s := fl.Field().String()
 		if s == "" || s == "Local" {

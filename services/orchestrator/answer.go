@@ -105,7 +105,7 @@ const historyBudget = 6000 * 4
 // PromptFor assembles what the model is asked with for the current turn.
 func PromptFor(s State, env Env) Prompt {
 	t := s.Turn
-	p := Prompt{TurnID: t.TurnID, Text: t.Text, Upload: t.Upload, Now: env.Now.In(userLoc(s)), Timezone: s.Timezone, Currency: env.DefaultCurrency,
+	p := Prompt{TurnID: t.TurnID, Text: t.Text, Upload: t.Upload, Now: env.Now.In(userLoc(s)), Timezone: s.Timezone, Currency: env.DefaultCurrency, Locale: s.Locale,
 		Memory: s.Memory, Steps: t.Steps, Tools: catalogTools(), Correction: t.Correction, Failure: t.Failure}
 	// The current turn's own entries are the prompt's Text, not history.
 	past := s.History

@@ -139,7 +139,7 @@ func (o *Orchestrator) eventEnv(ctx context.Context, ref convRef, settings store
 
 func (o *Orchestrator) env(ref convRef, currency, zone string) Env {
 	return Env{TenantID: ref.tenant, ConversationID: ref.id, Now: o.now(), DefaultCurrency: currency, DefaultTimezone: zone,
-		NeedsConfirm: o.needsConfirm}
+		NeedsConfirm: o.needsConfirm, ProposalTTL: o.cfg.ProposalTTL}
 }
 
 // save stores a transition's result as one turn's changes: the new state,

@@ -23,7 +23,7 @@ func DescribeStep(st StepRecord) string {
 	verb := cmp.Or(r.verb, "do that")
 	switch {
 	case st.Decision == "rejected":
-		return "OK, I won't " + verb + "."
+		return "OK, I won't " + verb + ". " + AskWhatToChange
 	case !st.OK:
 		return "I couldn't " + verb + ": " + quote(st.Error)
 	case r.describe == nil:
@@ -31,6 +31,11 @@ func DescribeStep(st StepRecord) string {
 	}
 	return r.describe(st.Data)
 }
+
+// AskWhatToChange follows a declined proposal: a no is rarely "never",
+// more often "not quite", so the person is asked what to change and the
+// proposal's values stay for the edit.
+const AskWhatToChange = "What should I change? Tell me, e.g. \"14, not 12.50\" or \"make it yesterday\", and I'll propose it again."
 
 // describeExpenseChange reads aloud the expense a step added, changed or
 // deleted, what saying which.

@@ -94,9 +94,10 @@ func TestRejectAndForeignConfirm(t *testing.T) {
 		}
 
 		no := ann.Confirm(p.ProposalID, "reject", nil)
-		ans := systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, no)
-		if ans.Added != nil {
-			t.Fatalf("rejected proposal answered with added: %+v", ans)
+		// A no declines and asks what to change instead.
+		q := systest.Expect[contracts.Clarify](ann, contracts.TypeClarify, no)
+		if !strings.Contains(q.Question, orchestrator.AskWhatToChange) {
+			t.Fatalf("after a no: %q", q.Question)
 		}
 		late := ann.Confirm(p.ProposalID, "approve", nil)
 		te = systest.Expect[contracts.TurnError](ann, contracts.TypeTurnError, late)

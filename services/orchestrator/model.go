@@ -70,6 +70,9 @@ type Prompt struct {
 	// Currency is the ISO 4217 code an amount is in when the person names
 	// none.
 	Currency string
+	// Locale is the person's language, e.g. "fr-FR"; empty is English.
+	// Answers, questions and numbers follow it.
+	Locale string
 	// History is the open exchange only: the last request and its reply,
 	// and the questions and proposals it answers. Earlier says more came
 	// before, for the model to look up with get_chat_history.

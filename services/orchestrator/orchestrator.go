@@ -70,6 +70,9 @@ type Config struct {
 	// ModelLease is how long a pending model call may go unanswered before
 	// the sweep makes it again. Default DefaultModelLease.
 	ModelLease time.Duration
+	// ProposalTTL is how long a proposal waits for a yes before it
+	// expires. Default ProposalTTL (24 hours).
+	ProposalTTL time.Duration
 }
 
 // Orchestrator handles turns and tool results. Create it with New.

@@ -10,12 +10,12 @@ import (
 
 // Bounds of one turn.
 const (
-	MaxSteps        = 5                // tool steps per turn
-	TurnBudget      = 2 * time.Minute  // wall clock per turn
-	ProposalTTL     = 15 * time.Minute // how long a proposal waits for a yes
-	maxApplied      = 256              // applied event ids remembered
-	maxHistory      = 24               // stored history entries: the open exchange and a little more (the rest is the conversation's frames)
-	maxQueued       = 20               // turns waiting behind running tools
+	MaxSteps        = 5               // tool steps per turn
+	TurnBudget      = 2 * time.Minute // wall clock per turn
+	ProposalTTL     = 24 * time.Hour  // how long a proposal waits for a yes, unless Env.ProposalTTL says otherwise
+	maxApplied      = 256             // applied event ids remembered
+	maxHistory      = 24              // stored history entries: the open exchange and a little more (the rest is the conversation's frames)
+	maxQueued       = 20              // turns waiting behind running tools
 	maxMemoryValues = 32
 )
 
@@ -25,6 +25,7 @@ type State struct {
 	UserID    string               `json:"user_id"`
 	Roles     []string             `json:"roles,omitempty"`
 	Timezone  string               `json:"timezone,omitempty"`
+	Locale    string               `json:"locale,omitempty"`
 	History   []Entry              `json:"history"`
 	Memory    Memory               `json:"memory,omitempty"`
 	Turn      *Turn                `json:"turn,omitempty"`

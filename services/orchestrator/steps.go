@@ -266,7 +266,7 @@ func offer(s State, env Env, calls []Call, seen []json.RawMessage) (State, Effec
 			p := PendingProposal{
 				ID: deriveID("p", t.TurnID, strconv.Itoa(t.Round), strconv.Itoa(i)), TurnID: t.TurnID, Text: t.Text,
 				Tool: c.Tool, Args: c.Args, Summary: summarize(c.Tool, c.Args, s, env), Revision: 1,
-				ExpiresAt: env.Now.Add(ProposalTTL),
+				ExpiresAt: env.Now.Add(proposalTTL(env)),
 			}
 			if i < len(seen) && seen[i] != nil {
 				p.Seen = seen[i]

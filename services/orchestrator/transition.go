@@ -49,6 +49,12 @@ type Env struct {
 	DefaultCurrency string
 	// DefaultTimezone is the user's time zone for a turn that names none.
 	DefaultTimezone string
+	// DefaultLocale is the user's language setting, for a turn whose
+	// client names none.
+	DefaultLocale string
+	// ProposalTTL is how long a proposal waits for a yes; zero is
+	// ProposalTTL (24 hours).
+	ProposalTTL time.Duration
 	// NeedsConfirm is the server's policy: true for every tool whose calls
 	// wait for a yes. The model has no say in it.
 	NeedsConfirm func(tool string) bool
@@ -151,6 +157,11 @@ func onTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
 	s.UserID, s.Roles, s.Timezone = t.UserID, slices.Clone(t.Roles), t.Timezone
 	if s.Timezone == "" {
 		s.Timezone = env.DefaultTimezone
+	}
+	if t.Locale != "" {
+		s.Locale = t.Locale
+	} else if s.Locale == "" {
+		s.Locale = env.DefaultLocale
 	}
 	var stale Effects
 	if s.Turn != nil && env.Now.Sub(s.Turn.StartedAt) > TurnBudget {
@@ -322,6 +333,14 @@ func turnError(turnID, what, code, msg string) Output {
 func deriveID(prefix string, parts ...string) string {
 	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
 	return prefix + hex.EncodeToString(sum[:15])
+}
+
+// proposalTTL is how long a proposal made in env waits for a yes.
+func proposalTTL(env Env) time.Duration {
+	if env.ProposalTTL > 0 {
+		return env.ProposalTTL
+	}
+	return ProposalTTL
 }
 
 func userLoc(s State) *time.Location {

@@ -246,7 +246,7 @@ func TestRejectReachesTheModelAsADecision(t *testing.T) {
 	if len(pr.Steps) != 1 || pr.Steps[0].Decision != "rejected" || pr.Steps[0].Error != "" || pr.Failure != "" {
 		t.Fatalf("the model must see a decision, not a tool error: %+v", pr.Steps)
 	}
-	if got := DescribeStep(pr.Steps[0]); got != "OK, I won't add that expense." {
+	if got := DescribeStep(pr.Steps[0]); got != "OK, I won't add that expense. "+AskWhatToChange {
 		t.Fatalf("answer to a reject = %q", got)
 	}
 	// "no" typed as text is the same decision.
@@ -545,5 +545,20 @@ func TestPromptCarriesOnlyTheOpenExchange(t *testing.T) {
 	}
 	if len(s.History) > maxHistory {
 		t.Fatalf("state keeps %d history entries, more than %d", len(s.History), maxHistory)
+	}
+}
+
+// TestProposalsWaitADayUnlessConfigured: a proposal says when it
+// expires: a day after it was made by default, or as configured.
+func TestProposalsWaitADayUnlessConfigured(t *testing.T) {
+	env := testEnv(t0)
+	_, p := proposeAdd(t, env)
+	if !p.ExpiresAt.Equal(t0.Add(24 * time.Hour)) {
+		t.Fatalf("expires at %v, want a day after %v", p.ExpiresAt, t0)
+	}
+	env.ProposalTTL = time.Hour
+	_, p = proposeAdd(t, env)
+	if !p.ExpiresAt.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("configured: expires at %v", p.ExpiresAt)
 	}
 }

@@ -289,7 +289,7 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 		res = errResult(contracts.CodeProposalInvalid, "That change was already made.")
 		return r.remembered(ctx, r.store, req, res, args, start)
 	case err != nil && cctx.Err() != nil && ctx.Err() == nil:
-		res = errResult(contracts.CodeTimeout, "The tool took too long; nothing was changed.")
+		res = errResult(contracts.CodeTimedOut, "It took longer than its time limit, so it was stopped; nothing was changed. It can be tried again.")
 		return r.remembered(ctx, r.store, req, res, args, start)
 	case err != nil:
 		return outcome{}, args, fmt.Errorf("run %s: %w", req.Tool, err)
@@ -359,7 +359,7 @@ func (r *Runner) envelope(t Tool, out Output, err error, ctx context.Context) co
 	case errors.As(err, &te):
 		return errResult(te.Code, te.Message)
 	case err != nil && ctx.Err() != nil:
-		return errResult(contracts.CodeTimeout, "The tool took too long; nothing was changed.")
+		return errResult(contracts.CodeTimedOut, "It took longer than its time limit, so it was stopped; nothing was changed. It can be tried again.")
 	case err != nil:
 		r.log.Error("tool failed", "tool", t.Name, "err", err)
 		return errResult(contracts.CodeInternal, "The tool failed; please try again.")

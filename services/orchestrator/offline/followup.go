@@ -28,6 +28,11 @@ func followUp(p orchestrator.Prompt, text string) (orchestrator.Decision, bool) 
 		return orchestrator.Decision{}, false
 	}
 	q := p.History[n-1].Text
+	if isDeclineQuestion(q) {
+		// The reply to "what should I change?" after a no corrects the
+		// proposal declined just before.
+		q = declinedProposal(p.History[:n-1])
+	}
 	if m := proposedAdd.FindStringSubmatch(q); m != nil {
 		return correctAdd(m, text, p.Now, p.Currency)
 	}
@@ -66,6 +71,22 @@ func followUp(p orchestrator.Prompt, text string) (orchestrator.Decision, bool) 
 	default:
 		return addExpense(first+" for "+text, p.Now, p.Currency), true
 	}
+}
+
+// isDeclineQuestion reports whether q is the question asked after a no.
+func isDeclineQuestion(q string) bool {
+	return strings.HasSuffix(q, orchestrator.AskWhatToChange) || strings.HasPrefix(q, "D'accord, je ne le fais pas.")
+}
+
+// declinedProposal is the proposal a no just declined, as history shows
+// it, or "" when there is none.
+func declinedProposal(h []orchestrator.Entry) string {
+	for i := len(h) - 1; i >= 0 && i >= len(h)-3; i-- {
+		if h[i].Role == "assistant" && strings.HasPrefix(h[i].Text, "Proposed: ") {
+			return h[i].Text
+		}
+	}
+	return ""
 }
 
 func cmpOr(a, b string) string {

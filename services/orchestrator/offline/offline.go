@@ -71,6 +71,10 @@ func (Model) Decide(_ context.Context, p orchestrator.Prompt) (orchestrator.Deci
 	if d, ok := readUpload(p); ok {
 		return d, nil
 	}
+	if isFrench(p) {
+		p.Text = fromFrench(p.Text)
+		return inFrench(fromText(p)), nil
+	}
 	return fromText(p), nil
 }
 
@@ -92,6 +96,13 @@ func call(tool string, args any) orchestrator.Decision {
 // or an answer built from the results.
 func afterSteps(p orchestrator.Prompt) orchestrator.Decision {
 	last := p.Steps[len(p.Steps)-1]
+	if last.Decision == "rejected" {
+		// A question, so that the reply is read as the change to make.
+		if isFrench(p) {
+			return clarify("D'accord, je ne le fais pas. Que faut-il changer ? Dites par exemple « 14, pas 12,50 » et je le proposerai à nouveau.")
+		}
+		return clarify(orchestrator.DescribeStep(last))
+	}
 	if d, ok := undoFound(p, last); ok {
 		return d
 	}
@@ -106,6 +117,14 @@ func afterSteps(p orchestrator.Prompt) orchestrator.Decision {
 	}
 	if d, ok := previewFound(p, last); ok {
 		return d
+	}
+	if d, ok := historyFound(p, last); ok {
+		return d
+	}
+	if isFrench(p) {
+		if s, ok := describeFrench(last); ok {
+			return answer(s)
+		}
 	}
 	return answer(orchestrator.DescribeStep(last))
 }
@@ -153,20 +172,36 @@ func understand(text string, now time.Time, currency string) orchestrator.Decisi
 	if d, ok := preferences(text); ok {
 		return d
 	}
+	if d, ok := historyLookup(text); ok {
+		return d
+	}
 	if d, ok := reviewOrUndo(text); ok {
 		return d
 	}
 	if d, ok := categoriesAndRules(text, now); ok {
 		return d
 	}
+	if d, ok := note(text, now); ok {
+		return d
+	}
+	if d, ok := searchLookup(text, now); ok {
+		return d
+	}
+	if d, ok := countLookup(text, now); ok {
+		return d
+	}
+	if d, ok := elsewhere(text, now); ok {
+		return d
+	}
+	asks := isQuestion(text)
 	switch {
-	case deleteRe.MatchString(text):
+	case deleteRe.MatchString(text) && !asks:
 		n, ok := findNumber(text)
 		if !ok {
 			return clarify(askWhichNum)
 		}
 		return call(contracts.ToolDeleteExpense, contracts.DeleteExpenseArgs{ID: n})
-	case updateRe.MatchString(text) && !mailRe.MatchString(text):
+	case updateRe.MatchString(text) && !mailRe.MatchString(text) && !asks:
 		n, ok := findNumber(text)
 		if !ok {
 			return clarify(askWhichNum)
@@ -190,21 +225,38 @@ func understand(text string, now time.Time, currency string) orchestrator.Decisi
 	if d, ok := query(text, now); ok {
 		return d
 	}
-	if addRe.MatchString(text) || len(findAmounts(withoutDate(withoutClock(text), now))) > 0 {
+	if wantsAdd(text, now) {
 		return addExpense(text, now, currency)
 	}
-	return answer("I'm not sure how to help with that. " + helpText)
+	return unsure(text, now)
+}
+
+// wantsAdd reports whether text asks to add an expense: it tells rather
+// than asks, starts with no other verb, and says add (or spent, paid…)
+// or names an amount.
+func wantsAdd(text string, now time.Time) bool {
+	if isQuestion(text) || otherVerbRe.MatchString(text) || chitChatRe.MatchString(text) || notSpendingRe.MatchString(text) || pickRe.MatchString(text) {
+		return false
+	}
+	if pronounStart.MatchString(text) && !addRe.MatchString(text) && !spendRe.MatchString(text) {
+		return false // "I have 3 kids", "it was 7 degrees"
+	}
+	return addRe.MatchString(text) || len(findAmounts(withoutDate(withoutClock(text), now))) > 0
 }
 
 // query reads a question about spending. An amount marked as money ("£12")
 // makes it an expense to add instead, whatever the wording.
 func query(text string, now time.Time) (orchestrator.Decision, bool) {
-	for _, f := range findAmounts(withoutDate(text, now)) {
+	amounts := findAmounts(withoutDate(text, now))
+	for _, f := range amounts {
 		if f.Marked {
 			return orchestrator.Decision{}, false
 		}
 	}
-	isBalance := balanceRe.MatchString(text) || spendRe.MatchString(text) && strings.Contains(strings.ToLower(text), "what")
+	if len(amounts) > 0 && spentStart.MatchString(text) && !isQuestion(text) {
+		return orchestrator.Decision{}, false // "I spent 40 at Tesco" tells, it does not ask
+	}
+	isBalance := balanceRe.MatchString(text) || spendRe.MatchString(text) && strings.Contains(strings.ToLower(text), "what") || didSpendRe.MatchString(text)
 	// "at Tesco", "on coffee": a total over the ledger narrowed to what
 	// the words name (typed and imported alike); a shop asked about with
 	// no dates means every date.
@@ -246,6 +298,15 @@ func query(text string, now time.Time) (orchestrator.Decision, bool) {
 	}
 	return orchestrator.Decision{}, false
 }
+
+// spentStart tells of a purchase; didSpendRe asks about spending.
+var (
+	spentStart = regexp.MustCompile(`(?i)^(?:so\s+|today\s+|yesterday\s+)?(?:i|we)(?:'ve| have)?\s+(?:just\s+)?(?:spent|paid|bought|grabbed|got)\b`)
+	didSpendRe = regexp.MustCompile(`(?i)^(?:so\s+)?(?:did|have|has)\s+(?:i|we)\s+(?:ever\s+)?(?:spent|spend|paid|pay)\b`)
+)
+
+// pronounStart is a sentence about someone rather than a purchase.
+var pronounStart = regexp.MustCompile(`(?i)^(?:i|i'm|i've|we|we're|my|our|it|it's|he|she|they|there|you|je|j'ai|nous|il|elle)\b`)
 
 // ledgerListRe asks for the ledger as a list: transactions, entries,
 // everything, typed and imported together ("list my transactions in

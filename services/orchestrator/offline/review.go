@@ -17,7 +17,7 @@ import (
 
 var (
 	undoRe        = regexp.MustCompile(`(?i)^(?:please\s+)?(?:undo|revert|reverse|roll\s*back)\b|\b(?:undo|revert)\s+(?:that|it|this|my|the)\b|\btake\s+(?:that|it|this)\s+back\b`)
-	needsReviewRe = regexp.MustCompile(`(?i)\b(?:what|which|show|list|anything|any|see)\b.*\b(?:needs?|to|for|awaiting)\s+(?:a\s+)?review\b|^(?:needs?|to)\s+review\b`)
+	needsReviewRe = regexp.MustCompile(`(?i)\b(?:what|which|show|list|anything|any|see)\b.*\b(?:needs?|to|for|awaiting)\s+(?:a\s+)?review\b|^(?:needs?|to)\s+review\b|\b(?:should|must|need\s+to|have\s+to|ought\s+to)\s+(?:i\s+)?(?:review|check)\b|\b(?:à|a)\s+(?:vérifier|revoir)\b`)
 	clearReviewRe = regexp.MustCompile(`(?i)\b(?:clear|remove|drop|resolve|dismiss)\b.*\b(?:review|flag)\b.*?(?:transaction\s*)?#?(\d{1,12})\b|\bmark\s+(?:transaction\s*)?#?(\d{1,12})\s+as\s+(?:reviewed|ok|okay|fine|correct|checked)\b`)
 	markAsRe      = regexp.MustCompile(`(?i)^(?:please\s+)?(?:mark|tag|categori[sz]e)\s+(?:transaction\s*)?#?(\d{1,12})\s+(?:as|under|in(?:to)?)\s+['"]?([a-z][a-z &'-]{0,62}?)['"]?\s*[.!]?$`)
 	fixTxRe       = regexp.MustCompile(`(?i)\b(?:fix|correct|change|update|set|categori[sz]e)\s+transaction\s*#?(\d{1,12})\b\s*[:,.-]?\s*(.*)$`)

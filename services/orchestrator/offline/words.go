@@ -42,7 +42,7 @@ func findNumber(text string) (int64, bool) {
 
 // filler words dropped when what is left of a sentence becomes an item.
 var filler = map[string]bool{
-	"i": true, "i've": true, "ive": true, "i'd": true, "just": true, "spent": true, "spend": true, "paid": true, "pay": true, "bought": true, "buy": true,
+	"i": true, "we": true, "we've": true, "i've": true, "ive": true, "i'd": true, "just": true, "spent": true, "spend": true, "paid": true, "pay": true, "bought": true, "buy": true,
 	"add": true, "added": true, "record": true, "log": true, "put": true, "an": true, "a": true, "the": true, "my": true, "expense": true,
 	"expenses": true, "item": true, "for": true, "on": true, "of": true, "please": true, "can": true, "you": true, "want": true, "to": true,
 	"new": true, "it": true, "was": true, "cost": true, "costs": true, "me": true, "at": true, "and": true, "that": true, "is": true,
