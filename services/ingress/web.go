@@ -14,7 +14,8 @@ import (
 //
 //   - /widget.js is the loader a host page includes with one script tag;
 //     it places an iframe showing /chat.
-//   - /chat is the chat itself (chat.js, chat.css). Only this server's own
+//   - /chat is the chat itself (chat.js, its words in chat-strings.js,
+//     chat.css). Only this server's own
 //     pages and the origins in AllowedOrigins may frame it.
 //   - / is a demo host page, a pretend finance app carrying the widget.
 //   - /app.css styles the Gmail pages (mailconnect.go).
@@ -22,7 +23,7 @@ import (
 // The chat talks to /v1/ws and /v1/notifications like any other client,
 // from this server's origin, so a host page never touches the socket.
 //
-//go:embed web/index.html web/demo.js web/demo.css web/widget.js web/chat.html web/chat.js web/chat.css web/app.css
+//go:embed web/index.html web/demo.js web/demo.css web/widget.js web/chat.html web/chat-strings.js web/chat.js web/chat.css web/app.css
 var webFiles embed.FS
 
 // webCSP is the policy of every page but /chat (the Gmail pages' too):
@@ -75,14 +76,15 @@ func (in *Ingress) webRoutes(mux *http.ServeMux) {
 		chat += " " + strings.Join(more, " ")
 	}
 	for pattern, file := range map[string]webFile{
-		"GET /{$}":       {name: "web/index.html", contentType: "text/html; charset=utf-8", csp: webCSP, corp: "same-origin"},
-		"GET /demo.js":   {name: "web/demo.js", contentType: "text/javascript; charset=utf-8", csp: webCSP, corp: "same-origin"},
-		"GET /demo.css":  {name: "web/demo.css", contentType: "text/css; charset=utf-8", csp: webCSP, corp: "same-origin"},
-		"GET /widget.js": {name: "web/widget.js", contentType: "text/javascript; charset=utf-8", csp: webCSP, corp: "cross-origin", anyOrigin: true},
-		"GET /chat":      {name: "web/chat.html", contentType: "text/html; charset=utf-8", csp: chat, corp: "cross-origin"},
-		"GET /chat.js":   {name: "web/chat.js", contentType: "text/javascript; charset=utf-8", csp: webCSP, corp: "same-origin"},
-		"GET /chat.css":  {name: "web/chat.css", contentType: "text/css; charset=utf-8", csp: webCSP, corp: "same-origin"},
-		"GET /app.css":   {name: "web/app.css", contentType: "text/css; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /{$}":             {name: "web/index.html", contentType: "text/html; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /demo.js":         {name: "web/demo.js", contentType: "text/javascript; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /demo.css":        {name: "web/demo.css", contentType: "text/css; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /widget.js":       {name: "web/widget.js", contentType: "text/javascript; charset=utf-8", csp: webCSP, corp: "cross-origin", anyOrigin: true},
+		"GET /chat":            {name: "web/chat.html", contentType: "text/html; charset=utf-8", csp: chat, corp: "cross-origin"},
+		"GET /chat.js":         {name: "web/chat.js", contentType: "text/javascript; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /chat-strings.js": {name: "web/chat-strings.js", contentType: "text/javascript; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /chat.css":        {name: "web/chat.css", contentType: "text/css; charset=utf-8", csp: webCSP, corp: "same-origin"},
+		"GET /app.css":         {name: "web/app.css", contentType: "text/css; charset=utf-8", csp: webCSP, corp: "same-origin"},
 	} {
 		body, err := webFiles.ReadFile(file.name)
 		if err != nil {

@@ -54,7 +54,7 @@ const state = {
   failures: 0,
   retry: null,
   catchingUp: false,
-  connStatus: "not connected",
+  connStatus: "notConnected", // a string key
   streaming: new Map(), // turn id -> bubble being streamed
   thinking: new Map(), // client frame id -> "Thinking…" bubble
   turnOf: new Map(), // client frame id -> turn id (from its ack)
@@ -71,7 +71,140 @@ const state = {
   uploading: Promise.resolve(), // the queue: one upload at a time
   layout: { open: !embedded, docked: !embedded, phone: false },
   view: "chat",
+  lang: "en", // the chat's language: en or fr (see chosenLanguage)
+  // proposals: the cards of the conversation on show, by proposal id (see
+  // proposal); batch: the Approve all in flight, if any.
+  proposals: new Map(),
+  batch: null,
+  expiryTimer: null,
 };
+
+// ---- language: the chat's words (chat-strings.js), and the locale its
+// numbers and dates follow ----
+
+// locales are the languages the chat speaks, as the locale each turn
+// tells the server.
+const locales = { en: "en-GB", fr: "fr-FR" };
+
+// languageKey is where this browser keeps the language of the account
+// signed in: each person sharing a browser keeps their own.
+function languageKey() {
+  const a = state.token && accountOf(state.token);
+  return a ? "purser.lang." + a.tenant + "/" + a.user : "";
+}
+
+// chosenLanguage is the account's choice on this browser, else this
+// browser's last choice, else the host's (?locale=), else the browser's.
+function chosenLanguage() {
+  const key = languageKey();
+  const kept = prefs && ((key && prefs.getItem(key)) || prefs.getItem("purser.lang"));
+  if (kept && locales[kept]) return kept;
+  for (const l of [params.get("locale"), ...(navigator.languages || [navigator.language])]) {
+    const code = String(l || "").slice(0, 2).toLowerCase();
+    if (locales[code]) return code;
+  }
+  return "en";
+}
+
+function locale() { return locales[state.lang]; }
+
+// t is the chat's string key in the language on show.
+function t(key, ...args) {
+  const row = chatStrings[state.lang][key] ?? chatStrings.en[key];
+  if (typeof row === "function") return row(...args);
+  return row ?? key;
+}
+
+// tr shows string key as el's text and marks el, so that a change of
+// language says it again in the other.
+function tr(el, key, ...args) {
+  el.textContent = t(key, ...args);
+  el.dataset.i18n = key;
+  if (args.length) el.dataset.i18nArgs = JSON.stringify(args);
+  else delete el.dataset.i18nArgs;
+  return el;
+}
+
+// trAttr does as tr for one of el's attributes (aria-label, title…).
+function trAttr(el, attr, key, ...args) {
+  el.setAttribute(attr, t(key, ...args));
+  const all = el.dataset.i18nAttrs ? JSON.parse(el.dataset.i18nAttrs) : {};
+  all[attr] = [key, ...args];
+  el.dataset.i18nAttrs = JSON.stringify(all);
+  return el;
+}
+
+// msg is words to show later: a string key and its arguments. put shows
+// one, or text as it is (a server's words) when given a string.
+function msg(key, ...args) { return { key, args }; }
+
+function put(el, words) {
+  if (words && typeof words === "object") return tr(el, words.key, ...words.args);
+  el.textContent = words ?? "";
+  delete el.dataset.i18n;
+  delete el.dataset.i18nArgs;
+  return el;
+}
+
+function words(w) { return w && typeof w === "object" ? t(w.key, ...w.args) : (w ?? ""); }
+
+// applyLanguage says every marked string of the page again in the
+// language chosen, and the words CSS draws.
+function applyLanguage() {
+  const root = document.documentElement;
+  root.lang = state.lang;
+  document.title = t("pageTitle");
+  for (const el of document.querySelectorAll("[data-i18n]")) {
+    el.textContent = t(el.dataset.i18n, ...(el.dataset.i18nArgs ? JSON.parse(el.dataset.i18nArgs) : []));
+  }
+  for (const el of document.querySelectorAll("[data-i18n-attrs]")) {
+    for (const [attr, [key, ...args]] of Object.entries(JSON.parse(el.dataset.i18nAttrs))) el.setAttribute(attr, t(key, ...args));
+  }
+  root.style.setProperty("--t-empty", JSON.stringify(t("emptyChat")));
+  root.style.setProperty("--t-sending", JSON.stringify(t("sendingMark")));
+  root.style.setProperty("--t-note", JSON.stringify(t("notificationMark")));
+  const b = $("lang-button");
+  tr(b.querySelector(".code"), "switchLanguageShort");
+  trAttr(b, "aria-label", "switchLanguage");
+  trAttr(b, "title", "switchLanguage");
+  b.lang = state.lang === "fr" ? "en" : "fr"; // it names the other language in itself
+}
+
+// setLanguage switches the chat's language, at once, and keeps the
+// choice for the account signed in; the next turns carry its locale.
+function setLanguage(lang) {
+  if (!locales[lang] || lang === state.lang) return;
+  state.lang = lang;
+  if (prefs) {
+    prefs.setItem("purser.lang", lang);
+    const key = languageKey();
+    if (key) prefs.setItem(key, lang);
+  }
+  applyLanguage();
+  applyTheme();
+  showStatus();
+  for (const u of state.uploads.values()) if (u.phase) setUpload(u, u.phase, u.detail);
+  countUnread();
+  showHistoryStatus();
+  showTitle();
+  showExpiries();
+  showApproveAll();
+  fitComposer();
+  if (state.view === "conversations") loadConversations(false);
+}
+
+// Numbers, sizes and dates the chat formats itself follow the locale.
+function number(n, digits) {
+  return new Intl.NumberFormat(locale(), { maximumFractionDigits: digits ?? 2, minimumFractionDigits: digits ?? 0 }).format(n);
+}
+
+function money(amount, currency) {
+  try {
+    return new Intl.NumberFormat(locale(), { style: "currency", currency }).format(amount);
+  } catch {
+    return number(amount, 2) + " " + currency;
+  }
+}
 
 function randomId(prefix) {
   const b = new Uint8Array(12);
@@ -87,15 +220,16 @@ function toHost(msg) {
 
 // ---- status line in the header ----
 
-function setStatus(text) {
-  state.connStatus = text;
+// setStatus says how the connection is, by a string key.
+function setStatus(key) {
+  state.connStatus = key;
   showStatus();
 }
 
 function showStatus() {
   const sending = state.outbox.some((o) => o.frame.type === "message");
   const retrying = state.outbox.some((o) => state.retries.has(o.id));
-  $("status").textContent = retrying ? "Not sent yet; retrying…" : sending ? "Sending…" : state.connStatus;
+  tr($("status"), retrying ? "retrying" : sending ? "sending" : state.connStatus);
 }
 
 // ---- layout: closed launcher, floating bubble, docked sidebar ----
@@ -157,7 +291,7 @@ function applyTheme() {
   document.documentElement.dataset.theme = theme();
   const b = $("theme-button");
   b.setAttribute("aria-pressed", String(isDark()));
-  b.title = isDark() ? "Light theme" : "Dark theme";
+  trAttr(b, "title", isDark() ? "lightTheme" : "darkTheme");
 }
 
 function toggleTheme() {
@@ -311,7 +445,11 @@ function safeLink(href, label) {
   return a;
 }
 
-function humanTool(name) { return String(name || "").replaceAll("_", " "); }
+// humanTool names a tool in the person's language.
+function humanTool(name) {
+  const own = toolNames[state.lang] && toolNames[state.lang][name];
+  return own || String(name || "").replaceAll("_", " ");
+}
 
 // citations adds the answer's sources: each links to the tool line it
 // cites in this conversation, or to its address when the server names one.
@@ -320,20 +458,20 @@ function citations(li, answer) {
   if (!cites.length) return;
   const box = document.createElement("div");
   box.className = "citations";
-  box.setAttribute("aria-label", "Sources");
-  box.appendChild(document.createTextNode("Sources:"));
+  trAttr(box, "aria-label", "sources");
+  box.appendChild(tr(document.createElement("span"), "sourcesLead"));
   const changed = answer.added || answer.updated || answer.deleted;
   for (const c of cites) {
-    let label = humanTool(c.tool);
-    if (changed && /expense$/.test(c.tool || "")) label = "expense #" + changed.id;
+    let label = msg("tool", c.tool);
+    if (changed && /expense$/.test(c.tool || "")) label = msg("expenseNumber", changed.id);
     if (c.label) label = c.label;
     let a;
     if (c.url) {
-      a = safeLink(c.url, label);
+      a = safeLink(c.url, words(label));
     } else {
       a = document.createElement("a");
       a.href = "#call-" + c.call_id;
-      a.textContent = label;
+      put(a, label);
       a.onclick = (ev) => {
         ev.preventDefault();
         const target = document.getElementById("call-" + c.call_id);
@@ -367,7 +505,7 @@ function accountOf(token) {
 
 function accountName(token) {
   const a = accountOf(token);
-  return a ? a.user + " (" + a.tenant + ")" : "an account whose token cannot be read";
+  return a ? a.user + " (" + a.tenant + ")" : msg("unreadableAccount");
 }
 
 function sameAccount(a, b) {
@@ -387,10 +525,10 @@ function askSwitch(next, current) {
   $("conversations").hidden = true;
   $("inbox-button").hidden = true;
   $("conversations-button").hidden = true;
-  $("switch-to").textContent = $("switch-accept-name").textContent = accountName(next);
-  $("switch-from").textContent = $("switch-keep-name").textContent = accountName(current);
+  for (const id of ["switch-to", "switch-accept-name"]) put($(id), accountName(next));
+  for (const id of ["switch-from", "switch-keep-name"]) put($(id), accountName(current));
   $("switch").hidden = false;
-  setStatus("switch accounts?");
+  setStatus("askSwitch");
   $("switch-keep").onclick = () => {
     $("switch").hidden = true;
     useToken(current, false);
@@ -426,7 +564,7 @@ function signIn(message) {
   $("signin").hidden = false;
   $("inbox-button").hidden = true;
   $("conversations-button").hidden = true;
-  setStatus(message || "signed out");
+  setStatus(message || "signedOut");
 }
 
 function useToken(token, fromHost) {
@@ -435,8 +573,13 @@ function useToken(token, fromHost) {
   state.token = token;
   state.tokenFromHost = fromHost;
   if (!fromHost) store.setItem("purser.token", token);
-  $("account").textContent = accountName(token);
+  put($("account"), accountName(token));
   $("account").hidden = false;
+  // Each person keeps their own language: the account's, when it chose one.
+  const key = languageKey();
+  const kept = prefs && key && prefs.getItem(key);
+  if (kept && locales[kept]) setLanguage(kept);
+  else if (prefs && key) prefs.setItem(key, state.lang);
   if (changed || !state.ws) connect();
 }
 
@@ -445,11 +588,11 @@ function expired() {
   if (state.tokenFromHost && !state.askedHost) {
     state.askedHost = true;
     state.token = "";
-    setStatus("renewing the session…");
+    setStatus("renewing");
     toHost({ type: "purser:need-token" });
     return;
   }
-  signIn("Your session expired: sign in again.");
+  signIn("sessionExpired");
 }
 
 function connect() {
@@ -459,7 +602,7 @@ function connect() {
   $("inbox-button").hidden = false;
   $("conversations-button").hidden = false;
   if (state.layout.open && document.hasFocus() && document.activeElement === document.body) focusInside();
-  setStatus("connecting…");
+  setStatus("connecting");
   const scheme = location.protocol === "https:" ? "wss:" : "ws:";
   // Browsers cannot set headers on a websocket: the token travels as a
   // subprotocol; the server answers with purser.v1 only.
@@ -501,11 +644,11 @@ function connect() {
     if (ev.code === 4001) { expired(); return; }
     if (!state.opened && ++state.failures >= 3) {
       if (state.tokenFromHost && !state.askedHost) { expired(); return; }
-      signIn("Could not connect: check the token.");
+      signIn("couldNotConnect");
       return;
     }
     const wait = ev.code === 1008 ? 0 : Math.min(15000, 1000 * 2 ** state.failures);
-    setStatus(ev.code === 1008 ? "catching up…" : "disconnected; retrying");
+    setStatus(ev.code === 1008 ? "catchingUp" : "disconnected");
     state.retry = setTimeout(connect, wait);
   };
 }
@@ -702,6 +845,9 @@ function render(f, live) {
     case "answer": {
       const li = finish(f.turn_id, "assistant answer", f.answer.content);
       citations(li, f.answer);
+      // The answer to an Approve all of this tab: it went through.
+      const batch = live && state.cards.get(f.turn_id);
+      if (batch && batch.batch) { state.cards.delete(f.turn_id); batch.settle(); }
       break;
     }
     case "proposal":
@@ -714,10 +860,15 @@ function render(f, live) {
     case "tool_result":
       toolLine(f);
       break;
-    case "notification":
-      bubble("notification", plain(f.notification.title));
-      if (live) addNotification(f.notification, true, !state.catchingUp);
+    case "notification": {
+      const n = f.notification;
+      bubble("notification", plain(n.title));
+      if (live) addNotification(n, true, !state.catchingUp);
+      // A proposal that expired closes, saying so, wherever it shows.
+      const expired = /expired$/.test(n.kind || "") && n.data && state.proposals.get(n.data.proposal_id);
+      if (expired && expired.phase !== "closed") expired.expire();
       break;
+    }
   }
 }
 
@@ -735,7 +886,12 @@ function onError(f, live) {
     finish(f.turn_id, "error", f.error.message);
     return;
   }
-  const id = f.error.id;
+  let id = f.error.id;
+  // A server that does not know Approve all cannot read its frame, nor
+  // say which frame it refused: while one is in flight, a frame refused
+  // unread is taken as it, so that the proposals open again and it is not
+  // sent again after a reconnect.
+  if (!id && f.error.code === "bad_frame" && state.batch) id = state.batch.id;
   // Not queued, maybe for a moment: the frame waits, pending, and goes again.
   if (retryLater(f.error)) return;
   if (id) {
@@ -752,13 +908,16 @@ function onError(f, live) {
   const card = state.cards.get(f.turn_id) || (id && state.cards.get(id));
   if (card && f.error.code === "proposal_invalid") card.gone();
   else if (card) card.reopen();
-  if (f.turn_id) $("tool-status").textContent = "";
-  finish(f.turn_id, "error", f.error.message).setAttribute("role", "alert");
+  if (f.turn_id) put($("tool-status"), "");
+  // A refused Approve all changed nothing: it says so before the reason.
+  const text = card && card.batch ? t("approveAllRefused") + f.error.message : f.error.message;
+  finish(f.turn_id, "error", text).setAttribute("role", "alert");
+  if (card && card.batch) toEnd(); // the refusal of what the person just did, in view
 }
 
 // finish ends a turn's bubble: the streamed one becomes the final text.
 function finish(turnID, kind, text) {
-  if (!state.sink) $("tool-status").textContent = "";
+  if (!state.sink) put($("tool-status"), "");
   let b = !state.sink && turnID && state.streaming.get(turnID);
   if (b) {
     // The streamed bubble takes the final frame's place: frames arrive in
@@ -787,32 +946,38 @@ function toolLine(f) {
     li.id = id;
     li.tabIndex = -1;
   }
-  const name = humanTool(t.tool);
+  const name = t.tool; // said by the strings, in the language on show
   const status = state.sink ? document.createElement("div") : $("tool-status");
   if (f.type === "tool_start") {
     // A start that comes after its call's result (redelivered after a
     // crash) changes nothing: the call is over.
     if (li.dataset.done) return;
-    li.textContent = "Running " + name + "…";
-    status.textContent = "Running " + name + "…";
+    tr(li, "toolRunning", name);
+    tr(status, "toolRunning", name);
   } else {
     li.dataset.done = "1";
-    li.textContent = name + (t.status === "failed" ? " failed" : " done");
-    status.textContent = "";
+    tr(li, t.status === "failed" ? "toolFailed" : "toolDone", name);
+    put(status, "");
   }
 }
 
+// proposal shows a change waiting for a yes as a card: its summary, when
+// it expires, and Approve, Edit and Reject. The card (see state.proposals)
+// is open while it waits, busy while an Approve all takes it, closed once
+// decided or expired; an expired card says so, never "declined".
 function proposal(f) {
   const p = f.proposal;
   const li = finish(f.turn_id, "assistant proposal", "");
   li.textContent = "";
   li.dataset.proposalId = p.proposal_id;
   li.setAttribute("role", "group");
-  li.setAttribute("aria-label", "Proposal: " + plain(p.summary));
+  trAttr(li, "aria-label", "proposalLabel", plain(p.summary));
   const text = document.createElement("div");
   text.className = "summary";
   text.textContent = plain(p.summary);
   li.appendChild(text);
+  const expires = document.createElement("time");
+  expires.className = "expires";
   const actions = document.createElement("div");
   actions.className = "actions";
   const decided = document.createElement("div");
@@ -820,25 +985,58 @@ function proposal(f) {
   decided.setAttribute("role", "status");
   const form = editForm(p);
   form.hidden = true;
+  const controls = (on) => { for (const x of li.querySelectorAll("button, input")) x.disabled = !on; };
 
   const card = {
-    close(label) {
-      for (const x of li.querySelectorAll("button, input")) x.disabled = true;
-      decided.textContent = label;
+    id: p.proposal_id,
+    li,
+    expires,
+    expiresAt: new Date(p.expires_at),
+    phase: "open",
+    open() { return card.phase === "open" && !card.expired(); },
+    expired() { return !(card.expiresAt > new Date()); },
+    close(words) {
+      card.phase = "closed";
+      controls(false);
+      put(decided, words);
+      showExpiry(card);
+      showApproveAll();
+    },
+    // busy: an Approve all takes this card; it waits for the outcome.
+    busy() {
+      card.phase = "busy";
+      controls(false);
+      tr(decided, "approving");
+    },
+    // settle: the Approve all that took this card went through.
+    settle() {
+      state.decided[card.id] = "approve";
+      save("decided", state.decided);
+      card.close(label("approve"));
     },
     gone() {
-      state.decided[p.proposal_id] = "gone";
+      if (card.expired()) { card.expire(); return; }
+      state.decided[card.id] = "gone";
       save("decided", state.decided);
       card.close(label("gone"));
     },
     reopen() {
-      delete state.decided[p.proposal_id];
+      delete state.decided[card.id];
       save("decided", state.decided);
-      for (const x of li.querySelectorAll("button, input")) x.disabled = false;
-      decided.textContent = "";
+      if (card.expired()) { card.expire(); return; }
+      card.phase = "open";
+      controls(true);
+      put(decided, "");
+      showExpiry(card);
+      showApproveAll();
+    },
+    expire() {
+      li.classList.add("expired");
+      card.close(msg("expired"));
     },
   };
   const decide = (decision, args) => {
+    if (!card.open()) return;
     const id = randomId("c");
     const frame = { type: "confirm", id, conversation_id: f.conversation_id, proposal_id: p.proposal_id, decision };
     if (args) frame.args = args;
@@ -849,24 +1047,23 @@ function proposal(f) {
     card.close(label(decision));
     $("message").focus(); // the buttons it was on are disabled now
   };
-  const button = (decision, text, cls) => {
-    const b = document.createElement("button");
+  const button = (decision, key, cls) => {
+    const b = tr(document.createElement("button"), key);
     b.type = "button";
-    b.textContent = text;
     b.dataset.decision = decision;
     if (cls) b.className = cls;
     actions.appendChild(b);
     return b;
   };
-  button("approve", "Approve").onclick = () => decide("approve");
-  const edit = button("edit", "Edit", "secondary");
+  button("approve", "approve").onclick = () => decide("approve");
+  const edit = button("edit", "edit", "secondary");
   edit.setAttribute("aria-expanded", "false");
   edit.onclick = () => {
     form.hidden = !form.hidden;
     edit.setAttribute("aria-expanded", String(!form.hidden));
     if (!form.hidden) { const first = form.querySelector("input"); if (first) first.focus(); }
   };
-  button("reject", "Reject", "secondary").onclick = () => decide("reject");
+  button("reject", "reject", "secondary").onclick = () => decide("reject");
   form.onsubmit = (ev) => {
     ev.preventDefault();
     form.hidden = true;
@@ -878,20 +1075,112 @@ function proposal(f) {
     edit.setAttribute("aria-expanded", "false");
     edit.focus();
   };
-  li.append(actions, form, decided);
+  li.append(expires, actions, form, decided);
+  state.proposals.set(card.id, card);
   const earlier = state.decided[p.proposal_id];
-  if (earlier) card.close(label(earlier));
+  if (p.status === "expired" || earlier === "expired") card.expire();
+  else if (earlier) card.close(label(earlier));
   else if (p.status && p.status !== "pending") card.close(outcome(p.status)); // decided elsewhere (a replay says so)
-  else if (new Date(p.expires_at) < new Date()) card.close("Expired");
+  else if (card.expired()) card.expire();
+  else { showExpiry(card); showApproveAll(); if (card.expiresAt - new Date() < 30000) showExpiries(); }
 }
 
 // outcome is what a replayed proposal's status reads as.
 function outcome(status) {
-  return { approved: "Approved", executed: "Approved", rejected: "Declined", expired: "Expired" }[status] || "No longer open";
+  return msg({ approved: "approved", executed: "approved", rejected: "declined", expired: "expired" }[status] || "noLongerOpen");
 }
 
 function label(decision) {
-  return { approve: "Approved", reject: "Declined", edit: "Approved with changes", gone: "No longer open" }[decision] || decision;
+  return msg({ approve: "approved", reject: "declined", edit: "approvedWithChanges", gone: "noLongerOpen", expired: "expired" }[decision] || "noLongerOpen");
+}
+
+// showExpiry says, on an open card, when it expires ("Expires in 23 h"),
+// the exact time in its tooltip; a card decided or expired says nothing
+// more of it.
+function showExpiry(card) {
+  const el = card.expires;
+  if (card.phase === "closed" || Number.isNaN(card.expiresAt.getTime())) {
+    el.hidden = true;
+    return;
+  }
+  el.hidden = false;
+  el.dateTime = card.expiresAt.toISOString();
+  el.textContent = expiryText(card.expiresAt - new Date());
+  el.title = t("expiresAt", new Intl.DateTimeFormat(locale(), { dateStyle: "full", timeStyle: "short" }).format(card.expiresAt));
+}
+
+// expiryText is how long is left, in whole units, rounded down: a card
+// never claims more time than it has.
+function expiryText(ms) {
+  const minutes = Math.floor(ms / 60000);
+  if (minutes < 1) return t("expiresSoon");
+  if (minutes < 60) return t("expiresIn", number(minutes) + " min");
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return t("expiresIn", number(hours) + " h");
+  return t("expiresIn", t("days", Math.floor(hours / 24)));
+}
+
+// showExpiries updates every card's time left, and closes those whose
+// time is up: an expired proposal cannot be approved any more. It runs
+// again when the next card expires, or in half a minute at the latest.
+function showExpiries() {
+  clearTimeout(state.expiryTimer);
+  let next = 30000;
+  for (const card of state.proposals.values()) {
+    if (card.phase === "closed") continue;
+    if (card.expired()) { card.expire(); continue; }
+    showExpiry(card);
+    next = Math.min(next, card.expiresAt - new Date() + 50);
+  }
+  showApproveAll();
+  state.expiryTimer = setTimeout(showExpiries, Math.max(250, next));
+}
+
+// pendingCards are the cards of the conversation on show that wait for a
+// yes, oldest first.
+function pendingCards() {
+  return [...state.proposals.values()].filter((c) => c.open() && c.li.isConnected);
+}
+
+// showApproveAll shows Approve all above the message box while more than
+// one proposal waits, and while one it sent is in flight (disabled).
+function showApproveAll() {
+  const b = $("approve-all");
+  const batch = state.batch;
+  const n = batch ? batch.cards.length : pendingCards().length;
+  b.hidden = n < 2;
+  b.disabled = !!batch;
+  if (b.hidden) return;
+  tr(b.querySelector(".label"), batch ? "approving" : "approveAll", n);
+  trAttr(b, "aria-label", batch ? "approving" : "approveAllLabel", n);
+}
+
+// approveAll approves every pending proposal shown, in one confirm: the
+// server takes all or none (one stale proposal refuses the batch), so
+// the cards wait, busy, for the outcome, and open again if refused.
+function approveAll() {
+  const cards = pendingCards();
+  if (cards.length < 2 || state.batch) return;
+  const id = randomId("c");
+  const settle = (how) => {
+    if (state.batch === batch) state.batch = null;
+    for (const c of cards) c[how]();
+    showApproveAll();
+  };
+  const batch = {
+    id,
+    cards,
+    batch: true,
+    settle: () => settle("settle"),
+    reopen: () => settle("reopen"),
+    gone: () => settle("reopen"), // refused as a whole: nothing was done
+  };
+  state.batch = batch;
+  state.cards.set(id, batch);
+  for (const c of cards) c.busy();
+  showApproveAll();
+  $("message").focus(); // the button it was on is disabled now
+  send({ type: "confirm", id, conversation_id: state.conversation, decision: "approve_all", proposal_ids: cards.map((c) => c.id) });
 }
 
 // editForm is a form with one field per argument of the proposal; the
@@ -899,7 +1188,7 @@ function label(decision) {
 function editForm(p) {
   const form = document.createElement("form");
   form.className = "edit";
-  form.setAttribute("aria-label", "Edit the proposal");
+  trAttr(form, "aria-label", "editProposal");
   let args = p.args;
   if (typeof args === "string") { try { args = JSON.parse(args); } catch { args = {}; } }
   if (!args || typeof args !== "object" || Array.isArray(args)) args = {};
@@ -908,13 +1197,14 @@ function editForm(p) {
     const id = randomId("f");
     const lab = document.createElement("label");
     lab.htmlFor = id;
-    lab.textContent = humanTool(key);
+    tr(lab, "argName", key);
     const input = document.createElement("input");
     input.id = id;
     input.name = key;
     input.autocomplete = "off";
     const kind = value === null ? "null" : typeof value;
     if (kind === "object") input.value = JSON.stringify(value);
+    else if (kind === "number") input.value = decimalText(value);
     else if (kind !== "null") input.value = String(value);
     if (kind === "number") input.inputMode = "decimal";
     fields.push({ key, kind, input });
@@ -922,13 +1212,11 @@ function editForm(p) {
   }
   const actions = document.createElement("div");
   actions.className = "actions";
-  const ok = document.createElement("button");
+  const ok = tr(document.createElement("button"), "saveAndApprove");
   ok.type = "submit";
-  ok.textContent = "Save and approve";
   ok.className = "save";
-  const cancel = document.createElement("button");
+  const cancel = tr(document.createElement("button"), "cancel");
   cancel.type = "button";
-  cancel.textContent = "Cancel";
   cancel.className = "secondary cancel";
   actions.append(ok, cancel);
   form.appendChild(actions);
@@ -937,7 +1225,7 @@ function editForm(p) {
     for (const { key, kind, input } of fields) {
       const v = input.value.trim();
       if (v === "" && kind !== "string") { out[key] = null; continue; }
-      if (kind === "number") { const n = Number(v); out[key] = Number.isFinite(n) ? n : v; continue; }
+      if (kind === "number") { const n = parseDecimal(v); out[key] = Number.isFinite(n) ? n : v; continue; }
       if (kind === "boolean") { out[key] = v === "true"; continue; }
       if (kind === "object") { try { out[key] = JSON.parse(v); } catch { out[key] = v; } continue; }
       out[key] = v;
@@ -945,6 +1233,21 @@ function editForm(p) {
     return out;
   };
   return form;
+}
+
+// decimalText is a number as the person writes it in their language
+// (12,5 in French), without grouping, so it reads back as typed.
+function decimalText(n) {
+  return new Intl.NumberFormat(locale(), { useGrouping: false, maximumFractionDigits: 20 }).format(n);
+}
+
+// parseDecimal reads a number typed either way: 12.50, 12,50, 1 234,56
+// or 1,234.56.
+function parseDecimal(text) {
+  let v = String(text).replace(/[\s\u00a0\u202f]/g, "");
+  if (v.includes(",") && !v.includes(".")) v = v.replace(",", ".");
+  else v = v.replaceAll(",", "");
+  return v === "" ? NaN : Number(v);
 }
 
 // ---- the person's messages ----
@@ -965,8 +1268,8 @@ function say(text) {
   try { frame.timezone = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch { /* the server's default */ }
   userBubble(id, text).classList.add("pending");
   showTitle();
-  const thinking = bubble("assistant thinking", "Thinking…");
-  thinking.setAttribute("aria-label", "The assistant is thinking");
+  const thinking = tr(bubble("assistant thinking", ""), "thinking");
+  trAttr(thinking, "aria-label", "thinkingLabel");
   state.thinking.set(id, thinking);
   send(frame);
 }
@@ -1040,7 +1343,7 @@ function queueUpload(u) {
 function sendUpload(u) {
   if (!state.uploads.has(u.id)) return Promise.resolve(); // removed while it waited
   if (!state.token) {
-    setUpload(u, "failed", "You are signed out. Sign in, then try again.");
+    setUpload(u, "failed", msg("signedOutUpload"));
     return Promise.resolve();
   }
   return new Promise((resolve) => {
@@ -1071,7 +1374,7 @@ function sendUpload(u) {
       resolve();
     };
     xhr.onerror = xhr.ontimeout = () => {
-      setUpload(u, "failed", "The file did not reach purser. Check the connection, then try again.");
+      setUpload(u, "failed", msg("didNotReach"));
       resolve();
     };
     xhr.onabort = () => resolve();
@@ -1080,7 +1383,7 @@ function sendUpload(u) {
 }
 
 // kindNames name what the server read a file as (by its content, never
-// its name) in the person's words.
+// its name), as the kinds of chat-strings.js.
 const kindNames = { text: "statement", statement: "statement", image: "receipt", receipt: "receipt", pdf: "document", document: "document" };
 
 // uploadEvent takes one server-sent event of u's stream.
@@ -1152,7 +1455,7 @@ function uploadAnswered(u, xhr) {
     return;
   }
   if (xhr.status === 401) {
-    setUpload(u, "failed", "Your session expired. Sign in again, then try again.");
+    setUpload(u, "failed", msg("sessionExpiredUpload"));
     expired();
     return;
   }
@@ -1180,13 +1483,13 @@ function uploadProblem(status, err) {
   const said = sentence(plain(err.message));
   if (said) return said;
   switch (status) {
-    case 413: return "This file is too big to upload.";
-    case 415: return "purser cannot read this kind of file: send a statement or a receipt.";
-    case 429: return "Too many uploads at once. Wait a moment, then try again.";
-    case 400: return "The upload was refused.";
+    case 413: return msg("tooBig");
+    case 415: return msg("cannotRead");
+    case 429: return msg("tooMany");
+    case 400: return msg("uploadRefused");
   }
-  if (status >= 500) return "purser could not take the file just now. Try again in a moment.";
-  return "The upload failed (HTTP " + status + ").";
+  if (status >= 500) return msg("serverBusy");
+  return msg("uploadFailed", status);
 }
 
 // sentence makes a server's message a sentence: capital first, full stop.
@@ -1202,7 +1505,7 @@ function uploadBubble(u) {
   const li = document.createElement("li");
   li.className = "user upload";
   li.dataset.upload = u.id;
-  const name = u.file.name || "Pasted file";
+  const name = u.file.name || t("pastedFile");
   const file = document.createElement("div");
   file.className = "file";
   const title = document.createElement("span");
@@ -1211,6 +1514,7 @@ function uploadBubble(u) {
   const size = document.createElement("span");
   size.className = "size";
   size.textContent = byteSize(u.file.size);
+  u.size = size; // said again in another language by setUpload
   file.append(documentIcon(), title, size);
   li.appendChild(file);
   if (u.message) {
@@ -1222,7 +1526,7 @@ function uploadBubble(u) {
   const bar = document.createElement("div");
   bar.className = "bar";
   bar.setAttribute("role", "progressbar");
-  bar.setAttribute("aria-label", "Upload of " + name);
+  trAttr(bar, "aria-label", "uploadOf", name);
   bar.setAttribute("aria-valuemin", "0");
   bar.setAttribute("aria-valuemax", "100");
   bar.appendChild(document.createElement("div")).className = "fill";
@@ -1237,20 +1541,18 @@ function uploadBubble(u) {
   const actions = document.createElement("div");
   actions.className = "actions";
   actions.hidden = true;
-  const again = document.createElement("button");
+  const again = tr(document.createElement("button"), "tryAgain");
   again.type = "button";
   again.className = "retry";
-  again.textContent = "Try again";
-  again.setAttribute("aria-label", "Try again to upload " + name);
+  trAttr(again, "aria-label", "tryAgainUpload", name);
   again.onclick = () => {
     queueUpload(u);
     $("message").focus(); // the button it was on hides
   };
-  const drop = document.createElement("button");
+  const drop = tr(document.createElement("button"), "remove");
   drop.type = "button";
   drop.className = "secondary remove";
-  drop.textContent = "Remove";
-  drop.setAttribute("aria-label", "Remove " + name);
+  trAttr(drop, "aria-label", "removeFile", name);
   drop.onclick = () => {
     state.uploads.delete(u.id);
     li.remove();
@@ -1268,10 +1570,11 @@ function uploadBubble(u) {
 // time) or refused (with the reason why; the same file would be again).
 function setUpload(u, phase, detail) {
   u.phase = phase;
+  u.detail = detail; // for saying it again in another language
   const li = u.li;
   const bar = li.querySelector(".bar");
   const fill = bar.firstChild;
-  const words = li.querySelector(".state .phase");
+  const said = li.querySelector(".state .phase");
   const pct = li.querySelector(".state .pct");
   const failed = phase === "failed" || phase === "unread" || phase === "refused";
   const kind = u.kind || "document";
@@ -1284,52 +1587,57 @@ function setUpload(u, phase, detail) {
   bar.hidden = !["queued", "sending", "reading"].includes(phase);
   bar.classList.toggle("indeterminate", phase === "reading");
   pct.textContent = "";
+  u.size.textContent = byteSize(u.file.size);
   switch (phase) {
     case "queued":
     case "sending": {
       const n = Math.round(100 * Math.min(1, Math.max(0, Number(detail) || 0)));
+      const percent = new Intl.NumberFormat(locale(), { style: "percent" }).format(n / 100);
       bar.setAttribute("aria-valuenow", String(n));
-      bar.setAttribute("aria-valuetext", phase === "queued" ? "Waiting" : n + "% sent");
+      bar.setAttribute("aria-valuetext", phase === "queued" ? t("waiting") : t("percentSent", percent));
       fill.style.width = n + "%";
-      words.textContent = phase === "queued" ? "Waiting to upload…" : "Uploading… ";
-      if (phase === "sending") pct.textContent = n + "%";
+      said.textContent = t(phase === "queued" ? "waitingToUpload" : "uploading");
+      if (phase === "sending") pct.textContent = percent;
       break;
     }
     case "reading":
       // How long reading takes is not known: the bar says it is busy.
       bar.removeAttribute("aria-valuenow");
-      bar.setAttribute("aria-valuetext", "Reading the " + kind);
+      bar.setAttribute("aria-valuetext", t("readingShort", kind));
       fill.style.width = "";
-      words.textContent = "Reading the " + kind + "…";
+      said.textContent = t("reading", kind);
       break;
     case "done":
       // Read only if a tool looked at it; the turn may have done otherwise.
-      words.textContent = kind[0].toUpperCase() + kind.slice(1) + (u.tools ? " read" : " uploaded");
+      said.textContent = t(u.tools ? "read" : "uploaded", kind);
       break;
     case "sent":
-      words.textContent = "Sent · the reply comes in the chat";
+      said.textContent = t("sentReplyInChat");
       break;
     case "unread":
-      words.textContent = "The " + kind + " could not be read.";
+      said.textContent = t("unread", kind);
       break;
     case "failed":
     case "refused": {
-      words.textContent = "Not uploaded";
+      said.textContent = t("notUploaded");
       const p = document.createElement("p");
       p.className = "problem";
       p.setAttribute("role", "alert");
-      p.textContent = detail;
+      p.textContent = words(detail);
       li.querySelector(".state").after(p);
       break;
     }
   }
 }
 
+// byteSize is a file's size in the locale's numbers and units (1.5 KB,
+// 1,5 Ko).
 function byteSize(n) {
   if (!(n >= 0)) return "";
-  if (n < 1024) return n + " B";
-  if (n < 1024 * 1024) return (n / 1024).toFixed(n < 10 * 1024 ? 1 : 0) + " KB";
-  return (n / 1024 / 1024).toFixed(1) + " MB";
+  const [b, kb, mb] = t("bytes");
+  if (n < 1024) return number(n) + " " + b;
+  if (n < 1024 * 1024) return number(n / 1024, n < 10 * 1024 ? 1 : 0) + " " + kb;
+  return number(n / 1024 / 1024, 1) + " " + mb;
 }
 
 function documentIcon() {
@@ -1462,8 +1770,8 @@ function countUnread() {
     $(id).textContent = String(unread);
     $(id).hidden = unread === 0;
   }
-  $("launcher-label").textContent = unread ? `Open the assistant (${unread} unread)` : "Open the assistant";
-  $("inbox-button").setAttribute("aria-label", unread ? `Notifications, ${unread} unread` : "Notifications");
+  tr($("launcher-label"), unread ? "openAssistantUnread" : "openAssistant", ...(unread ? [number(unread)] : []));
+  trAttr($("inbox-button"), "aria-label", unread ? "notificationsUnread" : "notifications", ...(unread ? [unread] : []));
 }
 
 function showToast(n) {
@@ -1476,7 +1784,7 @@ function showToast(n) {
   const open = document.createElement("button");
   open.type = "button";
   open.className = "secondary";
-  open.textContent = "View";
+  tr(open, "view");
   open.onclick = () => {
     dismiss(t);
     if (!state.layout.open) toggleOpen(true);
@@ -1486,7 +1794,7 @@ function showToast(n) {
   x.type = "button";
   x.className = "icon";
   x.textContent = "✕";
-  x.setAttribute("aria-label", "Dismiss");
+  trAttr(x, "aria-label", "dismiss");
   x.onclick = () => dismiss(t);
   t.append(p, open, x);
   $("toasts").appendChild(t);
@@ -1538,9 +1846,12 @@ function openConversation(id, fresh) {
   if (id) store.setItem("purser.conversation", id);
   else store.removeItem("purser.conversation");
   $("transcript").textContent = "";
-  $("tool-status").textContent = "";
+  put($("tool-status"), "");
   state.streaming.clear();
   state.thinking.clear();
+  state.proposals.clear();
+  state.batch = null;
+  showApproveAll();
   const h = { id, oldest: 0, more: false, loading: false, initial: !fresh && !!id, failed: false, buffer: [], pinned: true };
   state.history = h;
   showTitle();
@@ -1642,10 +1953,10 @@ function showHistoryStatus() {
   const h = state.history;
   const el = $("history-status");
   let text = "";
-  if (h && h.loading) text = h.initial ? "Loading the conversation…" : "Loading earlier messages…";
-  else if (h && h.failed) text = h.initial ? "Could not load the conversation. Scroll up to try again." : "Could not load earlier messages. Scroll up to try again.";
-  else if (h && !h.more) text = "Beginning of the conversation";
-  el.textContent = text;
+  if (h && h.loading) text = msg(h.initial ? "loadingConversation" : "loadingEarlier");
+  else if (h && h.failed) text = msg(h.initial ? "couldNotLoadConversation" : "couldNotLoadEarlier");
+  else if (h && !h.more) text = msg("beginning");
+  put(el, text);
   el.classList.toggle("end", !!h && !h.loading && !h.failed && !h.more);
 }
 
@@ -1668,8 +1979,8 @@ function showTitle() {
   const first = $("transcript").querySelector("li.user");
   let title = id && state.titles.get(id);
   if (!title && first && h && !h.more && !h.initial) title = first.classList.contains("upload") ? uploadTitle(first) : first.textContent;
-  if (!title) title = id && h && (h.more || h.initial) ? "Conversation" : "New conversation";
-  $("conversation-title").textContent = title;
+  if (!title) title = msg(id && h && (h.more || h.initial) ? "conversation" : "newConversation");
+  put($("conversation-title"), title);
   if (id && !state.titles.has(id) && (h && (h.more || h.initial)) && !state.askedTitles) {
     // Opened without the list (after a reload): ask it once for titles.
     state.askedTitles = true;
@@ -1704,12 +2015,12 @@ async function showConversations() {
 // first, and lists them; focus goes to the one on show when asked.
 async function loadConversations(focus) {
   const status = $("conversations-status");
-  status.textContent = "Loading conversations…";
+  tr(status, "loadingConversations");
   let list;
   try {
     ({ conversations: list } = await api("GET", "/v1/conversations"));
   } catch {
-    status.textContent = "Could not load your conversations. Try again in a moment.";
+    tr(status, "couldNotLoadConversations");
     if (focus) $("new-conversation").focus();
     return;
   }
@@ -1731,7 +2042,7 @@ async function loadConversations(focus) {
     li.setAttribute("aria-selected", String(c.id === state.conversation));
     const title = document.createElement("span");
     title.className = "title";
-    title.textContent = c.title || (c.id === state.conversation ? $("conversation-title").textContent : "") || "New conversation";
+    title.textContent = c.title || (c.id === state.conversation ? $("conversation-title").textContent : "") || t("newConversation");
     li.appendChild(title);
     if (c.updated_at) {
       const when = document.createElement("time");
@@ -1742,7 +2053,7 @@ async function loadConversations(focus) {
     li.onclick = () => chooseConversation(c.id);
     ul.appendChild(li);
   }
-  status.textContent = items.length ? "" : "No conversations yet.";
+  put(status, items.length ? "" : msg("noConversations"));
   // The option that had the keyboard keeps it when the list is read again.
   const active = [...ul.children].find((li) => li.dataset.id === focused) ||
     ul.querySelector('[aria-selected="true"]') || ul.firstElementChild;
@@ -1754,8 +2065,8 @@ async function loadConversations(focus) {
 function whenText(d) {
   if (Number.isNaN(d.getTime())) return "";
   const today = new Date().toDateString() === d.toDateString();
-  return today ? d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
-    : d.toLocaleDateString([], { day: "numeric", month: "short", year: "numeric" });
+  return today ? d.toLocaleTimeString(locale(), { hour: "2-digit", minute: "2-digit" })
+    : d.toLocaleDateString(locale(), { day: "numeric", month: "short", year: "numeric" });
 }
 
 function focusActiveOption() {
@@ -1800,7 +2111,7 @@ async function newConversation() {
     openConversation(id, true);
     backToChat();
   } catch {
-    $("conversations-status").textContent = "Could not start a new conversation. Try again.";
+    tr($("conversations-status"), "couldNotStart");
     b.disabled = false;
     b.focus();
     return;
@@ -1832,6 +2143,8 @@ function shortcut(ev) {
 // ---- start ----
 
 function start() {
+  state.lang = chosenLanguage();
+  applyLanguage();
   applyTheme();
   darkQuery.addEventListener("change", applyTheme);
   applyLayout();
@@ -1845,6 +2158,11 @@ function start() {
   $("close-button").onclick = () => toggleOpen(false);
   $("dock-button").onclick = () => toHost({ type: "purser:dock" });
   $("theme-button").onclick = toggleTheme;
+  $("lang-button").onclick = () => setLanguage(state.lang === "fr" ? "en" : "fr");
+  $("approve-all").onclick = approveAll;
+  // The cards' time left, and their expiry, without waiting for the server.
+  showExpiries();
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) showExpiries(); });
   $("inbox-button").onclick = () => showView(state.view === "inbox" ? "chat" : "inbox");
   $("inbox-close").onclick = backToChat;
   $("conversations-button").onclick = () => (state.view === "conversations" ? backToChat() : showConversations());
@@ -1912,7 +2230,7 @@ function start() {
   } else {
     // The host hands the token over when it hears ready; a token pasted
     // in this tab earlier serves until then.
-    setStatus("waiting for the host…");
+    setStatus("waitingForHost");
     if (pasted) useToken(pasted, false);
     toHost({ type: "purser:ready" });
   }
