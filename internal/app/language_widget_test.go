@@ -76,9 +76,10 @@ func TestWidgetSpeaksFrenchAndRemembersIt(t *testing.T) {
 	}
 }
 
-// On a phone (375×667) the language switch is a 44-pixel target inside
-// the header, and the header keeps every button on the screen in French,
-// whose words are longer.
+// On a phone (375×667), in the dark, the language switch is a 44-pixel
+// target inside the header, and the header keeps every button on the
+// screen in French, whose words are longer. Two French proposals bring
+// Tout approuver, a 44-pixel target on the screen above the message box.
 func TestWidgetLanguageSwitchOnAPhone(t *testing.T) {
 	info := startUp(t)
 	b := startBrowser(t)
@@ -101,4 +102,16 @@ func TestWidgetLanguageSwitchOnAPhone(t *testing.T) {
 		t.Errorf("header buttons off the screen: %s", off)
 	}
 	b.shot("01-phone-french")
+
+	b.prefersDark(true)
+	say(b, "j'ai dépensé 12,50 € pour le déjeuner")
+	b.waitText("#transcript > li.proposal", "déjeuner")
+	say(b, "ajoute 4,20 € café hier")
+	b.waitText("#transcript > li.proposal", "café")
+	b.waitExact("#approve-all", "Tout approuver (2)")
+	if r := b.eval(`const r = document.getElementById("approve-all").getBoundingClientRect(); return r.height >= 44 && r.left >= 0 && r.right <= innerWidth && r.bottom <= innerHeight`); r != "true" {
+		t.Errorf("Tout approuver is not a 44 px target on the screen: %s", b.eval(`return JSON.stringify(document.getElementById("approve-all").getBoundingClientRect())`))
+	}
+	b.waitText("#transcript > li.proposal time.expires", "Expire dans 23 h")
+	b.shot("02-phone-dark-approve-all")
 }

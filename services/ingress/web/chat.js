@@ -1101,6 +1101,7 @@ function showExpiry(card) {
   const el = card.expires;
   if (card.phase === "closed" || Number.isNaN(card.expiresAt.getTime())) {
     el.hidden = true;
+    el.textContent = "";
     return;
   }
   el.hidden = false;

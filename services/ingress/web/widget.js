@@ -1,7 +1,8 @@
 // purser's widget loader: one script tag puts the assistant into any page.
 //
 //   <script src="https://purser.example/widget.js" defer
-//           data-token-url="/purser-token" data-theme="system" data-docked="false"></script>
+//           data-token-url="/purser-token" data-theme="system" data-docked="false"
+//           data-locale="fr-FR"></script>
 //
 // or, for a host that hands the token over itself:
 //
@@ -33,6 +34,7 @@
     s.server = d.server || new URL(script.src, location.href).origin;
     if (d.tokenUrl) s.tokenUrl = d.tokenUrl;
     if (d.theme) s.theme = d.theme;
+    if (d.locale) s.locale = d.locale;
     if (d.docked) s.docked = d.docked === "true";
     if (d.open) s.open = d.open === "true";
     return s;
@@ -48,6 +50,9 @@
     const src = new URL("/chat", server);
     src.searchParams.set("host", location.origin);
     src.searchParams.set("theme", ["light", "dark", "system"].includes(opts.theme) ? opts.theme : "system");
+    // The host's language is the chat's until the person picks one with
+    // its FR/EN switch.
+    if (typeof opts.locale === "string" && opts.locale) src.searchParams.set("locale", opts.locale);
     frame.src = src.href;
     frame.title = "purser assistant";
     frame.id = "purser-widget";
