@@ -847,7 +847,7 @@ function render(f, live) {
       citations(li, f.answer);
       // The answer to an Approve all of this tab: it went through.
       const batch = live && state.cards.get(f.turn_id);
-      if (batch && batch.batch) { state.cards.delete(f.turn_id); batch.settle(); }
+      if (batch && batch.batch) { state.cards.delete(f.turn_id); batch.settle(f.answer.batch); }
       break;
     }
     case "proposal":
@@ -907,6 +907,7 @@ function onError(f, live) {
   // proposal decided elsewhere (another tab) or expired stays closed.
   const card = state.cards.get(f.turn_id) || (id && state.cards.get(id));
   if (card && f.error.code === "proposal_invalid") card.gone();
+  else if (card && f.error.code === "proposal_expired" && !card.batch) card.expire();
   else if (card) card.reopen();
   if (f.turn_id) put($("tool-status"), "");
   // A refused Approve all changed nothing: it says so before the reason.
@@ -1008,8 +1009,13 @@ function proposal(f) {
       controls(false);
       tr(decided, "approving");
     },
-    // settle: the Approve all that took this card went through.
-    settle() {
+    // settle: the Approve all that took this card went through; the
+    // tool may still have refused this one (failed, with the reason).
+    settle(item) {
+      if (item && item.status === "failed") {
+        card.close(msg("notDone", plain(item.summary)));
+        return;
+      }
       state.decided[card.id] = "approve";
       save("decided", state.decided);
       card.close(label("approve"));
@@ -1148,7 +1154,7 @@ function pendingCards() {
 function showApproveAll() {
   const b = $("approve-all");
   const batch = state.batch;
-  const n = batch ? batch.cards.length : pendingCards().length;
+  const n = batch ? batch.cards.length : Math.min(pendingCards().length, maxBatch);
   b.hidden = n < 2;
   b.disabled = !!batch;
   if (b.hidden) return;
@@ -1156,25 +1162,30 @@ function showApproveAll() {
   trAttr(b, "aria-label", batch ? "approving" : "approveAllLabel", n);
 }
 
+// maxBatch is how many proposals one approve_all may name (the server's
+// limit); more wait for the next.
+const maxBatch = 20;
+
 // approveAll approves every pending proposal shown, in one confirm: the
 // server takes all or none (one stale proposal refuses the batch), so
 // the cards wait, busy, for the outcome, and open again if refused.
 function approveAll() {
-  const cards = pendingCards();
+  const cards = pendingCards().slice(0, maxBatch);
   if (cards.length < 2 || state.batch) return;
   const id = randomId("c");
-  const settle = (how) => {
+  const end = (how, items) => {
     if (state.batch === batch) state.batch = null;
-    for (const c of cards) c[how]();
+    for (const c of cards) c[how]((items || []).find((i) => i && i.proposal_id === c.id));
     showApproveAll();
   };
   const batch = {
     id,
     cards,
     batch: true,
-    settle: () => settle("settle"),
-    reopen: () => settle("reopen"),
-    gone: () => settle("reopen"), // refused as a whole: nothing was done
+    // settle takes the answer's report of each proposal ran, if any.
+    settle: (items) => end("settle", items),
+    reopen: () => end("reopen"),
+    gone: () => end("reopen"), // refused as a whole: nothing was done
   };
   state.batch = batch;
   state.cards.set(id, batch);
