@@ -103,7 +103,7 @@ func startEmbeddings(t *testing.T) *embeddingsServer {
 		if e.slow.Load() {
 			select {
 			case <-r.Context().Done():
-			case <-time.After(5 * time.Second):
+			case <-time.After(2 * time.Second):
 			}
 			return
 		}
