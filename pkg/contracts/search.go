@@ -73,3 +73,40 @@ type SearchReply struct {
 	SearchResults
 	InboxFailure
 }
+
+// RecordRequest asks for one of the person's own records by the kind and
+// id a search result or citation names (op record): an entry
+// ("expense-12", "transaction-40") or a document; File asks for a
+// document's file too.
+type RecordRequest struct {
+	Kind string `json:"kind" validate:"required,oneof=entry document"`
+	ID   string `json:"id" validate:"required,max=128,text"`
+	File bool   `json:"file,omitempty"`
+}
+
+// RecordReply is the record asked for: Entry or Document.
+type RecordReply struct {
+	Entry    *LedgerEntry  `json:"entry,omitempty"`
+	Document *DocumentView `json:"document,omitempty"`
+	InboxFailure
+}
+
+// DocumentView is a stored document as its owner sees it: the file's
+// name and type, where it came from, what its import did and, when asked
+// for and small enough to travel, its content (else FileTooLarge). Entries
+// are the ledger entries read from it, at most 200.
+type DocumentView struct {
+	ID           string        `json:"id" validate:"required,max=128"`
+	Filename     string        `json:"filename" validate:"max=300"`
+	MediaType    string        `json:"media_type" validate:"max=200"`
+	SenderDomain string        `json:"sender_domain,omitempty" validate:"max=300"`
+	Status       string        `json:"status" validate:"max=20"`
+	Detail       string        `json:"detail,omitempty" validate:"max=2000"`
+	Imported     int           `json:"imported"`
+	Size         int64         `json:"size"`
+	CreatedAt    string        `json:"created_at" validate:"max=40"`
+	Entries      []LedgerEntry `json:"entries,omitempty" validate:"max=200,dive"`
+	Content      []byte        `json:"content,omitempty"`
+	FileKept     bool          `json:"file_kept"`
+	FileTooLarge bool          `json:"file_too_large,omitempty"`
+}

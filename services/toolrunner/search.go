@@ -254,3 +254,9 @@ func (s *Searcher) Tool() Tool {
 			return Output{Data: res, Total: &total, Warning: res.Degraded}, nil
 		}}
 }
+
+// SearchFor answers GET /v1/search for a person from the Searcher's own
+// store: the same ranking as the tool.
+func (s *Searcher) SearchFor(ctx context.Context, tenant, user string, req contracts.SearchRequest) (contracts.SearchResults, error) {
+	return s.Search(ctx, s.store, SearchQuery{TenantID: tenant, UserID: user, Text: req.Query, Kind: req.Kind, Limit: req.Limit})
+}
