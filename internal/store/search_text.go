@@ -162,23 +162,39 @@ func searchBody(parts ...string) string {
 	return strings.Join(words, " ")
 }
 
+// termAlias is what a query term also matches: the names merchantAliases
+// gives it ("amzn" finds "AMAZON MARKETPLACE"), all of them; nil if none.
+func termAlias(t string) []string {
+	if name, ok := merchantAliases[t]; ok {
+		return strings.Fields(name)
+	}
+	return nil
+}
+
 // fts5Match is queryTerms as an FTS5 query: each term a quoted prefix
-// ("tesco"*), all of them (join " AND ") or any (join " OR "). Terms are
-// letters and digits only (searchWords), so quoting cannot be escaped.
+// ("tesco"*), or its alias's words, all of them (join " AND ") or any
+// (join " OR "). Terms are letters and digits only (searchWords), so
+// quoting cannot be escaped.
 func fts5Match(terms []string, join string) string {
 	parts := make([]string, len(terms))
 	for i, t := range terms {
 		parts[i] = `"` + t + `"*`
+		if alias := termAlias(t); alias != nil {
+			parts[i] = "(" + parts[i] + ` OR ("` + strings.Join(alias, `"* AND "`) + `"*))`
+		}
 	}
 	return strings.Join(parts, join)
 }
 
 // tsQuery is queryTerms as a Postgres tsquery: each term a quoted prefix
-// ('tesco':*), joined by & (all) or | (any).
+// ('tesco':*), or its alias's words, joined by & (all) or | (any).
 func tsQuery(terms []string, join string) string {
 	parts := make([]string, len(terms))
 	for i, t := range terms {
 		parts[i] = "'" + t + "':*"
+		if alias := termAlias(t); alias != nil {
+			parts[i] = "(" + parts[i] + " | ('" + strings.Join(alias, "':* & '") + "':*))"
+		}
 	}
 	return strings.Join(parts, " "+join+" ")
 }

@@ -72,11 +72,11 @@ func (s *Store) PutEmbeddings(ctx context.Context, model string, texts []SearchT
 }
 
 // SearchVectors returns the person's things nearest to vec by cosine
-// similarity among those embedded by model, best first (Rank is minus the
-// similarity). It compares every vector of the person in turn: fine for
+// similarity among those embedded by model, at least minSimilarity, best
+// first (Rank is minus the similarity). It compares every vector of the person in turn: fine for
 // the thousands of records one person keeps; the index holds no
 // approximate-nearest-neighbour structure.
-func (s *Store) SearchVectors(ctx context.Context, f SearchFilter, model string, vec []float32) ([]SearchHit, error) {
+func (s *Store) SearchVectors(ctx context.Context, f SearchFilter, model string, vec []float32, minSimilarity float64) ([]SearchHit, error) {
 	if f.TenantID == "" || f.UserID == "" {
 		return nil, errors.New("search vectors: a tenant and a user are required")
 	}
@@ -101,7 +101,7 @@ func (s *Store) SearchVectors(ctx context.Context, f SearchFilter, model string,
 					return err
 				}
 				sim, ok := dotEncoded(q, raw)
-				if !ok {
+				if !ok || sim < minSimilarity {
 					continue
 				}
 				best = append(best, scored{id, sim})

@@ -19,7 +19,7 @@ import (
 // and the person's changes not indexed yet.
 type SearchStore interface {
 	SearchLexical(ctx context.Context, f store.SearchFilter) ([]store.SearchHit, error)
-	SearchVectors(ctx context.Context, f store.SearchFilter, model string, vec []float32) ([]store.SearchHit, error)
+	SearchVectors(ctx context.Context, f store.SearchFilter, model string, vec []float32, minSimilarity float64) ([]store.SearchHit, error)
 	SearchQueued(ctx context.Context, tenantID, userID string) (bool, error)
 	IndexSearchFor(ctx context.Context, tenantID, userID string, limit int) (int, error)
 }
@@ -65,6 +65,13 @@ func NewSearcher(st SearchStore, emb Embedder, timeout time.Duration, m *SearchM
 // ranking is 1/(rrfK + rank). 60 is the value of the method's paper;
 // it lets a result that ranks well in both lists beat one first in one.
 const rrfK = 60
+
+// MinSimilarity is the least cosine similarity a record needs to be
+// found by meaning alone: nearest neighbours always exist, and without a
+// floor every search would cite unrelated records. 0.3 keeps what
+// text-embedding-3-small rates related and drops the unrelated, whose
+// similarity to a short query is mostly below 0.2.
+const MinSimilarity = 0.3
 
 // indexBeforeSearch bounds the person's queued changes a search indexes
 // before it reads; more wait for the indexer.
@@ -130,7 +137,7 @@ func (s *Searcher) semantic(ctx context.Context, st SearchStore, f store.SearchF
 		s.log.Warn("search: embed query", "error", err)
 		return nil, "the embeddings server failed; results are by words only"
 	}
-	hits, err := st.SearchVectors(ctx, f, s.emb.Model(), vecs[0])
+	hits, err := st.SearchVectors(ctx, f, s.emb.Model(), vecs[0], MinSimilarity)
 	if err != nil {
 		s.log.Warn("search: vectors", "error", err)
 		return nil, "the vector index failed; results are by words only"
