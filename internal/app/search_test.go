@@ -160,7 +160,7 @@ func TestSearchEndToEnd(t *testing.T) {
 			c.EmbeddingsURL = standInEmbeddings(t)
 		})
 		script := func() {
-			srv.Push(llmtest.ToolCalls(llmtest.Call{ID: "call1", Name: contracts.ToolSearch, Args: []string{`{"query":"Tesco",`, `"kind":"entry"}`}}),
+			srv.Push(llmtest.ToolCalls(llmtest.Call{ID: "call1", Name: contracts.ToolSearch, Args: []string{`{"query":"Tesco",`, `"only":"entry"}`}}),
 				llmtest.Text("Here are your payments to Tesco."))
 		}
 		cited := func(cs []contracts.Citation) {

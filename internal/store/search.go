@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -106,6 +107,12 @@ func (s *Store) SearchLexical(ctx context.Context, f SearchFilter) ([]SearchHit,
 	return hits, nil
 }
 
+// maxRanked bounds the rows one lexical query ranks: a word found in
+// more of the person's rows than this ranks only the newest maxRanked of
+// them (by when they were indexed), so that a word in every line costs
+// what a rare one does.
+const maxRanked = 2000
+
 // searchTerms runs one lexical query: every term (all) or any.
 func (s *Store) searchTerms(ctx context.Context, f SearchFilter, terms []string, all bool) ([]SearchHit, error) {
 	where, args := f.where()
@@ -116,18 +123,23 @@ func (s *Store) searchTerms(ctx context.Context, f SearchFilter, terms []string,
 			join = "&"
 		}
 		q = `SELECT ` + searchHitCols + `, -ts_rank(d.tsv, tq) AS rank
-			FROM search_docs d, to_tsquery('simple', ?) tq WHERE d.tsv @@ tq` + where + `
+			FROM (SELECT d.id FROM search_docs d WHERE d.tsv @@ to_tsquery('simple', ?)` + where + `
+				ORDER BY d.id DESC LIMIT ` + strconv.Itoa(maxRanked) + `) c
+			JOIN search_docs d ON d.id = c.id, to_tsquery('simple', ?) tq
 			ORDER BY rank, d.date DESC, d.id DESC LIMIT ?`
-		args = append([]any{tsQuery(terms, join)}, args...)
+		tq := tsQuery(terms, join)
+		args = append(append([]any{tq}, args...), tq)
 	} else {
 		join := " OR "
 		if all {
 			join = " AND "
 		}
-		q = `SELECT ` + searchHitCols + `, bm25(search_fts) AS rank
-			FROM search_fts JOIN search_docs d ON d.id = search_fts.rowid
-			WHERE search_fts MATCH ?` + where + `
-			ORDER BY rank, d.date DESC, d.id DESC LIMIT ?`
+		q = `SELECT ` + searchHitCols + `, c.rank
+			FROM (SELECT rowid AS id, bm25(search_fts) AS rank FROM search_fts WHERE search_fts MATCH ?
+				ORDER BY rowid DESC LIMIT ` + strconv.Itoa(maxRanked) + `) c
+			JOIN search_docs d ON d.id = c.id
+			WHERE true` + where + `
+			ORDER BY c.rank, d.date DESC, d.id DESC LIMIT ?`
 		args = append([]any{fts5Match(terms, join)}, args...)
 	}
 	args = append(args, f.limit())

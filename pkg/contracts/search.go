@@ -19,7 +19,7 @@ const MaxSearchLimit = 50
 // query: the seeds' chat_semanticSearch(query, limit).
 type SearchArgs struct {
 	Query string  `json:"query" validate:"required,min=1,max=500" jsonschema_description:"What to look for, in the user's words: a merchant, a person, a subject, e.g. 'Costco', 'landlord', 'tax office'. Leave out dates: give them as from/to."`
-	Kind  *string `json:"kind,omitempty" validate:"omitempty,oneof=entry document message" jsonschema:"enum=entry,enum=document,enum=message" jsonschema_description:"Only ledger entries ('entry'), imported documents such as receipts and statements ('document') or conversation messages ('message'); null for all."`
+	Only  *string `json:"only,omitempty" validate:"omitempty,oneof=entry document message" jsonschema:"enum=entry,enum=document,enum=message" jsonschema_description:"Only ledger entries ('entry'), imported documents such as receipts and statements ('document') or conversation messages ('message'); null for all."`
 	From  *string `json:"from,omitempty" validate:"omitempty,date" jsonschema_description:"Only records dated on or after this day, YYYY-MM-DD; null for no bound."`
 	To    *string `json:"to,omitempty" validate:"omitempty,date" jsonschema_description:"Only records dated on or before this day, YYYY-MM-DD; null for no bound."`
 	Limit *int    `json:"limit,omitempty" validate:"omitempty,gte=1,lte=50" jsonschema_description:"Most results to return; 10 when null."`

@@ -241,8 +241,8 @@ func (s *Searcher) Tool() Tool {
 				}
 			}
 			q := SearchQuery{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Text: a.Query}
-			if a.Kind != nil {
-				q.Kind = *a.Kind
+			if a.Only != nil {
+				q.Kind = *a.Only
 			}
 			if a.From != nil {
 				q.From = *a.From

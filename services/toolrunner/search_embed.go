@@ -63,6 +63,7 @@ type SearchIndexStore interface {
 	IndexSearch(ctx context.Context, limit int) (int, error)
 	Unembedded(ctx context.Context, model string, limit int) ([]store.SearchText, error)
 	PutEmbeddings(ctx context.Context, model string, texts []store.SearchText, vecs [][]float32) (int, error)
+	OptimizeSearch(ctx context.Context) error
 }
 
 var _ SearchIndexStore = (*store.Store)(nil)
@@ -79,7 +80,13 @@ type SearchIndexer struct {
 	Batch   int      // things per round; 500 when 0
 	Metrics *SearchMetrics
 	Log     *slog.Logger
+	// burst counts text rows indexed since the index was last optimized.
+	burst int
 }
+
+// optimizeAfter is how many rows a burst of indexing writes before the
+// index is optimized when the burst ends.
+const optimizeAfter = 1000
 
 // Run indexes until the queue is empty, then every interval (or at once
 // when wake fires: a tool result or import notification says something
@@ -122,6 +129,13 @@ func (x *SearchIndexer) Round(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	x.Metrics.indexed("text", n)
+	x.burst += n
+	if n < batch && x.burst >= optimizeAfter {
+		if err := x.Store.OptimizeSearch(ctx); err != nil {
+			return n, err
+		}
+		x.burst = 0
+	}
 	if x.Emb == nil {
 		return n, nil
 	}

@@ -73,7 +73,7 @@ func searchIntent(text string) (orchestrator.Decision, bool) {
 	}
 	args.Query = rest
 	if kind != "" {
-		args.Kind = &kind
+		args.Only = &kind
 	}
 	return call(contracts.ToolSearch, args), true
 }

@@ -14,9 +14,9 @@ func TestSearchIntent(t *testing.T) {
 	}{
 		{"find my Costco receipts from 2020", `{"query":"Costco","from":"2020-01-01","to":"2020-12-31"}`},
 		{"search for landlord", `{"query":"landlord"}`},
-		{"find my payments to Tesco", `{"query":"Tesco","kind":"entry"}`},
-		{"where did I pay the tax office?", `{"query":"tax office","kind":"entry"}`},
-		{"look up messages about the deposit", `{"query":"deposit","kind":"message"}`},
+		{"find my payments to Tesco", `{"query":"Tesco","only":"entry"}`},
+		{"where did I pay the tax office?", `{"query":"tax office","only":"entry"}`},
+		{"look up messages about the deposit", `{"query":"deposit","only":"message"}`},
 		{"find my Barclays statement from last month", ""},
 		{"search my email for statements", ""},
 		{"I spent 12 on lunch", ""},
