@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -37,4 +39,34 @@ func searcherFor(cfg config.Config, st *store.Store, reg prometheus.Registerer, 
 func searchIndexer(cfg config.Config, st *store.Store, reg prometheus.Registerer, log *slog.Logger) func(context.Context) {
 	x := &toolrunner.SearchIndexer{Store: st, Emb: embedderFor(cfg), Metrics: toolrunner.NewSearchMetrics(reg), Log: log}
 	return func(ctx context.Context) { x.Run(ctx, time.Second, nil) }
+}
+
+// Reindex is "purser reindex": it queues every entry, document and
+// message of every person for the search index again and indexes them
+// now (vectors too when an embeddings server is configured), reporting
+// progress to out. The indexer of a running toolrunner may share the
+// work; every step is idempotent.
+func Reindex(ctx context.Context, cfg config.Config, st *store.Store, out io.Writer, log *slog.Logger) error {
+	queued, err := st.Reindex(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "queued %d records\n", queued)
+	x := &toolrunner.SearchIndexer{Store: st, Emb: embedderFor(cfg), Batch: 1000, Log: log}
+	start, done := time.Now(), 0
+	for {
+		n, err := x.Round(ctx)
+		if err != nil {
+			return fmt.Errorf("reindex: %w", err)
+		}
+		if n == 0 {
+			break
+		}
+		done += n
+	}
+	if err := st.OptimizeSearch(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "indexed %d records in %s\n", done, time.Since(start).Round(time.Millisecond))
+	return nil
 }
