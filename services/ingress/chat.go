@@ -85,8 +85,10 @@ type chatResponse struct {
 	Deleted              *contracts.ExpenseView  `json:"deleted,omitempty"`
 	Listed               []contracts.ExpenseView `json:"listed,omitempty"`
 	Balance              *contracts.Balance      `json:"balance,omitempty"`
-	ConversationID       string                  `json:"conversation_id"`
-	TurnID               string                  `json:"turn_id"`
+	// Citations are the answer's sources: the records a search found.
+	Citations      []contracts.Citation `json:"citations,omitempty"`
+	ConversationID string               `json:"conversation_id"`
+	TurnID         string               `json:"turn_id"`
 	// DocumentID is the uploaded file's, on POST /v1/uploads.
 	DocumentID string `json:"document_id,omitempty"`
 }
@@ -327,6 +329,7 @@ func (in *Ingress) answerChat(w http.ResponseWriter, t contracts.UserTurn, f *ou
 	case sf.Answer != nil:
 		a := sf.Answer
 		resp.Answer, resp.Added, resp.Updated, resp.Deleted, resp.Listed, resp.Balance = a.Content, a.Added, a.Updated, a.Deleted, a.Listed, a.Balance
+		resp.Citations = recordCites(a.Citations)
 	case sf.Clarify != nil:
 		resp.Answer = sf.Clarify.Question
 	case sf.Proposal != nil:
