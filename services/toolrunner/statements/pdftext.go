@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
 )
@@ -37,109 +39,34 @@ func (m pdfMatrix) mul(n pdfMatrix) pdfMatrix {
 	}
 }
 
-// pdfFont decodes a font's codes and measures them.
-type pdfFont struct {
-	enc      pdf.TextEncoding
-	twoByte  bool
-	widths   map[int]float64
-	defWidth float64
-}
-
-func loadFont(v pdf.Value) *pdfFont {
-	f := &pdfFont{widths: map[int]float64{}, defWidth: 500}
-	if v.IsNull() {
-		return f
-	}
-	pf := pdf.Font{V: v}
-	func() {
-		defer func() { _ = recover() }()
-		f.enc = pf.Encoder()
-	}()
-	if v.Key("Subtype").Name() == "Type0" {
-		f.twoByte = true
-		d := v.Key("DescendantFonts").Index(0)
-		if dw := d.Key("DW"); !dw.IsNull() {
-			f.defWidth = dw.Float64()
-		} else {
-			f.defWidth = 1000
-		}
-		w := d.Key("W")
-		for i := 0; i < w.Len() && i < 1<<16; {
-			first := int(w.Index(i).Int64())
-			next := w.Index(i + 1)
-			if next.Kind() == pdf.Array {
-				for j := 0; j < next.Len() && j < 1<<16; j++ {
-					f.widths[first+j] = next.Index(j).Float64()
-				}
-				i += 2
-				continue
-			}
-			last := int(next.Int64())
-			width := w.Index(i + 2).Float64()
-			for c := first; c <= last && c-first < 1<<16; c++ {
-				f.widths[c] = width
-			}
-			i += 3
-		}
-		return f
-	}
-	first := int(v.Key("FirstChar").Int64())
-	ws := v.Key("Widths")
-	for i := 0; i < ws.Len() && i < 256; i++ {
-		f.widths[first+i] = ws.Index(i).Float64()
-	}
-	if len(f.widths) == 0 {
-		f.defWidth = 500
-	}
-	return f
-}
-
-func (f *pdfFont) decode(raw string) string {
-	if f.enc == nil {
-		return raw
-	}
-	var s string
-	func() {
-		defer func() {
-			if recover() != nil {
-				s = ""
-			}
-		}()
-		s = f.enc.Decode(raw)
-	}()
-	return s
-}
-
-// advance is the string's width in text space units of size 1, with the
-// character and word spacing.
-func (f *pdfFont) advance(raw string, size, tc, tw float64) float64 {
-	w := 0.0
-	step := 1
-	if f.twoByte {
-		step = 2
-	}
-	for i := 0; i+step <= len(raw); i += step {
-		code := int(raw[i])
-		if step == 2 {
-			code = code<<8 | int(raw[i+1])
-		}
-		gw, ok := f.widths[code]
-		if !ok || gw == 0 {
-			gw = f.defWidth
-		}
-		w += gw / 1000 * size
-		w += tc
-		if step == 1 && raw[i] == ' ' {
-			w += tw
-		}
-	}
-	return w
-}
-
 // pageText interprets a page's content and returns its text runs.
 type pageText struct {
 	runs []textRun
 	ops  int
+	// space is the last string shown if it was only white space.
+	space *textRun
+}
+
+// spaceBefore keeps a space shown by itself between two words: it
+// starts the next word when that follows it on its baseline. Without
+// it, words a narrow space glyph apart would read as one, their gap
+// being too small for a space when runs are grouped into lines.
+func (pt *pageText) spaceBefore(r *textRun) {
+	sp := pt.space
+	pt.space = nil
+	if sp == nil || len(pt.runs) == 0 {
+		return
+	}
+	prev := pt.runs[len(pt.runs)-1]
+	last, _ := utf8.DecodeLastRuneInString(prev.s)
+	first, _ := utf8.DecodeRuneInString(r.s)
+	tol := max(0.5, sp.size*0.3)
+	if math.Abs(sp.y-r.y) > tol || math.Abs(prev.y-r.y) > tol ||
+		math.Abs(sp.x0-prev.x1) > tol || math.Abs(r.x0-sp.x1) > tol ||
+		!unicode.IsLetter(last) || !unicode.IsLetter(first) {
+		return
+	}
+	r.s = " " + r.s
 }
 
 // maxOps bounds the operators interpreted on one page, and maxRuns the
@@ -216,8 +143,14 @@ func (pt *pageText) content(strm, res pdf.Value, ctm pdfMatrix, depth int) error
 		start := tm.mul(g.ctm)
 		end := pdfMatrix{1, 0, 0, 1, adv, 0}.mul(tm).mul(g.ctm)
 		size := math.Hypot(trm[2], trm[3])
-		if s := g.font.decode(raw); strings.TrimSpace(s) != "" && len(pt.runs) < maxRuns {
-			pt.runs = append(pt.runs, textRun{x0: start[4], x1: end[4], y: trm[5], size: size, s: s})
+		s := g.font.decode(raw)
+		switch {
+		case s != "" && strings.TrimSpace(s) == "":
+			pt.space = &textRun{x0: start[4], x1: end[4], y: trm[5], size: size}
+		case s != "" && len(pt.runs) < maxRuns:
+			r := textRun{x0: start[4], x1: end[4], y: trm[5], size: size, s: s}
+			pt.spaceBefore(&r)
+			pt.runs = append(pt.runs, r)
 		}
 		tm = pdfMatrix{1, 0, 0, 1, adv, 0}.mul(tm)
 	}
@@ -391,7 +324,13 @@ func (l *contentLexer) next() (cval, bool) {
 }
 
 func (l *contentLexer) value(depth int) (cval, bool) {
+	// Stray closing delimiters are skipped in a loop: skipped by
+	// recursion, a run of them would overflow the stack.
 	l.skipSpace()
+	for l.pos < len(l.b) && strings.IndexByte("]>){}", l.b[l.pos]) >= 0 {
+		l.pos++
+		l.skipSpace()
+	}
 	if l.pos >= len(l.b) {
 		return cval{}, false
 	}
@@ -442,9 +381,6 @@ func (l *contentLexer) value(depth int) (cval, bool) {
 			l.pos++
 		}
 		return cval{kind: kName, s: string(l.b[start:l.pos])}, true
-	case c == ']' || c == '>' || c == ')' || c == '{' || c == '}':
-		l.pos++
-		return l.value(depth)
 	}
 	start := l.pos
 	for l.pos < len(l.b) && !isPDFSpace(l.b[l.pos]) && !isPDFDelim(l.b[l.pos]) {
