@@ -2,10 +2,13 @@ package statements
 
 import (
 	"bytes"
+	"crypto/md5"
+	"crypto/rc4"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -503,4 +506,360 @@ func unhex(c byte) int {
 		return int(c-'A') + 10
 	}
 	return -1
+}
+
+// Files encrypted with RC4 keys shorter than 88 bits.
+//
+// A PDF's objects are encrypted with keys made from the file key and
+// the object's number; by the standard (PDF 32000-1 §7.6.2, algorithm 1)
+// such a key is the first n+5 bytes of an MD5 sum, n the file key's
+// length, and at most 16. The PDF library keeps all 16 bytes, so a file
+// with a 40-bit key (as some e-mailed receipts are, with an empty user
+// password: anyone may open them) reads as noise to it. decryptWeakRC4
+// decrypts such a file in place, before the library reads it: streams
+// and strings keep their lengths (RC4 is a stream cipher), so every
+// offset stays right, and the /Encrypt entry is blanked out.
+
+// passwordPad is the standard's padding of an empty password.
+var passwordPad = []byte("\x28\xbf\x4e\x5e\x4e\x75\x8a\x41\x64\x00\x4e\x56\xff\xfa\x01\x08\x2e\x2e\x00\xb6\xd0\x68\x3e\x80\x2f\x0c\xa9\xfe\x64\x53\x69\x7a")
+
+var (
+	reEncryptRef = regexp.MustCompile(`/Encrypt\s*(\d+)\s+(\d+)\s+R`)
+	reFileID     = regexp.MustCompile(`/ID\s*\[\s*<([0-9A-Fa-f\s]*)>`)
+	reStreamKw   = regexp.MustCompile(`\bstream(\r\n|\n|\r)`)
+)
+
+// maxCryptObjects bounds the objects decrypted.
+const maxCryptObjects = 1 << 20
+
+// decryptWeakRC4 returns data decrypted when it is a PDF encrypted with
+// an RC4 key shorter than 88 bits and an empty user password, and data
+// itself otherwise (the library then reads it, or reports it protected).
+func decryptWeakRC4(data []byte) []byte {
+	if !bytes.Contains(data, []byte("/Encrypt")) {
+		return data
+	}
+	refs := reEncryptRef.FindAllSubmatchIndex(data, -1)
+	if len(refs) == 0 {
+		return data
+	}
+	last := refs[len(refs)-1]
+	encNum := string(data[last[2]:last[3]])
+	dict := objectDict(data, encNum)
+	idm := reFileID.FindAllSubmatch(data, -1)
+	if dict == nil || len(idm) == 0 {
+		return data
+	}
+	id := unhexString(string(idm[len(idm)-1][1]))
+	key := emptyPasswordKey(dict, id)
+	if key == nil {
+		return data
+	}
+	out := bytes.Clone(data)
+	decryptObjects(out, key, encNum)
+	for _, r := range refs {
+		for i := r[0]; i < r[1]; i++ {
+			out[i] = ' '
+		}
+	}
+	return out
+}
+
+// objectDict reads the top-level entries of object num's dictionary.
+func objectDict(data []byte, num string) map[string]cval {
+	want, err := strconv.Atoi(num)
+	if err != nil {
+		return nil
+	}
+	for pos, n := 0, 0; n < maxCryptObjects; n++ {
+		o, ok := nextObject(data, pos)
+		if !ok {
+			return nil
+		}
+		pos = o.body
+		if o.num != want {
+			continue
+		}
+		lx := &contentLexer{b: data, pos: o.body}
+		lx.skipSpace()
+		if !bytes.HasPrefix(data[lx.pos:], []byte("<<")) {
+			return nil
+		}
+		lx.pos += 2
+		d := map[string]cval{}
+		for len(d) < 64 {
+			lx.skipSpace()
+			if lx.pos+1 >= len(data) || data[lx.pos] == '>' {
+				break
+			}
+			k, ok := lx.next()
+			if !ok || k.kind != kName {
+				break
+			}
+			v, ok := lx.next()
+			if !ok {
+				break
+			}
+			d[k.s] = v
+		}
+		return d
+	}
+	return nil
+}
+
+// pdfObject is where an object "num gen obj" is: its header and its
+// body after the obj keyword.
+type pdfObject struct {
+	num, gen     int
+	header, body int
+}
+
+// nextObject finds the next object header from pos.
+func nextObject(b []byte, pos int) (pdfObject, bool) {
+	for pos < len(b) {
+		i := bytes.Index(b[pos:], []byte("obj"))
+		if i < 0 {
+			return pdfObject{}, false
+		}
+		kw := pos + i
+		pos = kw + 3
+		if kw+3 < len(b) && !isPDFSpace(b[kw+3]) && !isPDFDelim(b[kw+3]) {
+			continue
+		}
+		// Back over "num gen ".
+		j := kw
+		var fields [2]int
+		ok := true
+		for f := 1; f >= 0 && ok; f-- {
+			end := j
+			for j > 0 && isPDFSpace(b[j-1]) {
+				j--
+			}
+			if j == end {
+				ok = false
+				break
+			}
+			digits := j
+			for j > 0 && b[j-1] >= '0' && b[j-1] <= '9' && digits-j < 10 {
+				j--
+			}
+			if j == digits {
+				ok = false
+				break
+			}
+			fields[f], _ = strconv.Atoi(string(b[j:digits]))
+		}
+		if ok && (j == 0 || isPDFSpace(b[j-1]) || isPDFDelim(b[j-1])) {
+			return pdfObject{num: fields[0], gen: fields[1], header: j, body: kw + 3}, true
+		}
+	}
+	return pdfObject{}, false
+}
+
+// emptyPasswordKey is the file key of the standard security handler's
+// RC4 encryption (V 1 or 2, R 2 or 3) with a key under 88 bits, when
+// the user password is empty; nil for anything else.
+func emptyPasswordKey(d map[string]cval, id string) []byte {
+	filter, v, r := d["Filter"], d["V"].num, d["R"].num
+	bits := d["Length"].num
+	if bits == 0 {
+		bits = 40
+	}
+	o, u, p := d["O"].s, d["U"].s, int64(d["P"].num)
+	if filter.s != "Standard" || (v != 1 && v != 2) || (r != 2 && r != 3) ||
+		bits < 40 || bits >= 88 || int(bits)%8 != 0 || len(o) != 32 || len(u) != 32 {
+		return nil
+	}
+	n := int(bits) / 8
+	if r == 2 {
+		n = 5
+	}
+	h := md5.New()
+	h.Write(passwordPad)
+	h.Write([]byte(o))
+	h.Write([]byte{byte(p), byte(p >> 8), byte(p >> 16), byte(p >> 24)})
+	h.Write([]byte(id))
+	key := h.Sum(nil)[:n]
+	if r == 3 {
+		for i := 0; i < 50; i++ {
+			sum := md5.Sum(key)
+			key = sum[:n]
+		}
+	}
+	// The user password is empty when it reproduces /U.
+	var check []byte
+	if r == 2 {
+		check = bytes.Clone(passwordPad)
+		c, _ := rc4.NewCipher(key)
+		c.XORKeyStream(check, check)
+	} else {
+		sum := md5.Sum(append(bytes.Clone(passwordPad), id...))
+		check = sum[:]
+		for i := 0; i <= 19; i++ {
+			k := bytes.Clone(key)
+			for j := range k {
+				k[j] ^= byte(i)
+			}
+			c, _ := rc4.NewCipher(k)
+			c.XORKeyStream(check, check)
+		}
+	}
+	if !strings.HasPrefix(u, string(check)) {
+		return nil
+	}
+	return key
+}
+
+// decryptObjects decrypts, in place, the strings and streams of every
+// object but the encryption dictionary and cross-reference streams.
+func decryptObjects(b, key []byte, encNum string) {
+	ints := intObjects(b)
+	pos := 0
+	for n := 0; n < maxCryptObjects; n++ {
+		o, ok := nextObject(b, pos)
+		if !ok {
+			return
+		}
+		num, gen, start := o.num, o.gen, o.body
+		end := bytes.Index(b[start:], []byte("endobj"))
+		if end < 0 {
+			end = len(b)
+		} else {
+			end += start
+		}
+		h := md5.New()
+		h.Write(key)
+		h.Write([]byte{byte(num), byte(num >> 8), byte(num >> 16), byte(gen), byte(gen >> 8)})
+		okey := h.Sum(nil)[:len(key)+5]
+		skip := strconv.Itoa(num) == encNum
+		pos = decryptObject(b, start, end, okey, skip, ints)
+	}
+}
+
+// decryptObject decrypts the strings and stream of the object between
+// start and end (where its endobj is), and returns where it ends. Only
+// its stream is skipped over when skip is set.
+func decryptObject(b []byte, start, end int, key []byte, skip bool, ints map[string]int) int {
+	body := start
+	xref := bytes.Contains(b[start:end], []byte("/XRef"))
+	if sm := reStreamKw.FindIndex(b[start:end]); sm != nil {
+		body = start + sm[0]
+		dataStart := start + sm[1]
+		length := streamLength(b[start:body], ints)
+		if length < 0 || dataStart+length > len(b) {
+			length = max(0, end-dataStart)
+		}
+		if !skip && !xref {
+			c, _ := rc4.NewCipher(key)
+			c.XORKeyStream(b[dataStart:dataStart+length], b[dataStart:dataStart+length])
+		}
+		end = dataStart + length
+		if e := bytes.Index(b[end:], []byte("endobj")); e >= 0 {
+			end += e
+		}
+	} else {
+		body = end
+	}
+	if !skip && !xref {
+		decryptStrings(b, start, body, key)
+	}
+	return min(end+len("endobj"), len(b))
+}
+
+var (
+	reLength = regexp.MustCompile(`/Length\s+(\d+)(\s+(\d+)\s+R)?`)
+)
+
+// streamLength is a stream's /Length, direct or an indirect reference
+// to one of ints (the file's objects that are a number), or -1.
+func streamLength(dict []byte, ints map[string]int) int {
+	m := reLength.FindSubmatch(dict)
+	if m == nil {
+		return -1
+	}
+	if m[2] == nil {
+		n, err := strconv.Atoi(string(m[1]))
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	if n, ok := ints[string(m[1])+" "+string(m[3])]; ok {
+		return n
+	}
+	return -1
+}
+
+// intObjects finds the objects that are a number, by "num gen".
+func intObjects(b []byte) map[string]int {
+	ints := map[string]int{}
+	for pos, n := 0, 0; n < maxCryptObjects; n++ {
+		o, ok := nextObject(b, pos)
+		if !ok {
+			break
+		}
+		pos = o.body
+		lx := &contentLexer{b: b, pos: o.body}
+		v, ok := lx.next()
+		if !ok || v.kind != kNum {
+			continue
+		}
+		if e, ok := lx.next(); ok && e.kind == kOp && e.s == "endobj" {
+			ints[strconv.Itoa(o.num)+" "+strconv.Itoa(o.gen)] = int(v.num)
+		}
+	}
+	return ints
+}
+
+// decryptStrings decrypts the literal and hex strings between start
+// and end in place. A hex string keeps its digits' places; a literal
+// one is rewritten within its span, padded after it with spaces, or
+// emptied in the rare case it no longer fits.
+func decryptStrings(b []byte, start, end int, key []byte) {
+	for i := start; i < end; i++ {
+		switch {
+		case b[i] == '<' && i+1 < end && b[i+1] == '<':
+			i++
+		case b[i] == '<':
+			var digits []int
+			j := i + 1
+			for ; j < end && b[j] != '>'; j++ {
+				if unhex(b[j]) >= 0 {
+					digits = append(digits, j)
+				}
+			}
+			raw := make([]byte, len(digits)/2)
+			for k := range raw {
+				raw[k] = byte(unhex(b[digits[2*k]])<<4 | unhex(b[digits[2*k+1]]))
+			}
+			c, _ := rc4.NewCipher(key)
+			c.XORKeyStream(raw, raw)
+			const hexDigits = "0123456789ABCDEF"
+			for k, v := range raw {
+				b[digits[2*k]], b[digits[2*k+1]] = hexDigits[v>>4], hexDigits[v&15]
+			}
+			i = j
+		case b[i] == '(':
+			lx := &contentLexer{b: b[:end], pos: i}
+			raw := []byte(lx.literal())
+			c, _ := rc4.NewCipher(key)
+			c.XORKeyStream(raw, raw)
+			esc := strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`, "\r", `\r`).Replace(string(raw))
+			span := lx.pos - i
+			if len(esc)+2 > span {
+				esc = ""
+			}
+			copy(b[i:], "("+esc+")"+strings.Repeat(" ", span-len(esc)-2))
+			i = lx.pos - 1
+		case b[i] == '%':
+			for i < end && b[i] != '\n' && b[i] != '\r' {
+				i++
+			}
+		}
+	}
+}
+
+func unhexString(s string) string {
+	lx := &contentLexer{b: []byte("<" + s + ">")}
+	return lx.hex()
 }
