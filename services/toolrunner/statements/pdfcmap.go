@@ -71,6 +71,8 @@ type cmap struct {
 	// codeLen splits codes when the CMap has no codespace ranges: the
 	// length of its first entry's code.
 	codeLen int
+	// uses is the predefined CMap it names with usecmap.
+	uses string
 }
 
 // readCMapStream reads a CMap from a stream, or nil when v is not one or
@@ -100,12 +102,18 @@ func parseCMap(data []byte) *cmap {
 	lx := &contentLexer{b: data}
 	section := ""
 	var ops []cval // the operands of the entry being read
+	var last cval
 	for {
 		tok, ok := lx.next()
 		if !ok {
 			break
 		}
+		prev := last
+		last = tok
 		if tok.kind == kOp {
+			if tok.s == "usecmap" && prev.kind == kName {
+				m.uses = prev.s
+			}
 			switch tok.s {
 			case "begincodespacerange", "beginbfchar", "beginbfrange", "begincidchar", "begincidrange":
 				section = strings.TrimPrefix(tok.s, "begin")

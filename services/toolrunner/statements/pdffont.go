@@ -86,7 +86,14 @@ func (f *pdfFont) loadComposite(v pdf.Value) {
 	enc := v.Key("Encoding")
 	switch name := enc.Name(); {
 	case enc.Kind() == pdf.Stream:
-		f.codes = readCMapStream(enc)
+		// An embedded CMap that gives no code length (it only uses a
+		// predefined one, or is unreadable) leaves two-byte codes.
+		m := readCMapStream(enc)
+		if m != nil && (len(m.spaces) > 0 || m.codeLen > 0) {
+			f.codes = m
+		} else if m != nil && (m.uses == "Identity-H" || m.uses == "Identity-V") {
+			f.identity = true
+		}
 	case name == "Identity-H" || name == "Identity-V":
 		f.identity = true
 	case strings.HasPrefix(name, "Uni") && (strings.Contains(name, "-UCS2-") || strings.Contains(name, "-UTF16-")):

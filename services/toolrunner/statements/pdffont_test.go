@@ -178,3 +178,18 @@ func TestContentStrayDelimiters(t *testing.T) {
 		t.Fatalf("read %+v", lines)
 	}
 }
+
+// An embedded CMap that only names a predefined one (usecmap) leaves
+// two-byte codes, as Identity-H has.
+func TestType0EmbeddedCMapUsesIdentity(t *testing.T) {
+	font := []string{
+		"<< /Type /Font /Subtype /Type0 /BaseFont /Sans /Encoding 6 0 R /DescendantFonts [4 0 R] /ToUnicode 5 0 R >>",
+		genType0.objs[1],
+		genType0.objs[2],
+		genStream("/CIDInit /ProcSet findresource begin 12 dict begin begincmap /Identity-H usecmap endcmap end end"),
+	}
+	lines := pageLines(t, type0Page(font, "BT /F1 10 Tf 50 700 Td "+genType0.show("Total 12.50")+" Tj ET\n"))
+	if len(lines) != 1 || lines[0].text() != "Total 12.50" || lines[0].cells[0].x1 != 105 {
+		t.Fatalf("read %+v", lines)
+	}
+}
