@@ -18,11 +18,13 @@ import (
 )
 
 // pdftext reads a PDF page's text with its positions. The PDF objects
-// (cross-references, streams and their filters, fonts and their encodings)
+// (cross-references, streams and their filters, simple fonts' encodings)
 // come from github.com/ledongthuc/pdf; the content stream is interpreted
 // here, because statements need what that package's own text walkers do
 // not keep: the full text matrix (Td, TD, T*, TJ kerning, cm, form
-// XObjects) and tolerance of inline images.
+// XObjects) and tolerance of inline images. Composite fonts and
+// ToUnicode CMaps are read here too (pdffont.go, pdfcmap.go), bounded
+// against hostile files as the library's CMap reader is not.
 
 // textRun is one shown string: its baseline y, its x extent, and its size.
 type textRun struct {
