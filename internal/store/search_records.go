@@ -39,19 +39,8 @@ func (s *Store) LedgerEntryOf(ctx context.Context, tenantID, userID, kind string
 // LedgerEntriesOfDocument returns up to limit of the user's entries read
 // from one document, by date.
 func (s *Store) LedgerEntriesOfDocument(ctx context.Context, tenantID, userID, documentID string, limit int) ([]LedgerEntry, error) {
-	var out []LedgerEntry
-	err := s.readRows(ctx, `SELECT `+ledgerCols+` FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND document_id = ?
-		ORDER BY date, id LIMIT ?`, []any{tenantID, userID, documentID, limit}, func(rows rowScanner) error {
-		out = out[:0]
-		for rows.Next() {
-			e, err := scanLedgerEntry(rows, tenantID)
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return nil
-	})
+	out, err := s.ledgerRows(ctx, tenantID, `SELECT `+ledgerCols+` FROM ledger_entries WHERE tenant_id = ? AND user_id = ? AND document_id = ?
+		ORDER BY date, id LIMIT ?`, tenantID, userID, documentID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("document entries: %w", err)
 	}
