@@ -146,6 +146,9 @@ const (
 	CodeUnknownTool     = "unknown_tool"
 	CodeBadInput        = "bad_input"
 	CodeProposalInvalid = "proposal_invalid"
+	// CodeProposalExpired is a decision on a proposal nobody approved in
+	// time: nothing was changed, and it can be proposed again.
+	CodeProposalExpired = "proposal_expired"
 	CodeModel           = "model_error"
 	CodeLimit           = "limit_reached"
 )
@@ -208,6 +211,17 @@ type Answer struct {
 	Deleted   *ExpenseView  `json:"deleted,omitempty"`
 	Listed    []ExpenseView `json:"listed,omitempty" validate:"max=500,dive"`
 	Balance   *Balance      `json:"balance,omitempty"`
+	// Batch reports each proposal an approve_all ran, in the order named.
+	Batch []BatchItem `json:"batch,omitempty" validate:"max=20,dive"`
+}
+
+// BatchItem is how one proposal of an approve_all ended: executed, or
+// failed (the tool refused it; Summary says why). The others of the
+// batch ran all the same.
+type BatchItem struct {
+	ProposalID string `json:"proposal_id" validate:"required,purserid"`
+	Status     string `json:"status" validate:"required,oneof=executed failed"`
+	Summary    string `json:"summary" validate:"max=4000"`
 }
 
 // Citation points at the tool output an answer relies on.
