@@ -36,7 +36,11 @@ type State struct {
 	Expired []PendingProposal `json:"expired,omitempty"`
 	// Reoffer is an expired proposal offered again, which a yes proposes
 	// anew with the same args.
-	Reoffer *PendingProposal     `json:"reoffer,omitempty"`
+	Reoffer *PendingProposal `json:"reoffer,omitempty"`
+	// Retry is the call that last ran past its deadline (timed_out), which
+	// "try again" runs once more: a read at once, a change as a new
+	// proposal.
+	Retry   *Call                `json:"retry,omitempty"`
 	Queue   []contracts.UserTurn `json:"queue,omitempty"`
 	Applied []string             `json:"applied"`
 	Updated time.Time            `json:"updated"`

@@ -28,6 +28,9 @@ func onToolResult(s State, r ToolResult, env Env) (State, Effects) {
 		if r.Error.RetryAfter > 0 {
 			t.RetryAfter = r.Error.RetryAfter
 		}
+		if r.Error.Code == contracts.CodeTimedOut && !c.Check {
+			s.Retry = &Call{Tool: c.Tool, Args: c.Args}
+		}
 	}
 	t.Steps = append(t.Steps, rec)
 	ok := r.OK

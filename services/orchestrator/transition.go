@@ -203,6 +203,11 @@ func startTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
 		eff.add(more)
 		return s, eff
 	}
+	if s2, more, ok := retryTimedOut(s, t, env); ok {
+		eff.add(more)
+		return s2, eff
+	}
+	s.Retry = nil // "try again" holds for the turn right after a timeout
 	d := yesNo(t.Text)
 	if t.Upload != nil {
 		d = ""
