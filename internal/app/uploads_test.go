@@ -252,3 +252,20 @@ func TestUploadedReceiptsBecomeExpenseProposals(t *testing.T) {
 		t.Fatalf("summary = %d %s, want the two receipts' expenses", status, raw)
 	}
 }
+
+// Text that is no statement, or a PDF that is broken, is read and
+// answered in words, with no proposal and never a server error.
+func TestUploadsThatCannotBeReadAreAnswered(t *testing.T) {
+	info := startUp(t)
+	tok := mint(t, info, DemoTenant, "ula", auth.RoleMember)
+	for i, f := range []struct{ name, data string }{
+		{"notes.txt", "dear diary, today I bought nothing at all\n"},
+		{"statement.pdf", "%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF"},
+	} {
+		time.Sleep(600 * time.Millisecond)
+		status, raw, out := upload(t, info, tok, f.name, []byte(f.data), "", "conversation_id", fmt.Sprintf("bad-%d", i))
+		if status != 200 || out["proposal"] != nil || !strings.Contains(fmt.Sprint(out["answer"]), "couldn't read") {
+			t.Fatalf("%s: %d %s, want an answer saying it could not be read and no proposal", f.name, status, raw)
+		}
+	}
+}

@@ -86,7 +86,18 @@ type Config struct {
 	// ProposalTTL is how long a proposal waits for a yes (default 24h);
 	// -1 marks a value that is not a duration of a minute or more.
 	ProposalTTL time.Duration
+	// EmbeddingsURL is the OpenAI-compatible server search asks for
+	// vectors (PURSER_EMBEDDINGS_URL, the model server's OPENAI_BASE_URL
+	// by default); search is semantic too when it or OPENAI_API_KEY is
+	// set, lexical only otherwise. EmbeddingsModel defaults to
+	// text-embedding-3-small; EmbeddingsDimensions 0 is the model's own.
+	EmbeddingsURL        string
+	EmbeddingsModel      string
+	EmbeddingsDimensions int
 }
+
+// Embeddings reports whether search has an embeddings server.
+func (c Config) Embeddings() bool { return c.EmbeddingsURL != "" || c.OpenAIKey != "" }
 
 // FromEnv reads the environment through getenv (os.Getenv in main).
 func FromEnv(getenv func(string) string) Config {
@@ -142,6 +153,9 @@ func FromEnv(getenv func(string) string) Config {
 	c.FileRetentionDays = count(get("PURSER_FILE_RETENTION_DAYS", ""))
 	c.UploadsPerMinute = count(get("PURSER_UPLOADS_PER_MINUTE", ""))
 	c.ProposalTTL = duration(get("PURSER_PROPOSAL_TTL", "24h"), time.Minute)
+	c.EmbeddingsURL = strings.TrimSpace(get("PURSER_EMBEDDINGS_URL", c.OpenAIBaseURL))
+	c.EmbeddingsModel = strings.TrimSpace(get("PURSER_EMBEDDINGS_MODEL", "text-embedding-3-small"))
+	c.EmbeddingsDimensions = count(get("PURSER_EMBEDDINGS_DIMENSIONS", ""))
 	return c
 }
 
@@ -269,6 +283,14 @@ func (c Config) Check(mode Mode) error {
 	}
 	if c.VisionModel != "" && c.OpenAIKey == "" && c.OpenAIBaseURL == "" {
 		bad("PURSER_VISION_MODEL", "needs a model server: set OPENAI_API_KEY or OPENAI_BASE_URL")
+	}
+	if c.EmbeddingsURL != "" {
+		if u, err := url.Parse(c.EmbeddingsURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			bad("PURSER_EMBEDDINGS_URL", "must be an http(s) URL")
+		}
+	}
+	if c.EmbeddingsDimensions < 0 || c.EmbeddingsDimensions > 8192 {
+		bad("PURSER_EMBEDDINGS_DIMENSIONS", "must be a number from 1 to 8192")
 	}
 	if c.FileRetentionDays < 0 {
 		bad("PURSER_FILE_RETENTION_DAYS", "must be a positive number of days")

@@ -84,6 +84,11 @@ func goldens() map[string]struct {
 			{ID: "transaction-40", Kind: LedgerKindTransaction, Date: "2026-11-21", Amount: Money{Minor: 250000, Currency: "EUR"}, Description: "SALARY ACME", Category: "income", Source: "doc-7", Links: []LedgerLink{}},
 			{ID: "expense-12", Kind: LedgerKindExpense, Date: "2026-11-20", Amount: Money{Minor: -4217, Currency: "EUR"}, Description: "zanzibar sushi", Category: "food", Links: []LedgerLink{}},
 		}, NextCursor: "2026-11-20.expense.12"}, func() any { return new(LedgerReply) }},
+		"inbox_search_request": {&SearchRequest{Query: "tesco", Kind: SearchKindEntry, Limit: 10}, func() any { return new(SearchRequest) }},
+		"inbox_search_reply": {&SearchReply{SearchResults: SearchResults{Mode: SearchLexical, Results: []SearchResult{
+			{Kind: SearchKindEntry, ID: "transaction-40", Title: "Tesco", Snippet: "TESCO STORES 2231 · groceries", Date: "2026-11-21", Amount: &Money{Minor: -4217, Currency: "GBP"}, Score: 1, URL: "/v1/ledger/entries/transaction-40"},
+		}}}, func() any { return new(SearchReply) }},
+		"answer_cited":                 {&Answer{TurnID: "t1", Content: "I found 1 payment to Tesco.", Citations: []Citation{{CallID: "t1-s1-c0", Tool: ToolSearch, Kind: SearchKindEntry, ID: "transaction-40", Title: "Tesco", URL: "/v1/ledger/entries/transaction-40", Score: 1}}}, func() any { return new(Answer) }},
 		"inbox_ledger_summary_request": {&LedgerSummaryRequest{From: "2026-11-01", To: "2026-11-30"}, func() any { return new(LedgerSummaryRequest) }},
 		"inbox_ledger_summary_reply": {&LedgerSummaryReply{From: "2026-11-01", To: "2026-11-30", Count: 2, Spending: []Money{{Minor: 4217, Currency: "EUR"}},
 			Income: []Money{{Minor: 250000, Currency: "EUR"}}, ByCategory: []CategorySpending{{Category: "food", Spending: []Money{{Minor: 4217, Currency: "EUR"}}}}}, func() any { return new(LedgerSummaryReply) }},

@@ -224,10 +224,21 @@ type BatchItem struct {
 	Summary    string `json:"summary" validate:"max=4000"`
 }
 
-// Citation points at the tool output an answer relies on.
+// Citation points at what an answer relies on: a record (Kind, ID, Title,
+// URL, Score: a ledger entry, document or message a search found, the
+// source a person opens) or, for answers that used no search, the tool
+// output (CallID, Tool) a client may link to the tool line but never
+// shows as a source by its tool name. Record citations of one answer are
+// unique by kind and id and sorted by score, best first; CallID names the
+// search that found them.
 type Citation struct {
-	CallID string `json:"call_id" validate:"required,purserid"`
-	Tool   string `json:"tool" validate:"required,purserid"`
+	CallID string  `json:"call_id" validate:"required,purserid"`
+	Tool   string  `json:"tool" validate:"required,purserid"`
+	Kind   string  `json:"kind,omitempty" validate:"omitempty,oneof=entry document message"`
+	ID     string  `json:"id,omitempty" validate:"required_with=Kind,max=128"`
+	Title  string  `json:"title,omitempty" validate:"max=300"`
+	URL    string  `json:"url,omitempty" validate:"max=300"`
+	Score  float64 `json:"score,omitempty" validate:"gte=0,lte=1"`
 }
 
 // TurnError ends a turn that could not finish, with a short reason.

@@ -89,9 +89,11 @@ type chatResponse struct {
 	Listed               []contracts.ExpenseView `json:"listed,omitempty"`
 	Balance              *contracts.Balance      `json:"balance,omitempty"`
 	// Batch reports each proposal an approve_all ran.
-	Batch          []contracts.BatchItem `json:"batch,omitempty"`
-	ConversationID string                `json:"conversation_id"`
-	TurnID         string                `json:"turn_id"`
+	Batch []contracts.BatchItem `json:"batch,omitempty"`
+	// Citations are the answer's sources: the records a search found.
+	Citations      []contracts.Citation `json:"citations,omitempty"`
+	ConversationID string               `json:"conversation_id"`
+	TurnID         string               `json:"turn_id"`
 	// DocumentID is the uploaded file's, on POST /v1/uploads.
 	DocumentID string `json:"document_id,omitempty"`
 }
@@ -339,6 +341,7 @@ func (in *Ingress) answerChat(w http.ResponseWriter, t contracts.UserTurn, f *ou
 		a := sf.Answer
 		resp.Answer, resp.Added, resp.Updated, resp.Deleted, resp.Listed, resp.Balance = a.Content, a.Added, a.Updated, a.Deleted, a.Listed, a.Balance
 		resp.Batch = a.Batch
+		resp.Citations = recordCites(a.Citations)
 	case sf.Clarify != nil:
 		resp.Answer = sf.Clarify.Question
 	case sf.Proposal != nil:

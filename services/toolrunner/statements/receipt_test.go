@@ -66,6 +66,50 @@ func TestReceiptSamples(t *testing.T) {
 	}
 }
 
+// More real receipts, in the languages and forms the first table lacks
+// (Japanese photo, US and Indian English, Dutch): total, currency and
+// date exactly. Their shop names are not asserted yet.
+func TestReceiptSamplesMore(t *testing.T) {
+	tests := []struct {
+		file                  string
+		ocr                   bool
+		total, currency, date string
+	}{
+		// A dark wallet around the slip: read in seconds only once the
+		// background is painted out.
+		{"hiroocr_S__21897218.jpg", true, "2449", "JPY", "2026-06-07"},
+		{"i2d_AmazonWebServices.pdf", false, "4.11", "USD", "2014-08-03"},
+		// "FactuurtotaalEUR 49,99": words glued in the text layer.
+		{"i2d_saeco.pdf", false, "49.99", "EUR", "2022-09-08"},
+		// "GrandTotal Rs1939": whole rupees.
+		{"i2d_oyo.pdf", false, "1939", "INR", "2017-12-31"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			if tt.ocr {
+				needReceiptOCR(t)
+				out, _ := exec.Command("tesseract", "--list-langs").Output()
+				if !slices.Contains(strings.Fields(string(out)), "jpn") {
+					t.Fatal("tesseract has no jpn language data, which reading Japanese receipts needs: apt-get install tesseract-ocr-jpn")
+				}
+			}
+			data, err := os.ReadFile(filepath.Join("testdata", "receipts", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			r, err := ReadReceipt(tt.file, data, ReceiptOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("read by %s in %s: %+v", r.ReadBy, time.Since(start).Round(time.Millisecond), r)
+			if r.Total != tt.total || r.Currency != tt.currency || r.Date != tt.date {
+				t.Errorf("total %q %s on %q, want %q %s on %q", r.Total, r.Currency, r.Date, tt.total, tt.currency, tt.date)
+			}
+		})
+	}
+}
+
 // needReceiptOCR is needOCR with the language data receipts are read
 // with: German for the German samples, osd to turn a scan upright.
 func needReceiptOCR(t *testing.T) {

@@ -43,7 +43,7 @@ var (
 	dateKeyWords = []string{"datum", "date", "fecha", "factuurdatum", "rechnungsdatum", "belegdatum", "kaufdatum", "invoice date",
 		"orderdatum", "bestelldatum", "date de facture", "fecha de emision", "日付", "発行日", "le", "dated"}
 	notDateWords = []string{"due", "fallig", "faellig", "vervaldatum", "echeance", "vencimiento", "valid", "gultig", "mhd",
-		"best", "expires", "exp", "expiry", "until", "bis", "geldig", "tot", "期限", "lieferdatum", "leverdatum", "birth",
+		"best", "expires", "exp", "expiry", "expiration", "caducidad", "caduca", "vence", "verloopt", "ablauf", "until", "bis", "geldig", "tot", "期限", "lieferdatum", "leverdatum", "birth",
 		"geburtsdatum", "retour", "return", "umtausch", "ruckgabe", "op", "betaald", "paid"}
 )
 

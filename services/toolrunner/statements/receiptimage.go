@@ -208,6 +208,9 @@ func receiptOCR(img []byte, page, dpi int) ([]pdfLine, error) {
 	script := ""
 	var head *grayPage // a photo's upper part, before thresholding
 	if ok {
+		if dpi == 0 {
+			g = g.paper()
+		}
 		long := float64(max(g.w, g.h))
 		small := g
 		if long > 1200 {
@@ -238,7 +241,7 @@ func receiptOCR(img []byte, page, dpi int) ([]pdfLine, error) {
 	// Nothing a receipt holds was found: perhaps it is Japanese, which
 	// the orientation pass did not see.
 	if japanese != "" && langs != japanese && !receiptLike(lines) {
-		if jl, err := tesseractLines(img, page, dpi, japanese, "6"); err == nil && receiptLike(jl) {
+		if jl, err := tesseractLines(img, page, dpi, japanese, "6"); err == nil && receiptLike(jl) && cjkRunes(jl) >= 20 {
 			return jl, nil
 		}
 	}
@@ -301,6 +304,21 @@ func receiptLike(lines []pdfLine) bool {
 		n += len(l.amounts)
 	}
 	return n >= 2
+}
+
+// cjkRunes counts the Japanese characters read: tesseract's Japanese
+// model reads a blurred Latin receipt as stray kana, a few to a line,
+// and a real Japanese receipt has dozens.
+func cjkRunes(lines []pdfLine) int {
+	n := 0
+	for _, l := range lines {
+		for _, r := range l.text() {
+			if isCJK(r) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // top is the page's upper part, a fraction f of its height.

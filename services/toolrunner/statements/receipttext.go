@@ -16,7 +16,18 @@ var (
 	reSpacedDecimals = regexp.MustCompile(`(\d[.,]) (\d{2})\b`)
 	// "07. 10. 2025": spaces after a date's points.
 	reSpacedDate = regexp.MustCompile(`\b(\d{1,2})\. ?(\d{1,2})\. ?(\d{2,4})\b`)
+	// "¥2, 268", "¥2. 449": a space OCR put after a marked amount's
+	// thousands separator.
+	reSpacedThousands = regexp.MustCompile(`([¥￥$€£]\s?\d{1,3}[.,]) (\d{3})\b`)
+	// "\95": tesseract reads a till's ¥ as a backslash; nothing else on
+	// a receipt is one.
+	reBackslashYen = regexp.MustCompile(`\\\s?(\d)`)
 )
+
+// fullWidth maps the full-width digits and marks of Japanese print to
+// their ASCII forms ("￥３３０" is ¥330).
+var fullWidth = strings.NewReplacer("０", "0", "１", "1", "２", "2", "３", "3", "４", "4", "５", "5", "６", "6", "７", "7",
+	"８", "8", "９", "9", "，", ",", "．", ".", "／", "/", "：", ":", "－", "-", "￥", "¥", "％", "%", "＄", "$")
 
 // normaliseReceiptText closes up what OCR spaced out.
 func normaliseReceiptText(s string) string {
@@ -24,6 +35,9 @@ func normaliseReceiptText(s string) string {
 	if s == "" {
 		return ""
 	}
+	s = fullWidth.Replace(s)
+	s = reBackslashYen.ReplaceAllString(s, "¥$1")
+	s = reSpacedThousands.ReplaceAllString(s, "$1$2")
 	s = reSpacedDecimals.ReplaceAllString(s, "$1$2")
 	s = reSpacedDate.ReplaceAllString(s, "$1.$2.$3")
 	// Japanese is written without spaces; OCR puts them between
@@ -70,7 +84,7 @@ type ramount struct {
 var (
 	// A number as amounts are printed, with its marks: "€4.904,94",
 	// "$2,516.28", "-0,41", "17,47-", "1,280円", "¥1,280", "EUR 3,00".
-	reAmountToken = regexp.MustCompile(`(?:(?:[A-Z]{3}|US\$|C\$|A\$|[€£$¥￥])\s?)?[-−]?\s?(?:[€£$¥￥]\s?)?\d{1,3}(?:[.,'’]\d{3})+(?:[.,]\d{1,2})?(?:\s?(?:[A-Z]{3}\b|[€£円]))?-?|(?:(?:[A-Z]{3}|US\$|C\$|A\$|[€£$¥￥])\s?)?[-−]?\s?(?:[€£$¥￥]\s?)?\d+(?:[.,]\d{1,2})?(?:\s?(?:[A-Z]{3}\b|[€£円]))?-?`)
+	reAmountToken = regexp.MustCompile(`(?:(?:[A-Z]{3}|US\$|C\$|A\$|Rs\.?|[€£$¥￥₹])\s?)?[-−]?\s?(?:[€£$¥￥]\s?)?\d{1,3}(?:[.,'’]\d{3})+(?:[.,]\d{1,2})?(?:\s?(?:[A-Z]{3}\b|[€£円]))?-?|(?:(?:[A-Z]{3}|US\$|C\$|A\$|Rs\.?|[€£$¥￥₹])\s?)?[-−]?\s?(?:[€£$¥￥]\s?)?\d+(?:[.,]\d{1,2})?(?:\s?(?:[A-Z]{3}\b|[€£円]))?-?`)
 	// Dates and times, taken out of a line before its amounts are looked
 	// for ("13.01.2020" is not 13.01, nor "17:25" an amount).
 	reNotAmount = regexp.MustCompile(`(?i)\d{1,4}[./-]\d{1,2}[./-]\d{1,4}|\d{1,2}:\d{2}(?::\d{2})?|\d+(?:[.,]\d+)?\s?%|\d+(?:[.,]\d+)?\s?(?:kg|g|l|ml|cl|lb|oz|stk|st|x)\b`)
@@ -105,6 +119,14 @@ func findAmounts(s string) []ramount {
 			continue
 		}
 		tok := string(masked[m[0]:m[1]])
+		// A currency code a PDF glued to the word before
+		// ("FactuurtotaalEUR 49,99") is not part of that word.
+		if m[0] > 0 && m[1]-m[0] > 3 && unicode.IsLetter(rune(masked[m[0]-1])) && isCurrency(string(masked[m[0]:m[0]+3])) {
+			m[0] += 3
+			for m[0] < m[1] && masked[m[0]] == ' ' {
+				m[0]++
+			}
+		}
 		// The token must stand alone: no digit or letter glued before
 		// it, no digit after ("0,414" is not 0,41).
 		if m[0] > 0 {
@@ -141,7 +163,7 @@ func readReceiptAmount(tok string) (ramount, bool) {
 	// Currency marks, before or after.
 	for changed := true; changed; {
 		changed = false
-		for _, m := range []struct{ mark, ccy string }{{"US$", "USD"}, {"C$", "CAD"}, {"A$", "AUD"}, {"€", "EUR"}, {"£", "GBP"}, {"円", "JPY"}, {"¥", ""}, {"￥", ""}, {"$", ""}} {
+		for _, m := range []struct{ mark, ccy string }{{"US$", "USD"}, {"C$", "CAD"}, {"A$", "AUD"}, {"Rs.", "INR"}, {"Rs", "INR"}, {"₹", "INR"}, {"€", "EUR"}, {"£", "GBP"}, {"円", "JPY"}, {"¥", ""}, {"￥", ""}, {"$", ""}} {
 			if strings.HasPrefix(s, m.mark) || strings.HasSuffix(s, m.mark) {
 				s = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(s, m.mark), m.mark))
 				switch m.mark {
@@ -194,8 +216,10 @@ func readReceiptAmount(tok string) (ramount, bool) {
 	if !digits(intPart) || len(intPart) > 12 || (frac != "" && !digits(frac)) {
 		return a, false
 	}
-	if len(frac) == 1 || frac == "" && !a.yen {
-		return a, false // a count, a code or a number, not money
+	// A whole number is money only where a currency marks it ("¥1,280",
+	// "Rs 1939"); else it is a count, a code or a number.
+	if len(frac) == 1 || frac == "" && !a.yen && a.ccy == "" {
+		return a, false
 	}
 	if len(intPart) > 1 && intPart[0] == '0' {
 		return a, false // "02981": a phone number's part

@@ -47,6 +47,17 @@ func hasWord(words []string, phrase string, fuzzy bool) bool {
 		}
 		return false
 	}
+	// A compound ending in a long keyword ("Factuurtotaal",
+	// "Rechnungssumme"), or one a PDF glued to its currency
+	// ("FactuurtotaalEUR").
+	if fuzzy && len(ps) == 1 && len(ps[0]) >= 5 {
+		for _, w := range words {
+			w = strings.TrimSuffix(strings.TrimSuffix(w, "eur"), "chf")
+			if len(w) > len(ps[0])+2 && strings.HasSuffix(w, ps[0]) {
+				return true
+			}
+		}
+	}
 	for i := 0; i+len(ps) <= len(words); i++ {
 		ok := true
 		for j, p := range ps {
@@ -160,7 +171,7 @@ func (rd *receiptReader) total(ccy string) totalPick {
 	tipLine, tipAmt := -1, ramount{}
 	keyLineAfterTip := false
 	accept := func(a ramount) bool {
-		return a.decimals > 0 || a.yen || minorUnits(ccy) == 0 && ccy != ""
+		return a.decimals > 0 || a.yen || a.ccy != "" || minorUnits(ccy) == 0 && ccy != ""
 	}
 	for i, l := range rd.lines {
 		role := l.role()
