@@ -22,6 +22,7 @@ type SearchStore interface {
 	SearchVectors(ctx context.Context, f store.SearchFilter, model string, vec []float32, minSimilarity float64) ([]store.SearchHit, error)
 	SearchQueued(ctx context.Context, tenantID, userID string) (bool, error)
 	IndexSearchFor(ctx context.Context, tenantID, userID string, limit int) (int, error)
+	TurnFrameSeqs(ctx context.Context, tenantID, userID, turnID string) ([]int64, error)
 }
 
 var _ SearchStore = (*store.Store)(nil)
@@ -39,6 +40,9 @@ type SearchQuery struct {
 	Kind             string // empty for every kind
 	From, To         string
 	Limit            int
+	// ExceptTurn leaves out the messages of this turn: the question a
+	// search answers is not one of its results.
+	ExceptTurn string
 }
 
 // Searcher answers searches: lexical always, fused by reciprocal rank
@@ -117,6 +121,15 @@ func (s *Searcher) Search(ctx context.Context, st SearchStore, q SearchQuery) (c
 			lists = append(lists, semantic)
 		}
 	}
+	if q.ExceptTurn != "" {
+		seqs, err := st.TurnFrameSeqs(ctx, q.TenantID, q.UserID, q.ExceptTurn)
+		if err != nil {
+			return contracts.SearchResults{}, err
+		}
+		for i := range lists {
+			lists[i] = withoutMessages(lists[i], seqs)
+		}
+	}
 	out.Results = fuse(lists, limit)
 	s.metrics.observe(out, time.Since(start))
 	s.log.Info("search", "user", q.UserID, "mode", out.Mode, "results", len(out.Results), "top_score", topScore(out.Results),
@@ -143,6 +156,20 @@ func (s *Searcher) semantic(ctx context.Context, st SearchStore, f store.SearchF
 		return nil, "the vector index failed; results are by words only"
 	}
 	return hits, ""
+}
+
+// withoutMessages is hits without the messages whose seq is in seqs.
+func withoutMessages(hits []store.SearchHit, seqs []int64) []store.SearchHit {
+	if len(seqs) == 0 {
+		return hits
+	}
+	return slices.DeleteFunc(slices.Clone(hits), func(h store.SearchHit) bool {
+		if h.Kind != store.SearchMessage {
+			return false
+		}
+		seq, err := strconv.ParseInt(h.Ref, 10, 64)
+		return err == nil && slices.Contains(seqs, seq)
+	})
 }
 
 // fuse merges ranked lists by reciprocal rank: each list gives a record
@@ -240,7 +267,7 @@ func (s *Searcher) Tool() Tool {
 					return Output{}, fail(contracts.CodeInternal, "Search is not available here.")
 				}
 			}
-			q := SearchQuery{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Text: a.Query}
+			q := SearchQuery{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, Text: a.Query, ExceptTurn: c.Caller.TurnID}
 			if a.Only != nil {
 				q.Kind = *a.Only
 			}

@@ -328,7 +328,16 @@ function citations(li, answer) {
     if (changed && /expense$/.test(c.tool || "")) label = "expense #" + changed.id;
     if (c.label) label = c.label;
     let a;
-    if (c.url) {
+    if (c.kind) {
+      // A record found by search: it opens here, fetched with the
+      // person's token (a plain link would carry none).
+      a = document.createElement("a");
+      a.href = "#";
+      a.textContent = c.title || c.kind;
+      if (typeof c.score === "number") a.title = "relevance " + Math.round(c.score * 100) + "%";
+      a.onclick = (ev) => { ev.preventDefault(); openRecord(li, c); };
+      a.dataset.kind = c.kind;
+    } else if (c.url) {
       a = safeLink(c.url, label);
     } else {
       a = document.createElement("a");
@@ -348,6 +357,98 @@ function citations(li, answer) {
     box.appendChild(a);
   }
   li.appendChild(box);
+}
+
+// openRecord shows the record a citation names below its answer: an
+// entry's date, amount, description and category with the statement it
+// came from, a document's name and entries with a download, or the
+// conversation a message is in. Opening it again closes it.
+async function openRecord(li, c) {
+  const key = c.kind + ":" + c.id;
+  const open = li.querySelector(".record");
+  if (open) { open.remove(); if (open.dataset.key === key) return; }
+  const box = document.createElement("div");
+  box.className = "record";
+  box.dataset.key = key;
+  box.setAttribute("role", "region");
+  box.setAttribute("aria-label", c.title || c.kind);
+  li.appendChild(box);
+  const row = (name, value) => {
+    const p = document.createElement("p");
+    const b = document.createElement("b");
+    b.textContent = name + ": ";
+    p.append(b, document.createTextNode(value));
+    box.appendChild(p);
+    return p;
+  };
+  try {
+    if (c.kind === "message") {
+      const m = /^\/v1\/conversations\/([^/]+)\//.exec(c.url || "");
+      row("Said", c.title || "");
+      if (m) {
+        const go = document.createElement("button");
+        go.type = "button";
+        go.className = "secondary";
+        go.textContent = "Open that conversation";
+        go.onclick = () => openConversation(decodeURIComponent(m[1]));
+        box.appendChild(go);
+      }
+      return;
+    }
+    if (c.kind === "entry") {
+      const e = await api("GET", c.url);
+      row("Date", e.date);
+      row("Amount", moneyText(e.amount));
+      row("Description", e.description || "");
+      row("Category", e.category || "");
+      if (e.source) await documentRows(box, row, "/v1/documents/" + encodeURIComponent(e.source));
+      return;
+    }
+    await documentRows(box, row, c.url);
+  } catch {
+    box.textContent = "That record could not be opened.";
+  }
+}
+
+// documentRows adds a document's name, what was read from it, and a
+// download of the file when it is still kept.
+async function documentRows(box, row, url) {
+  const d = await api("GET", url);
+  const p = row("Document", d.filename || d.id);
+  if (d.entries && d.entries.length) row("Entries", String(d.entries.length));
+  if (!d.file_kept) return;
+  const dl = document.createElement("button");
+  dl.type = "button";
+  dl.className = "secondary download";
+  dl.textContent = "Download";
+  dl.onclick = async () => {
+    try {
+      const resp = await fetch(url + "?download=1", { headers: { Authorization: "Bearer " + state.token } });
+      if (!resp.ok) throw new Error("HTTP " + resp.status);
+      const href = URL.createObjectURL(await resp.blob());
+      const a = document.createElement("a");
+      a.href = href;
+      a.download = d.filename || "document";
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(href), 10000);
+    } catch {
+      dl.textContent = "Download failed";
+    }
+  };
+  p.appendChild(dl);
+}
+
+// moneyText writes signed minor units in their currency.
+function moneyText(m) {
+  if (!m || typeof m.minor !== "number") return "";
+  const digits = ({ JPY: 0, KRW: 0, HUF: 0, ISK: 0, BHD: 3, KWD: 3, OMR: 3, JOD: 3, TND: 3 })[m.currency] ?? 2;
+  try {
+    return new Intl.NumberFormat(undefined, { style: "currency", currency: m.currency }).format(m.minor / 10 ** digits);
+  } catch {
+    return (m.minor / 10 ** digits).toFixed(digits) + " " + m.currency;
+  }
 }
 
 // ---- connection ----

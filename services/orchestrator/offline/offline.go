@@ -197,9 +197,6 @@ func understand(text string, now time.Time, currency string) orchestrator.Decisi
 	if d, ok := note(text, now); ok {
 		return d
 	}
-	if d, ok := searchFor(text, now); ok {
-		return d
-	}
 	if d, ok := searchLookup(text, now); ok {
 		return d
 	}
