@@ -97,7 +97,7 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			return nil, err
 		}
 		relay := outbox.NewRelay(d.store, pub, log, d.now)
-		orch := orchestrator.New(orchestrator.Config{ModelConcurrency: d.cfg.ModelConcurrency}, d.store, relay, pub, model, d.reg, log, d.now)
+		orch := orchestrator.New(orchestrator.Config{ModelConcurrency: d.cfg.ModelConcurrency, ProposalTTL: d.cfg.ProposalTTL}, d.store, relay, pub, model, d.reg, log, d.now)
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.OrchestratorConsumers(), orch.Register, relay,
 			func(ctx context.Context) { orch.Sweep(ctx, 5*time.Second) })
 	case config.ModeNotifier:
