@@ -97,11 +97,11 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			return nil, err
 		}
 		relay := outbox.NewRelay(d.store, pub, log, d.now)
-		orch := orchestrator.New(orchestrator.Config{ModelConcurrency: d.cfg.ModelConcurrency}, d.store, relay, pub, model, d.reg, log, d.now)
+		orch := orchestrator.New(orchestrator.Config{ModelConcurrency: d.cfg.ModelConcurrency, ProposalTTL: d.cfg.ProposalTTL}, d.store, relay, pub, model, d.reg, log, d.now)
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.OrchestratorConsumers(), orch.Register, relay,
 			func(ctx context.Context) { orch.Sweep(ctx, 5*time.Second) })
 	case config.ModeNotifier:
-		n := notifier.New(d.store, pub, d.reg, log, d.now)
+		n := notifier.New(d.store, pub, d.reg, log, d.now).WithSearch(searcherFor(d.cfg, d.store, d.reg, log), d.store)
 		// Catch-up and inbox requests from the ingress; they stop, and
 		// those being answered finish, before the connection drains (and
 		// before the store closes).
@@ -144,6 +144,9 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		}
 		all = slices.DeleteFunc(all, func(t toolrunner.Tool) bool { return t.Name == contracts.ToolAddExpense })
 		all = append(all, up.Tools(toolrunner.AddExpenseTool())...)
+		// Search semantic too when an embeddings server is configured.
+		all = slices.DeleteFunc(all, func(t toolrunner.Tool) bool { return t.Name == contracts.ToolSearch })
+		all = append(all, searcherFor(d.cfg, d.store, d.reg, log).Tool())
 		tools := toolrunner.Select(all, d.cfg.Tools)
 		if len(tools) == 0 {
 			closeConn()
@@ -160,7 +163,7 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			consumers = append(consumers, bus.ToolConsumer(name))
 		}
 		register := runner.Register
-		var background []func(context.Context)
+		background := []func(context.Context){searchIndexer(d.cfg, d.store, d.reg, log)}
 		if importsHere(d.cfg.Tools) {
 			imp := toolrunner.NewImporter(d.store, parser, pub, d.reg, log, d.now)
 			imp.Hints = toolrunner.StatementHints(d.store)

@@ -147,6 +147,17 @@ func NotifierLedgerSummary() NotifierCall[contracts.LedgerSummaryRequest, contra
 	return NotifierCall[contracts.LedgerSummaryRequest, contracts.LedgerSummaryReply]{Op: "ledger_summary"}
 }
 
+// NotifierSearch searches the user's own records (GET /v1/search).
+func NotifierSearch() NotifierCall[contracts.SearchRequest, contracts.SearchReply] {
+	return NotifierCall[contracts.SearchRequest, contracts.SearchReply]{Op: "search"}
+}
+
+// NotifierRecord reads one of the user's own records a citation names
+// (GET /v1/ledger/entries/{id}, GET /v1/documents/{id}).
+func NotifierRecord() NotifierCall[contracts.RecordRequest, contracts.RecordReply] {
+	return NotifierCall[contracts.RecordRequest, contracts.RecordReply]{Op: "record"}
+}
+
 // NotifierSubject is purser.notifier.<op>.<tenant>.<user>, on core NATS.
 func NotifierSubject(op, tenant, user string) (string, error) {
 	return subject("purser.notifier", []string{"op", "tenant", "user"}, op, tenant, user)

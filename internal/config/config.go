@@ -83,7 +83,21 @@ type Config struct {
 	// FileRetentionDays, when set, is how long an imported document's file
 	// is kept; its record stays. 0 keeps files as long as their documents.
 	FileRetentionDays int
+	// ProposalTTL is how long a proposal waits for a yes (default 24h);
+	// -1 marks a value that is not a duration of a minute or more.
+	ProposalTTL time.Duration
+	// EmbeddingsURL is the OpenAI-compatible server search asks for
+	// vectors (PURSER_EMBEDDINGS_URL, the model server's OPENAI_BASE_URL
+	// by default); search is semantic too when it or OPENAI_API_KEY is
+	// set, lexical only otherwise. EmbeddingsModel defaults to
+	// text-embedding-3-small; EmbeddingsDimensions 0 is the model's own.
+	EmbeddingsURL        string
+	EmbeddingsModel      string
+	EmbeddingsDimensions int
 }
+
+// Embeddings reports whether search has an embeddings server.
+func (c Config) Embeddings() bool { return c.EmbeddingsURL != "" || c.OpenAIKey != "" }
 
 // FromEnv reads the environment through getenv (os.Getenv in main).
 func FromEnv(getenv func(string) string) Config {
@@ -138,7 +152,21 @@ func FromEnv(getenv func(string) string) Config {
 	c.VisionModel = strings.TrimSpace(get("PURSER_VISION_MODEL", ""))
 	c.FileRetentionDays = count(get("PURSER_FILE_RETENTION_DAYS", ""))
 	c.UploadsPerMinute = count(get("PURSER_UPLOADS_PER_MINUTE", ""))
+	c.ProposalTTL = duration(get("PURSER_PROPOSAL_TTL", "24h"), time.Minute)
+	c.EmbeddingsURL = strings.TrimSpace(get("PURSER_EMBEDDINGS_URL", c.OpenAIBaseURL))
+	c.EmbeddingsModel = strings.TrimSpace(get("PURSER_EMBEDDINGS_MODEL", "text-embedding-3-small"))
+	c.EmbeddingsDimensions = count(get("PURSER_EMBEDDINGS_DIMENSIONS", ""))
 	return c
+}
+
+// duration reads a Go duration ("24h", "90m") of at least least; anything
+// else is -1.
+func duration(s string, least time.Duration) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < least {
+		return -1
+	}
+	return d
 }
 
 // count reads a positive number; "" is 0 (the default), anything else -1.
@@ -179,6 +207,7 @@ func (c *Config) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", c.OpenAIBaseURL, "OpenAI-compatible endpoint (OPENAI_BASE_URL)")
 	fs.StringVar(&c.ModelName, "model-name", c.ModelName, "model name (PURSER_MODEL_NAME)")
 	fs.StringVar(&c.ModelProtocol, "model-protocol", c.ModelProtocol, "tools or json (PURSER_MODEL_PROTOCOL)")
+	fs.DurationVar(&c.ProposalTTL, "proposal-ttl", c.ProposalTTL, "how long a proposal waits for a yes (PURSER_PROPOSAL_TTL)")
 	fs.StringVar(&c.MailboxDir, "mailbox-dir", c.MailboxDir, "local mailbox of .eml files (PURSER_MAILBOX_DIR)")
 	fs.StringVar(&c.Mail, "mail", c.Mail, "local or gmail (PURSER_MAIL)")
 	fs.StringVar(&c.GoogleClientID, "google-client-id", c.GoogleClientID, "Google OAuth client id for connecting Gmail (PURSER_GOOGLE_CLIENT_ID)")
@@ -246,11 +275,22 @@ func (c Config) Check(mode Mode) error {
 	if c.ModelConcurrency < 0 {
 		bad("PURSER_MODEL_CONCURRENCY", "must be a positive number")
 	}
+	if c.ProposalTTL < time.Minute {
+		bad("PURSER_PROPOSAL_TTL", "must be a duration of a minute or more, such as 24h or 90m")
+	}
 	if c.MaxUploadMiB < 0 || c.MaxUploadMiB > 64 {
 		bad("PURSER_MAX_UPLOAD_MIB", "must be a number of MiB from 1 to 64")
 	}
 	if c.VisionModel != "" && c.OpenAIKey == "" && c.OpenAIBaseURL == "" {
 		bad("PURSER_VISION_MODEL", "needs a model server: set OPENAI_API_KEY or OPENAI_BASE_URL")
+	}
+	if c.EmbeddingsURL != "" {
+		if u, err := url.Parse(c.EmbeddingsURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			bad("PURSER_EMBEDDINGS_URL", "must be an http(s) URL")
+		}
+	}
+	if c.EmbeddingsDimensions < 0 || c.EmbeddingsDimensions > 8192 {
+		bad("PURSER_EMBEDDINGS_DIMENSIONS", "must be a number from 1 to 8192")
 	}
 	if c.FileRetentionDays < 0 {
 		bad("PURSER_FILE_RETENTION_DAYS", "must be a positive number of days")

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(kv map[string]string) func(string) string {
@@ -35,6 +36,12 @@ func TestDefaultsRunUp(t *testing.T) {
 	if c.HTTPAddr != "127.0.0.1:8080" || c.NATSListen != "127.0.0.1:4223" || c.DataDir != "./data" || c.UsesModelServer() {
 		t.Errorf("defaults differ from DESIGN.md: %+v", c)
 	}
+	if c.ProposalTTL != 24*time.Hour {
+		t.Errorf("proposals wait %v by default, want a day", c.ProposalTTL)
+	}
+	if c := FromEnv(env(map[string]string{"PURSER_PROPOSAL_TTL": "90m"})); c.ProposalTTL != 90*time.Minute || c.Check(ModeUp) != nil {
+		t.Errorf("PURSER_PROPOSAL_TTL=90m gave %v", c.ProposalTTL)
+	}
 }
 
 func TestCheckNamesTheSetting(t *testing.T) {
@@ -56,6 +63,8 @@ func TestCheckNamesTheSetting(t *testing.T) {
 		{"short secret", ModeIngress, map[string]string{"NATS_URL": "nats://n:4222", "PURSER_JWT_SECRET": "short"}, []string{"PURSER_JWT_SECRET"}},
 		{"both secret and jwks", ModeIngress, map[string]string{"NATS_URL": "nats://n:4222", "PURSER_JWT_SECRET": secret, "PURSER_JWKS_URL": "https://x/jwks"}, []string{"PURSER_JWKS_URL"}},
 		{"unknown tool", ModeToolrunner, map[string]string{"NATS_URL": "nats://n:4222", "DATABASE_URL": "postgres://x/y", "PURSER_TOOLS": "add_expense,rm_rf"}, []string{`PURSER_TOOLS: unknown tool "rm_rf"`}},
+		{"proposal ttl not a duration", ModeUp, map[string]string{"PURSER_PROPOSAL_TTL": "a day"}, []string{"PURSER_PROPOSAL_TTL"}},
+		{"proposal ttl too short", ModeUp, map[string]string{"PURSER_PROPOSAL_TTL": "10s"}, []string{"PURSER_PROPOSAL_TTL"}},
 		{"bad log level", ModeNotifier, map[string]string{"NATS_URL": "nats://n:4222", "DATABASE_URL": "postgres://x/y", "PURSER_LOG_LEVEL": "loud"}, []string{"PURSER_LOG_LEVEL"}},
 	}
 	for _, tt := range tests {

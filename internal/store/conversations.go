@@ -57,20 +57,20 @@ func (s *Store) LoadConversation(ctx context.Context, tenantID, userID, conversa
 func (s *Store) LoadConversationWithSettings(ctx context.Context, tenantID, userID, conversationID string) (Conversation, UserSettings, error) {
 	c := Conversation{TenantID: tenantID, UserID: userID, ConversationID: conversationID}
 	var u UserSettings
-	var currency, zone, order *string
+	var currency, zone, order, language *string
 	var setAt *time.Time
 	err := s.readRow(ctx, `SELECT c.version, c.state, c.updated_at, c.deadline_at,
-			u.currency, u.timezone, u.date_order, u.updated_at
+			u.currency, u.timezone, u.date_order, u.language, u.updated_at
 		FROM conversations c LEFT JOIN user_settings u ON u.tenant_id = c.tenant_id AND u.user_id = c.user_id
 		WHERE c.tenant_id = ? AND c.user_id = ? AND c.conversation_id = ?`, []any{tenantID, userID, conversationID},
 		&c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt},
-		&currency, &zone, &order, optTimeCol{&setAt})
+		&currency, &zone, &order, &language, optTimeCol{&setAt})
 	if err != nil {
 		return Conversation{}, UserSettings{}, fmt.Errorf("load conversation: %w", notFound(err))
 	}
 	u.TenantID, u.UserID = tenantID, userID
 	if setAt != nil { // the user has settings
-		u.Currency, u.Timezone, u.DateOrder, u.UpdatedAt = *currency, *zone, *order, *setAt
+		u.Currency, u.Timezone, u.DateOrder, u.Language, u.UpdatedAt = *currency, *zone, *order, *language, *setAt
 	}
 	return c, u, nil
 }

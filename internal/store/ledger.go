@@ -145,19 +145,7 @@ func (s *Store) ListLedger(ctx context.Context, f LedgerFilter) (LedgerPage, err
 	if f.Limit > 0 {
 		limit = f.Limit + 1 // one more tells whether a next page exists
 	}
-	var out []LedgerEntry
-	err := s.readRows(ctx, `SELECT `+ledgerCols+` FROM ledger_entries`+w.sql()+` ORDER BY date DESC, kind DESC, id DESC`+limitClause(limit), w.args,
-		func(rows rowScanner) error {
-			out = out[:0]
-			for rows.Next() {
-				e, err := scanLedgerEntry(rows, f.TenantID)
-				if err != nil {
-					return err
-				}
-				out = append(out, e)
-			}
-			return nil
-		})
+	out, err := s.ledgerRows(ctx, f.TenantID, `SELECT `+ledgerCols+` FROM ledger_entries`+w.sql()+` ORDER BY date DESC, kind DESC, id DESC`+limitClause(limit), w.args...)
 	if err != nil {
 		return LedgerPage{}, fmt.Errorf("list ledger: %w", err)
 	}
@@ -271,4 +259,22 @@ func (s *Store) LedgerSummaryMatching(ctx context.Context, tenantID, userID, fro
 		return LedgerSummary{}, fmt.Errorf("ledger summary: %w", err)
 	}
 	return sum, nil
+}
+
+// ledgerRows reads the ledger entries query q selects (ledgerCols, in
+// order) of tenantID; never nil.
+func (s *Store) ledgerRows(ctx context.Context, tenantID, q string, args ...any) ([]LedgerEntry, error) {
+	out := []LedgerEntry{}
+	err := s.readRows(ctx, q, args, func(rows rowScanner) error {
+		out = out[:0]
+		for rows.Next() {
+			e, err := scanLedgerEntry(rows, tenantID)
+			if err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
 }

@@ -249,18 +249,7 @@ func (s *Store) BiggestOutflows(ctx context.Context, tenantID, userID, from, to 
 	if tenantID == "" || userID == "" || from == "" || to == "" || limit < 1 {
 		return nil, errors.New("biggest outflows: a tenant, a user, both dates and a limit are required")
 	}
-	var out []LedgerEntry
-	err := s.readRows(ctx, biggestOutflowsSQL, []any{tenantID, userID, from, to, limit}, func(rows rowScanner) error {
-		out = []LedgerEntry{}
-		for rows.Next() {
-			e, err := scanLedgerEntry(rows, tenantID)
-			if err != nil {
-				return err
-			}
-			out = append(out, e)
-		}
-		return nil
-	})
+	out, err := s.ledgerRows(ctx, tenantID, biggestOutflowsSQL, tenantID, userID, from, to, limit)
 	if err != nil {
 		return nil, fmt.Errorf("biggest outflows: %w", err)
 	}

@@ -14,6 +14,9 @@ const (
 	ProposalRejected = "rejected"
 	ProposalExecuted = "executed"
 	ProposalExpired  = "expired"
+	// ProposalSuperseded is a proposal a newer one replaced before anyone
+	// decided it.
+	ProposalSuperseded = "superseded"
 )
 
 // Proposal is a mutation waiting for, or past, the user's decision. Args

@@ -14,6 +14,7 @@ type UserSettings struct {
 	Currency  string // ISO 4217
 	Timezone  string // IANA
 	DateOrder string // dmy, mdy or ymd
+	Language  string // en or fr: the language of answers
 	UpdatedAt time.Time
 }
 
@@ -21,8 +22,8 @@ type UserSettings struct {
 // empty ones, not an error.
 func (s *Store) GetUserSettings(ctx context.Context, tenantID, userID string) (UserSettings, error) {
 	u := UserSettings{TenantID: tenantID, UserID: userID}
-	err := s.readRow(ctx, `SELECT currency, timezone, date_order, updated_at FROM user_settings WHERE tenant_id = ? AND user_id = ?`, []any{tenantID, userID},
-		&u.Currency, &u.Timezone, &u.DateOrder, timeCol{&u.UpdatedAt})
+	err := s.readRow(ctx, `SELECT currency, timezone, date_order, language, updated_at FROM user_settings WHERE tenant_id = ? AND user_id = ?`, []any{tenantID, userID},
+		&u.Currency, &u.Timezone, &u.DateOrder, &u.Language, timeCol{&u.UpdatedAt})
 	if err := notFound(err); err != nil && !errors.Is(err, ErrNotFound) {
 		return UserSettings{}, fmt.Errorf("get user settings: %w", err)
 	}
@@ -47,11 +48,14 @@ func (s *Store) PutUserSettings(ctx context.Context, u UserSettings) (UserSettin
 		if u.DateOrder != "" {
 			cur.DateOrder = u.DateOrder
 		}
+		if u.Language != "" {
+			cur.Language = u.Language
+		}
 		cur.UpdatedAt = normTime(tx.orNow(u.UpdatedAt))
-		_, err = tx.exec(ctx, `INSERT INTO user_settings (tenant_id, user_id, currency, timezone, date_order, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+		_, err = tx.exec(ctx, `INSERT INTO user_settings (tenant_id, user_id, currency, timezone, date_order, language, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (tenant_id, user_id) DO UPDATE SET currency = excluded.currency, timezone = excluded.timezone,
-			date_order = excluded.date_order, updated_at = excluded.updated_at`,
-			cur.TenantID, cur.UserID, cur.Currency, cur.Timezone, cur.DateOrder, tx.d.ts(cur.UpdatedAt))
+			date_order = excluded.date_order, language = excluded.language, updated_at = excluded.updated_at`,
+			cur.TenantID, cur.UserID, cur.Currency, cur.Timezone, cur.DateOrder, cur.Language, tx.d.ts(cur.UpdatedAt))
 		out = cur
 		return err
 	})

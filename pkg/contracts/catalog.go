@@ -56,6 +56,7 @@ var catalog = []ToolSpec{
 	{ToolUndoChange, "Undo one change found by get_last_change, reverting exactly that change.", KindMutation, func() any { return new(UndoChangeArgs) }},
 	{ToolReadUpload, "Read a file the user uploaded: say whether it is a bank statement (and what importing it would add) or a receipt (merchant, date, total, currency), changing nothing.", KindRead, func() any { return new(ReadUploadArgs) }},
 	{ToolImportUpload, "Import the transactions of a bank statement the user uploaded, once read_upload has read it.", KindMutation, func() any { return new(ImportUploadArgs) }},
+	{ToolSearch, "Find the user's own records by words or meaning: ledger entries, imported documents (receipts, statements) and earlier conversation messages. Use it to find payments to someone, receipts or what was said; results come with sources to cite.", KindRead, func() any { return new(SearchArgs) }},
 	{ToolPreviewImport, "Say what importing the statements of one message would add, changing nothing: for each file how many transactions are new and how many are already in the ledger, and which may be expenses typed by hand.", KindRead, func() any { return new(PreviewImportArgs) }},
 }
 

@@ -95,6 +95,16 @@ func describe(fe validator.FieldError) string {
 		return "is required unless " + strings.ToLower(fe.Param()) + " is given"
 	case "excluded_with":
 		return "must not be given together with " + strings.ToLower(fe.Param())
+	case "required_if":
+		return "is required when " + fieldIs(fe.Param())
+	case "required_unless":
+		return "is required unless " + fieldIs(fe.Param())
+	case "excluded_if":
+		return "must not be given when " + fieldIs(fe.Param())
+	case "excluded_unless":
+		return "is only allowed when " + fieldIs(fe.Param())
+	case "unique":
+		return "must not name the same id twice"
 	case "edit_args":
 		return "is required when decision is edit"
 	case "args_only_edit":
@@ -106,8 +116,14 @@ func describe(fe validator.FieldError) string {
 	case "oneof":
 		return "must be one of: " + strings.ReplaceAll(fe.Param(), " ", ", ")
 	case "max":
+		if fe.Kind() == reflect.Slice {
+			return "names too many (at most " + fe.Param() + ")"
+		}
 		return "is too long (at most " + fe.Param() + ")"
 	case "min":
+		if fe.Kind() == reflect.Slice {
+			return "names too few (at least " + fe.Param() + ")"
+		}
 		return "is too short (at least " + fe.Param() + ")"
 	case "gte":
 		return "must be at least " + fe.Param()
@@ -205,4 +221,11 @@ func jsonKind(goKind string) string {
 		return "a number"
 	}
 	return "of another type"
+}
+
+// fieldIs reads a validator condition such as "Decision approve_all" as
+// "decision is approve_all".
+func fieldIs(param string) string {
+	field, value, _ := strings.Cut(param, " ")
+	return strings.ToLower(field) + " is " + value
 }

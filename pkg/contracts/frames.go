@@ -45,17 +45,23 @@ type MessageFrame struct {
 	ConversationID string `json:"conversation_id" validate:"required,purserid"`
 	Text           string `json:"text" validate:"required,max=4000"`
 	Timezone       string `json:"timezone,omitempty" validate:"omitempty,tz"`
+	// Locale is the person's language and region as the client knows it
+	// (e.g. "fr-FR"); empty, their language setting applies.
+	Locale string `json:"locale,omitempty" validate:"omitempty,max=35,locale"`
 }
 
-// ConfirmFrame decides a proposal. ID (optional) is the client's id for the
-// decision; resending the same id is one decision. ConversationID defaults to
-// the conversation of the connection's latest message.
+// ConfirmFrame decides a proposal, or with decision approve_all approves
+// the 2 to MaxBatch proposals ProposalIDs names, all or none. ID
+// (optional) is the client's id for the decision; resending the same id is
+// one decision. ConversationID defaults to the conversation of the
+// connection's latest message.
 type ConfirmFrame struct {
 	Type           string          `json:"type" validate:"required,eq=confirm"`
 	ID             string          `json:"id,omitempty" validate:"omitempty,purserid"`
 	ConversationID string          `json:"conversation_id,omitempty" validate:"omitempty,purserid"`
-	ProposalID     string          `json:"proposal_id" validate:"required,purserid"`
-	Decision       string          `json:"decision" validate:"required,oneof=approve reject edit"`
+	ProposalID     string          `json:"proposal_id,omitempty" validate:"required_unless=Decision approve_all,excluded_if=Decision approve_all,omitempty,purserid"`
+	ProposalIDs    []string        `json:"proposal_ids,omitempty" validate:"required_if=Decision approve_all,excluded_unless=Decision approve_all,omitempty,min=2,max=20,unique,dive,purserid"`
+	Decision       string          `json:"decision" validate:"required,oneof=approve reject edit approve_all"`
 	Args           json.RawMessage `json:"args,omitempty"`
 }
 

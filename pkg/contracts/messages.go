@@ -75,14 +75,28 @@ func DocumentID(tenant, user string, data []byte) (id, sum string) {
 	return "doc-" + hex.EncodeToString(k[:])[:32], sum
 }
 
-// Confirm is a person's decision on a stored proposal. It names only the
-// proposal: a client can never send a tool to run. Args is required for
-// "edit" and refused otherwise; it is validated against the proposal's own
-// tool schema by the orchestrator.
+// Decisions a Confirm may carry.
+const (
+	DecisionApprove    = "approve"
+	DecisionReject     = "reject"
+	DecisionEdit       = "edit"
+	DecisionApproveAll = "approve_all"
+)
+
+// MaxBatch is how many proposals one approve_all may name.
+const MaxBatch = 20
+
+// Confirm is a person's decision on stored proposals. It names only
+// proposals: a client can never send a tool to run. ProposalID names the
+// one proposal of approve, reject and edit; ProposalIDs the 2 to MaxBatch
+// proposals of approve_all (and ProposalID is then empty). Args is
+// required for "edit" and refused otherwise; it is validated against the
+// proposal's own tool schema by the orchestrator.
 type Confirm struct {
-	ProposalID string          `json:"proposal_id" validate:"required,purserid"`
-	Decision   string          `json:"decision" validate:"required,oneof=approve reject edit"`
-	Args       json.RawMessage `json:"args,omitempty"`
+	ProposalID  string          `json:"proposal_id,omitempty" validate:"required_unless=Decision approve_all,excluded_if=Decision approve_all,omitempty,purserid"`
+	ProposalIDs []string        `json:"proposal_ids,omitempty" validate:"required_if=Decision approve_all,excluded_unless=Decision approve_all,omitempty,min=2,max=20,unique,dive,purserid"`
+	Decision    string          `json:"decision" validate:"required,oneof=approve reject edit approve_all"`
+	Args        json.RawMessage `json:"args,omitempty"`
 }
 
 // ToolRequest asks a toolrunner to run one tool. Tenant, user and roles come
@@ -132,6 +146,9 @@ const (
 	CodeUnknownTool     = "unknown_tool"
 	CodeBadInput        = "bad_input"
 	CodeProposalInvalid = "proposal_invalid"
+	// CodeProposalExpired is a decision on a proposal nobody approved in
+	// time: nothing was changed, and it can be proposed again.
+	CodeProposalExpired = "proposal_expired"
 	CodeModel           = "model_error"
 	CodeLimit           = "limit_reached"
 )
@@ -166,9 +183,10 @@ type Proposal struct {
 	Summary    string          `json:"summary" validate:"required,max=2000"`
 	ExpiresAt  time.Time       `json:"expires_at" validate:"required"`
 	// Status is the proposal's outcome when a frame is replayed (resume,
-	// history) after it was decided: approved, rejected, executed or
-	// expired. A live proposal has none: it waits for the decision.
-	Status string `json:"status,omitempty" validate:"omitempty,oneof=pending approved rejected executed expired"`
+	// history) after it was decided: approved, rejected, executed,
+	// expired (nobody said yes in time) or superseded (a newer proposal
+	// replaced it). A live proposal has none: it waits for the decision.
+	Status string `json:"status,omitempty" validate:"omitempty,oneof=pending approved rejected executed expired superseded"`
 }
 
 // ToolProgress reports a tool call starting or finishing.
@@ -193,12 +211,34 @@ type Answer struct {
 	Deleted   *ExpenseView  `json:"deleted,omitempty"`
 	Listed    []ExpenseView `json:"listed,omitempty" validate:"max=500,dive"`
 	Balance   *Balance      `json:"balance,omitempty"`
+	// Batch reports each proposal an approve_all ran, in the order named.
+	Batch []BatchItem `json:"batch,omitempty" validate:"max=20,dive"`
 }
 
-// Citation points at the tool output an answer relies on.
+// BatchItem is how one proposal of an approve_all ended: executed, or
+// failed (the tool refused it; Summary says why). The others of the
+// batch ran all the same.
+type BatchItem struct {
+	ProposalID string `json:"proposal_id" validate:"required,purserid"`
+	Status     string `json:"status" validate:"required,oneof=executed failed"`
+	Summary    string `json:"summary" validate:"max=4000"`
+}
+
+// Citation points at what an answer relies on: a record (Kind, ID, Title,
+// URL, Score: a ledger entry, document or message a search found, the
+// source a person opens) or, for answers that used no search, the tool
+// output (CallID, Tool) a client may link to the tool line but never
+// shows as a source by its tool name. Record citations of one answer are
+// unique by kind and id and sorted by score, best first; CallID names the
+// search that found them.
 type Citation struct {
-	CallID string `json:"call_id" validate:"required,purserid"`
-	Tool   string `json:"tool" validate:"required,purserid"`
+	CallID string  `json:"call_id" validate:"required,purserid"`
+	Tool   string  `json:"tool" validate:"required,purserid"`
+	Kind   string  `json:"kind,omitempty" validate:"omitempty,oneof=entry document message"`
+	ID     string  `json:"id,omitempty" validate:"required_with=Kind,max=128"`
+	Title  string  `json:"title,omitempty" validate:"max=300"`
+	URL    string  `json:"url,omitempty" validate:"max=300"`
+	Score  float64 `json:"score,omitempty" validate:"gte=0,lte=1"`
 }
 
 // TurnError ends a turn that could not finish, with a short reason.
@@ -214,7 +254,7 @@ type TurnError struct {
 // Notification is an inbox entry, such as a finished import.
 type Notification struct {
 	ID        string          `json:"id" validate:"required,purserid"`
-	Kind      string          `json:"kind" validate:"required,oneof=import_completed import_failed info mail_disconnected"`
+	Kind      string          `json:"kind" validate:"required,oneof=import_completed import_failed info mail_disconnected proposal_expiring"`
 	Title     string          `json:"title" validate:"required,max=200"`
 	Body      string          `json:"body" validate:"max=4000"`
 	Data      json.RawMessage `json:"data,omitempty"`

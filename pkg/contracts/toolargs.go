@@ -107,6 +107,7 @@ type SetPreferencesArgs struct {
 	Currency  *string `json:"currency,omitempty" validate:"omitempty,currency" jsonschema_description:"The user's default currency, ISO 4217 (e.g. 'EUR'), for amounts and statements that name none; null to keep it."`
 	Timezone  *string `json:"timezone,omitempty" validate:"omitempty,tz" jsonschema_description:"The user's IANA time zone (e.g. 'Europe/Paris'), for 'today' and date ranges; null to keep it."`
 	DateOrder *string `json:"date_order,omitempty" validate:"omitempty,oneof=dmy mdy ymd" jsonschema:"enum=dmy,enum=mdy,enum=ymd" jsonschema_description:"How the user writes dates: 'dmy' (31/12), 'mdy' (12/31) or 'ymd'; null to keep it."`
+	Language  *string `json:"language,omitempty" validate:"omitempty,oneof=en fr" jsonschema:"enum=en,enum=fr" jsonschema_description:"The language the user wants answers in: 'en' (English) or 'fr' (French); null to keep it."`
 }
 
 // UpdateTransactionArgs fixes or clears one imported transaction; null

@@ -158,6 +158,7 @@ type Preferences struct {
 	Currency  string `json:"currency,omitempty"`
 	Timezone  string `json:"timezone,omitempty"`
 	DateOrder string `json:"date_order,omitempty"`
+	Language  string `json:"language,omitempty"`
 }
 
 // ImportPreview is the output of preview_import: the message's sender and

@@ -30,6 +30,9 @@ func ValidID(s string) bool {
 // "en_GB".
 var localeRe = regexp.MustCompile(`^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8}){0,3}$`)
 
+// ValidLocale reports whether s is a language tag as clients send it.
+func ValidLocale(s string) bool { return localeRe.MatchString(s) }
+
 // Language is the language of a locale purser speaks: "fr" or "en".
 func Language(locale string) string {
 	if len(locale) >= 2 && strings.EqualFold(locale[:2], "fr") {

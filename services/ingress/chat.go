@@ -63,15 +63,18 @@ type chatEntry struct {
 	Content string `json:"content" validate:"max=20000"`
 }
 
-// chatConfirm decides a proposal by its id; or, as the original chat
-// contract did, restates the call to approve ({tool, args}), which is
-// accepted only when it matches exactly one pending proposal of the user's
-// conversation.
+// chatConfirm decides a proposal by its id, or approves several at once
+// (decision approve_all with proposal_ids, all or none); or, as the
+// original chat contract did, restates the call to approve ({tool, args}),
+// which is accepted only when it matches exactly one pending proposal of
+// the user's conversation. The turn's own validation (contracts.Confirm)
+// says which ids go with which decision.
 type chatConfirm struct {
-	ProposalID string          `json:"proposal_id,omitempty" validate:"required_without=Tool,excluded_with=Tool,omitempty,purserid"`
-	Decision   string          `json:"decision,omitempty" validate:"required_with=ProposalID,excluded_with=Tool,omitempty,oneof=approve reject edit"`
-	Args       json.RawMessage `json:"args,omitempty"`
-	Tool       string          `json:"tool,omitempty" validate:"omitempty,purserid"`
+	ProposalID  string          `json:"proposal_id,omitempty" validate:"excluded_with=Tool,omitempty,purserid"`
+	ProposalIDs []string        `json:"proposal_ids,omitempty" validate:"excluded_with=Tool,omitempty,max=20,dive,purserid"`
+	Decision    string          `json:"decision,omitempty" validate:"required_without=Tool,excluded_with=Tool,omitempty,oneof=approve reject edit approve_all"`
+	Args        json.RawMessage `json:"args,omitempty"`
+	Tool        string          `json:"tool,omitempty" validate:"omitempty,purserid"`
 }
 
 // chatResponse is the answer of POST /v1/chat: the original shape, plus
@@ -85,8 +88,12 @@ type chatResponse struct {
 	Deleted              *contracts.ExpenseView  `json:"deleted,omitempty"`
 	Listed               []contracts.ExpenseView `json:"listed,omitempty"`
 	Balance              *contracts.Balance      `json:"balance,omitempty"`
-	ConversationID       string                  `json:"conversation_id"`
-	TurnID               string                  `json:"turn_id"`
+	// Batch reports each proposal an approve_all ran.
+	Batch []contracts.BatchItem `json:"batch,omitempty"`
+	// Citations are the answer's sources: the records a search found.
+	Citations      []contracts.Citation `json:"citations,omitempty"`
+	ConversationID string               `json:"conversation_id"`
+	TurnID         string               `json:"turn_id"`
 	// DocumentID is the uploaded file's, on POST /v1/uploads.
 	DocumentID string `json:"document_id,omitempty"`
 }
@@ -180,11 +187,17 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 		}
 		input := turnInput{ConversationID: conv, Text: text, Timezone: req.Timezone}
 		if req.Confirm != nil {
-			input.Confirm = &contracts.Confirm{ProposalID: req.Confirm.ProposalID, Decision: req.Confirm.Decision, Args: req.Confirm.Args}
+			input.Confirm = &contracts.Confirm{ProposalID: req.Confirm.ProposalID, ProposalIDs: req.Confirm.ProposalIDs,
+				Decision: req.Confirm.Decision, Args: req.Confirm.Args}
 		}
 		if uc := req.UserContext; uc != nil {
 			input.Timezone = firstSet(input.Timezone, uc.Timezone)
 			input.Currency = uc.Currency
+			if contracts.ValidLocale(uc.Locale) {
+				// Hosts have always sent what they liked here ("en_US.UTF-8"):
+				// a tag purser cannot read is not an error, just not used.
+				input.Locale = uc.Locale
+			}
 		}
 		t := in.newTurn(senderOf(p), input)
 		typ := "http_" + contracts.FrameMessage
@@ -327,6 +340,8 @@ func (in *Ingress) answerChat(w http.ResponseWriter, t contracts.UserTurn, f *ou
 	case sf.Answer != nil:
 		a := sf.Answer
 		resp.Answer, resp.Added, resp.Updated, resp.Deleted, resp.Listed, resp.Balance = a.Content, a.Added, a.Updated, a.Deleted, a.Listed, a.Balance
+		resp.Batch = a.Batch
+		resp.Citations = recordCites(a.Citations)
 	case sf.Clarify != nil:
 		resp.Answer = sf.Clarify.Question
 	case sf.Proposal != nil:
@@ -374,7 +389,7 @@ func turnErrorStatus(code string) int {
 		return http.StatusForbidden
 	case contracts.CodeRateLimited, contracts.CodeLimit:
 		return http.StatusTooManyRequests
-	case contracts.CodeProposalInvalid, contracts.CodeNotConfirmed, contracts.CodeNotFound:
+	case contracts.CodeProposalInvalid, contracts.CodeProposalExpired, contracts.CodeNotConfirmed, contracts.CodeNotFound:
 		return http.StatusConflict
 	case contracts.CodeInvalidArgs, contracts.CodeBadInput:
 		return http.StatusUnprocessableEntity

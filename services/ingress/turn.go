@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
+	"strings"
 
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/pkg/contracts"
@@ -38,6 +40,8 @@ type turnInput struct {
 	// Timezone and Currency, when set, override the sender's.
 	Timezone string
 	Currency string
+	// Locale is the client's language and region, when it says one.
+	Locale string
 }
 
 // newTurn is the one constructor of a UserTurn. The time zone is the
@@ -48,6 +52,11 @@ func (in *Ingress) newTurn(s sender, t turnInput) contracts.UserTurn {
 	clientID := t.ClientID
 	switch {
 	case clientID != "":
+	case t.Confirm != nil && t.Confirm.Decision == contracts.DecisionApproveAll:
+		// The same ids in any order are the same decision.
+		ids := slices.Sorted(slices.Values(t.Confirm.ProposalIDs))
+		sum := sha256.Sum256([]byte(strings.Join(ids, "\x00")))
+		clientID = "confirm-all-" + hex.EncodeToString(sum[:16])
 	case t.Confirm != nil:
 		clientID = "confirm-" + t.Confirm.ProposalID + "-" + t.Confirm.Decision
 		if t.Confirm.Decision == "edit" {
@@ -59,7 +68,7 @@ func (in *Ingress) newTurn(s sender, t turnInput) contracts.UserTurn {
 	return contracts.UserTurn{
 		TurnID: turnID(s.tenant, s.user, t.ConversationID, clientID), TenantID: s.tenant, UserID: s.user, Roles: s.roles,
 		ConversationID: t.ConversationID, Text: t.Text, Confirm: t.Confirm,
-		Timezone: firstSet(t.Timezone, s.tz, in.cfg.DefaultTimezone), Currency: firstSet(t.Currency, s.ccy),
+		Timezone: firstSet(t.Timezone, s.tz, in.cfg.DefaultTimezone), Currency: firstSet(t.Currency, s.ccy), Locale: t.Locale,
 		SentAt: in.now().UTC(),
 	}
 }

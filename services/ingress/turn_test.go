@@ -114,3 +114,19 @@ func TestIdlessEditsAreKeyedByTheirArguments(t *testing.T) {
 		t.Error("two edits that are not JSON are one turn")
 	}
 }
+
+// An approve_all without a client id is identified by its ids, in any
+// order: a double click is one decision, another set of ids another.
+func TestApproveAllTurnIsItsIDs(t *testing.T) {
+	in := &Ingress{now: time.Now, newID: func() string { return "hfresh" }}
+	ann := sender{tenant: "acme", user: "ann", roles: []string{"member"}}
+	all := func(ids ...string) string {
+		return in.newTurn(ann, turnInput{ConversationID: "c1", Confirm: &contracts.Confirm{Decision: contracts.DecisionApproveAll, ProposalIDs: ids}}).TurnID
+	}
+	if a, b := all("p1", "p2", "p3"), all("p3", "p1", "p2"); a != b {
+		t.Errorf("the same ids in another order made turns %s and %s", a, b)
+	}
+	if a, b := all("p1", "p2"), all("p1", "p2", "p3"); a == b {
+		t.Errorf("two sets of ids made one turn %s", a)
+	}
+}

@@ -192,7 +192,7 @@ func (c *client) handle(ctx context.Context, data []byte) {
 			return
 		}
 		c.lastConversation = m.ConversationID
-		t := c.in.newTurn(c.sender, turnInput{ConversationID: m.ConversationID, ClientID: m.ID, Text: m.Text, Timezone: m.Timezone})
+		t := c.in.newTurn(c.sender, turnInput{ConversationID: m.ConversationID, ClientID: m.ID, Text: m.Text, Timezone: m.Timezone, Locale: m.Locale})
 		c.submit(ctx, m.ID, t)
 	case f.Confirm != nil:
 		c.in.metrics.framesIn.WithLabelValues(contracts.FrameConfirm).Inc()
@@ -209,7 +209,7 @@ func (c *client) handle(ctx context.Context, data []byte) {
 			return
 		}
 		t := c.in.newTurn(c.sender, turnInput{ConversationID: conv, ClientID: cf.ID,
-			Confirm: &contracts.Confirm{ProposalID: cf.ProposalID, Decision: cf.Decision, Args: cf.Args}})
+			Confirm: &contracts.Confirm{ProposalID: cf.ProposalID, ProposalIDs: cf.ProposalIDs, Decision: cf.Decision, Args: cf.Args}})
 		c.submit(ctx, cf.ID, t)
 	}
 }

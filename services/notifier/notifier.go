@@ -59,6 +59,10 @@ type Notifier struct {
 	// lock per user (not stripes): a stripe shared by many users made
 	// each wait behind the others' commits.
 	users userLocks
+	// searcher and records answer searches and cited records (search.go);
+	// nil until WithSearch.
+	searcher Searcher
+	records  RecordStore
 }
 
 // userLock locks tenant/user's frames.

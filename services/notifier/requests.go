@@ -100,6 +100,8 @@ func (n *Notifier) endpoints() []endpoint {
 		serve(n, bus.NotifierHistory(), n.history),
 		serve(n, bus.NotifierLedger(), n.ledger),
 		serve(n, bus.NotifierLedgerSummary(), n.ledgerSummary),
+		serve(n, bus.NotifierSearch(), n.search),
+		serve(n, bus.NotifierRecord(), n.record),
 	}
 }
 

@@ -23,6 +23,7 @@ func finishAnswer(s State, env Env, content string) (State, Effects) {
 			r.answer(&a, st.Data)
 		}
 	}
+	a.Citations = recordCitations(t.Steps, a.Citations)
 	if len(a.Citations) > 50 {
 		a.Citations = a.Citations[:50]
 	}

@@ -130,11 +130,13 @@ func (o *Orchestrator) admit(ctx context.Context, ref convRef, conv store.Conver
 // user's default currency and time zone. settings are the user's, read
 // with the conversation (zero: not read).
 func (o *Orchestrator) eventEnv(ctx context.Context, ref convRef, settings store.UserSettings, ev Event) (Env, error) {
-	currency, zone, err := o.userDefaults(ctx, ref, settings, ev)
+	currency, zone, language, err := o.userDefaults(ctx, ref, settings, ev)
 	if err != nil {
 		return Env{}, err
 	}
-	return o.env(ref, currency, zone), nil
+	env := o.env(ref, currency, zone)
+	env.DefaultLocale = language
+	return env, nil
 }
 
 func (o *Orchestrator) env(ref convRef, currency, zone string) Env {

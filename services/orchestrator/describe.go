@@ -326,6 +326,9 @@ func describePreferences(p contracts.Preferences) string {
 	if p.DateOrder != "" {
 		parts = append(parts, "dates written "+map[string]string{"dmy": "day first", "mdy": "month first", "ymd": "year first"}[p.DateOrder])
 	}
+	if p.Language != "" {
+		parts = append(parts, "answers in "+map[string]string{"en": "English", "fr": "French (français)"}[p.Language])
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -472,7 +475,7 @@ func proposePreferences(args json.RawMessage, _ State, _ Env) string {
 		}
 		return *p
 	}
-	return "Set your " + describePreferences(contracts.Preferences{Currency: deref(a.Currency), Timezone: deref(a.Timezone), DateOrder: deref(a.DateOrder)}) + "?"
+	return "Set your " + describePreferences(contracts.Preferences{Currency: deref(a.Currency), Timezone: deref(a.Timezone), DateOrder: deref(a.DateOrder), Language: deref(a.Language)}) + "?"
 }
 
 // proposeFetch names the message an import reads from, when it is the

@@ -99,6 +99,8 @@ type StepRecord struct {
 	Error    string          `json:"error,omitempty"`
 	Decision string          `json:"decision,omitempty"` // approved | rejected | edited, for proposals
 	Edited   json.RawMessage `json:"edited,omitempty"`   // the args the user chose instead
+	// ProposalID is the approved proposal the call ran, for a change.
+	ProposalID string `json:"proposal_id,omitempty"`
 }
 
 // Model decides the next step of a turn. A Model may stream answer tokens

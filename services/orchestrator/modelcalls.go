@@ -298,6 +298,12 @@ func (o *Orchestrator) sweepOne(ctx context.Context, ref convRef, onStart bool) 
 		return err
 	}
 	now := o.now()
+	if due := dueAt(s); !due.IsZero() && !now.Before(due) {
+		// A proposal to warn of or to expire; a turn running too goes on
+		// at the next look, the conversation's deadline being the sooner
+		// of the two.
+		return o.apply(ctx, ref, Event{Kind: EvSweep})
+	}
 	if s.Turn == nil {
 		return nil
 	}
@@ -324,14 +330,22 @@ func (o *Orchestrator) sweepOne(ctx context.Context, ref convRef, onStart bool) 
 }
 
 // deadlineOf is when the sweep must next look at a conversation: the end
-// of its turn's budget, or sooner the end of its model call's lease.
+// of its turn's budget, or sooner the end of its model call's lease, or
+// sooner still a proposal's warning or expiry.
 func deadlineOf(s State, lease time.Duration) *time.Time {
+	due := dueAt(s)
 	if s.Turn == nil {
-		return nil
+		if due.IsZero() {
+			return nil
+		}
+		return &due
 	}
 	d := s.Turn.StartedAt.Add(TurnBudget)
 	if m := s.Turn.Model; m != nil && m.Since.Add(lease).Before(d) {
 		d = m.Since.Add(lease)
+	}
+	if !due.IsZero() && due.Before(d) {
+		d = due
 	}
 	return &d
 }

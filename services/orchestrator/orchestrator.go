@@ -269,6 +269,8 @@ func (o *Orchestrator) outbox(tenant, user, convID, turnID string, outputs []Out
 		switch op.To {
 		case ToTool:
 			subject, err = bus.ToolRequestSubject(op.Tool)
+		case ToNotify:
+			subject, err = bus.NotifySubject(tenant, user)
 		default:
 			subject, err = bus.AgentSubject(tenant, user, convID)
 		}
@@ -342,6 +344,9 @@ func (o *Orchestrator) tokenContext(ctx context.Context, ref convRef, s State, s
 }
 
 func (o *Orchestrator) observe(ref convRef, ev Event, eff Effects, started time.Time) {
+	if ev.Kind == EvSweep {
+		return // time passing, not a turn
+	}
 	if ev.Kind == EvTurn {
 		o.log.Info("turn started", "tenant", ref.tenant, "conversation", ref.id, "turn", ev.Turn.TurnID, "confirm", ev.Turn.Confirm != nil)
 	}
@@ -374,18 +379,20 @@ func (o *Orchestrator) observe(ref convRef, ev Event, eff Effects, started time.
 
 // userDefaults are the currency of an amount the user names none for (the
 // one their client sent with the turn, the chat contract's userContext,
-// else their own setting, else the configured default) and the time zone
-// of a turn that names none (their setting, else UTC). settings are the
-// user's if read with the conversation; zero, they are read here.
-func (o *Orchestrator) userDefaults(ctx context.Context, ref convRef, settings store.UserSettings, ev Event) (currency, zone string, err error) {
+// else their own setting, else the configured default), the time zone
+// of a turn that names none (their setting, else UTC) and the language of
+// a turn whose client names no locale (their setting, else none). settings
+// are the user's if read with the conversation; zero, they are read here.
+func (o *Orchestrator) userDefaults(ctx context.Context, ref convRef, settings store.UserSettings, ev Event) (currency, zone, language string, err error) {
 	currency, zone = o.cfg.DefaultCurrency, "UTC"
 	set := settings
 	if settings.UserID != ref.user {
 		// A new conversation: nothing was read with it.
 		if set, err = o.store.GetUserSettings(ctx, ref.tenant, ref.user); err != nil {
-			return "", "", fmt.Errorf("user settings: %w", err)
+			return "", "", "", fmt.Errorf("user settings: %w", err)
 		}
 	}
+	language = set.Language
 	if set.Currency != "" {
 		currency = set.Currency
 	}
@@ -395,5 +402,5 @@ func (o *Orchestrator) userDefaults(ctx context.Context, ref convRef, settings s
 	if ev.Turn != nil && ev.Turn.Currency != "" {
 		currency = ev.Turn.Currency
 	}
-	return currency, zone, nil
+	return currency, zone, language, nil
 }

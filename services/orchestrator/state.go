@@ -17,22 +17,33 @@ const (
 	maxHistory      = 24              // stored history entries: the open exchange and a little more (the rest is the conversation's frames)
 	maxQueued       = 20              // turns waiting behind running tools
 	maxMemoryValues = 32
+	maxExpired      = 5 // expired proposals remembered
 )
 
 // State is one conversation as the orchestrator keeps it. It is plain data:
 // every change goes through Transition.
 type State struct {
-	UserID    string               `json:"user_id"`
-	Roles     []string             `json:"roles,omitempty"`
-	Timezone  string               `json:"timezone,omitempty"`
-	Locale    string               `json:"locale,omitempty"`
-	History   []Entry              `json:"history"`
-	Memory    Memory               `json:"memory,omitempty"`
-	Turn      *Turn                `json:"turn,omitempty"`
-	Proposals []PendingProposal    `json:"proposals,omitempty"`
-	Queue     []contracts.UserTurn `json:"queue,omitempty"`
-	Applied   []string             `json:"applied"`
-	Updated   time.Time            `json:"updated"`
+	UserID    string            `json:"user_id"`
+	Roles     []string          `json:"roles,omitempty"`
+	Timezone  string            `json:"timezone,omitempty"`
+	Locale    string            `json:"locale,omitempty"`
+	History   []Entry           `json:"history"`
+	Memory    Memory            `json:"memory,omitempty"`
+	Turn      *Turn             `json:"turn,omitempty"`
+	Proposals []PendingProposal `json:"proposals,omitempty"`
+	// Expired are the latest proposals nobody approved in time (at most
+	// maxExpired): approving one says so and offers it again.
+	Expired []PendingProposal `json:"expired,omitempty"`
+	// Reoffer is an expired proposal offered again, which a yes proposes
+	// anew with the same args.
+	Reoffer *PendingProposal `json:"reoffer,omitempty"`
+	// Retry is the call that last ran past its deadline (timed_out), which
+	// "try again" runs once more: a read at once, a change as a new
+	// proposal.
+	Retry   *Call                `json:"retry,omitempty"`
+	Queue   []contracts.UserTurn `json:"queue,omitempty"`
+	Applied []string             `json:"applied"`
+	Updated time.Time            `json:"updated"`
 }
 
 // Memory is the working memory of a conversation: tool outputs kept under
@@ -78,6 +89,10 @@ type Turn struct {
 	// Checking is a decision waiting for the reads that look up what its
 	// changes touch, if any.
 	Checking *Checking `json:"checking,omitempty"`
+	// Batch is the proposals an approve_all runs, in the order named: the
+	// turn ends with each one's outcome once every call is back, asking
+	// the model nothing.
+	Batch []string `json:"batch,omitempty"`
 }
 
 // Checking is a decision's calls, canonical, held while the reads that look
@@ -131,6 +146,10 @@ type PendingProposal struct {
 	// Seen is the result of the read that looked up what the change
 	// touches, if one did: an edit's summary shows it again.
 	Seen json.RawMessage `json:"seen,omitempty"`
+	// WarnAt is when the person is told the proposal is about to expire;
+	// Warned, that they were.
+	WarnAt time.Time `json:"warn_at,omitzero"`
+	Warned bool      `json:"warned,omitempty"`
 }
 
 func (s State) hasApplied(id string) bool { return slices.Contains(s.Applied, id) }
@@ -157,6 +176,7 @@ func (s State) withHistory(e ...Entry) State {
 func (s State) clone() State {
 	s.History = slices.Clone(s.History)
 	s.Proposals = slices.Clone(s.Proposals)
+	s.Expired = slices.Clone(s.Expired)
 	s.Queue = slices.Clone(s.Queue)
 	s.Applied = slices.Clone(s.Applied)
 	if s.Memory != nil {
@@ -170,6 +190,7 @@ func (s State) clone() State {
 		t := *s.Turn
 		t.Steps = slices.Clone(t.Steps)
 		t.Open = slices.Clone(t.Open)
+		t.Batch = slices.Clone(t.Batch)
 		if t.Plan != nil {
 			p := *t.Plan
 			t.Plan = &p

@@ -22,11 +22,14 @@ func onToolResult(s State, r ToolResult, env Env) (State, Effects) {
 	}
 	c := t.Open[i]
 	t.Open = slices.Delete(t.Open, i, i+1)
-	rec := StepRecord{CallID: c.CallID, Tool: c.Tool, Args: c.Args, OK: r.OK, Data: r.Data, Decision: c.Decision, Edited: c.Edited}
+	rec := StepRecord{CallID: c.CallID, Tool: c.Tool, Args: c.Args, OK: r.OK, Data: r.Data, Decision: c.Decision, Edited: c.Edited, ProposalID: c.ProposalID}
 	if r.Error != nil {
 		rec.Error = r.Error.Message
 		if r.Error.RetryAfter > 0 {
 			t.RetryAfter = r.Error.RetryAfter
+		}
+		if r.Error.Code == contracts.CodeTimedOut && !c.Check {
+			s.Retry = &Call{Tool: c.Tool, Args: c.Args}
 		}
 	}
 	t.Steps = append(t.Steps, rec)
@@ -53,9 +56,12 @@ func onToolResult(s State, r ToolResult, env Env) (State, Effects) {
 		t.Checking = nil
 		return checked(s, env, eff, *chk)
 	}
-	if !ok {
+	if !ok && t.Batch == nil {
 		t.Plan = nil
 		return replan(s, env, eff, failure)
+	}
+	if t.Batch != nil {
+		return finishBatch(s, env, eff)
 	}
 	if t.Plan != nil {
 		return advancePlan(s, env, eff)
@@ -266,8 +272,8 @@ func offer(s State, env Env, calls []Call, seen []json.RawMessage) (State, Effec
 			p := PendingProposal{
 				ID: deriveID("p", t.TurnID, strconv.Itoa(t.Round), strconv.Itoa(i)), TurnID: t.TurnID, Text: t.Text,
 				Tool: c.Tool, Args: c.Args, Summary: summarize(c.Tool, c.Args, s, env), Revision: 1,
-				ExpiresAt: env.Now.Add(proposalTTL(env)),
 			}
+			p.ExpiresAt, p.WarnAt = expiryOf(env)
 			if i < len(seen) && seen[i] != nil {
 				p.Seen = seen[i]
 				p.Summary, _ = rowOf(c.Tool).check.seen(c.Args, seen[i], env)
@@ -280,16 +286,7 @@ func offer(s State, env Env, calls []Call, seen []json.RawMessage) (State, Effec
 	if len(proposals) > 0 {
 		// New proposals replace ones still waiting from before: the person
 		// moved on, and one yes must not run a stale change.
-		for _, old := range s.Proposals {
-			eff.Changes = append(eff.Changes, ProposalChange{ID: old.ID, From: "pending", To: "expired"})
-		}
-		s.Proposals = proposals
-		eff.NewProposals = append(eff.NewProposals, proposals...)
-		for _, p := range proposals {
-			eff.Outputs = append(eff.Outputs, Output{ID: deriveID("e", p.ID, "proposal"), To: ToAgent, Type: contracts.TypeProposal,
-				Payload: contracts.Proposal{ProposalID: p.ID, TurnID: p.TurnID, Tool: p.Tool, Args: p.Args, Summary: p.Summary, ExpiresAt: p.ExpiresAt}})
-			s = s.withHistory(Entry{Role: "assistant", Text: "Proposed: " + p.Summary, TurnID: t.TurnID, At: env.Now, Open: true})
-		}
+		s, eff = propose(s, env, eff, t.TurnID, proposals)
 	}
 	if len(s.Turn.Open) == 0 {
 		s = endTurn(s) // paused on the proposals

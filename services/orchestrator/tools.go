@@ -86,6 +86,7 @@ var toolRows = map[string]toolRow{
 	contracts.ToolSetPreferences: {kind: contracts.KindMutation,
 		propose: proposePreferences, describe: describePreferencesSaved},
 	contracts.ToolGetChatHistory: {kind: contracts.KindRead},
+	contracts.ToolSearch:         {kind: contracts.KindRead, describe: describeSearch},
 	contracts.ToolSummarizeSpending: {kind: contracts.KindRead,
 		describe: describeSpendingSummary, remember: rememberSpendingSummary},
 	contracts.ToolBiggestExpenses: {kind: contracts.KindRead,

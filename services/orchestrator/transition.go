@@ -1,6 +1,7 @@
 package orchestrator
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -20,6 +21,8 @@ const (
 	EvToolResult EventKind = "tool_result" // a ToolResult for an open call
 	EvDecision   EventKind = "decision"    // the model decided (or failed)
 	EvTimeout    EventKind = "timeout"     // the turn's wall-clock budget ran out
+	// EvSweep says time passed: proposals due are warned of or expired.
+	EvSweep EventKind = "sweep"
 )
 
 // Event is one input to Transition.
@@ -138,6 +141,8 @@ func Transition(s State, ev Event, env Env) (_ State, eff Effects) {
 		if s.Turn != nil && env.Now.Sub(s.Turn.StartedAt) > TurnBudget {
 			s, eff = failTurn(s, env, contracts.CodeTimeout, "That took too long, so I stopped. Please try again.")
 		}
+	case EvSweep:
+		s, eff = sweepProposals(s, env)
 	}
 	// A turn that waited behind running tools goes next.
 	for s.Turn == nil && len(s.Queue) > 0 && !eff.NeedModel {
@@ -158,11 +163,9 @@ func onTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
 	if s.Timezone == "" {
 		s.Timezone = env.DefaultTimezone
 	}
-	if t.Locale != "" {
-		s.Locale = t.Locale
-	} else if s.Locale == "" {
-		s.Locale = env.DefaultLocale
-	}
+	// The client's locale, else the person's language setting, else
+	// what the conversation spoke so far.
+	s.Locale = cmp.Or(t.Locale, env.DefaultLocale, s.Locale)
 	var stale Effects
 	if s.Turn != nil && env.Now.Sub(s.Turn.StartedAt) > TurnBudget {
 		// The running turn outlived its budget (a tool never answered):
@@ -188,16 +191,42 @@ func onTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
 // the model.
 func startTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
 	s, eff := expireProposals(s, env)
+	reoffer := s.Reoffer
+	s.Reoffer = nil // an offer to propose again holds for the next turn only
 	if t.Confirm != nil {
-		s, more := onConfirm(s, t, *t.Confirm, env)
+		var more Effects
+		if t.Confirm.Decision == contracts.DecisionApproveAll {
+			s, more = onApproveAll(s, t, t.Confirm.ProposalIDs, env)
+		} else {
+			s, more = onConfirm(s, t, *t.Confirm, env)
+		}
 		eff.add(more)
 		return s, eff
 	}
-	// "yes" or "no" typed while a proposal waits is a decision on the
-	// newest one.
-	if d := yesNo(t.Text); d != "" && len(s.Proposals) > 0 && t.Upload == nil {
+	if s2, more, ok := retryTimedOut(s, t, env); ok {
+		eff.add(more)
+		return s2, eff
+	}
+	s.Retry = nil // "try again" holds for the turn right after a timeout
+	d := yesNo(t.Text)
+	if t.Upload != nil {
+		d = ""
+	}
+	switch {
+	case d != "" && len(s.Proposals) > 0:
+		// "yes" or "no" typed while a proposal waits is a decision on the
+		// newest one.
 		p := s.Proposals[len(s.Proposals)-1]
 		s, more := onConfirm(s, t, contracts.Confirm{ProposalID: p.ID, Decision: d}, env)
+		eff.add(more)
+		return s, eff
+	case d != "" && reoffer != nil:
+		s, more := answerReoffer(s, t, *reoffer, d == contracts.DecisionApprove, env)
+		eff.add(more)
+		return s, eff
+	case d == contracts.DecisionApprove && justExpired(s) != nil:
+		// A yes to a proposal that expired since it was made.
+		s, more := offerAgain(s, t, *justExpired(s), env)
 		eff.add(more)
 		return s, eff
 	}
@@ -215,34 +244,28 @@ func startTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
 
 func yesNo(text string) string {
 	switch strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!")) {
-	case "yes", "y", "yes please", "yep", "ok", "okay", "sure", "go ahead", "do it", "confirm", "approve":
+	case "yes", "y", "yes please", "yep", "ok", "okay", "sure", "go ahead", "do it", "confirm", "approve",
+		"oui", "ouais", "d'accord", "vas-y", "ok vas-y", "oui merci", "confirme", "valide":
 		return "approve"
-	case "no", "n", "nope", "no thanks", "cancel", "don't", "stop", "reject":
+	case "no", "n", "nope", "no thanks", "cancel", "don't", "stop", "reject",
+		"non", "non merci", "annule", "laisse tomber":
 		return "reject"
 	}
 	return ""
 }
 
-// expireProposals drops proposals past their expiry.
-func expireProposals(s State, env Env) (State, Effects) {
-	var eff Effects
-	kept := s.Proposals[:0:0]
-	for _, p := range s.Proposals {
-		if env.Now.After(p.ExpiresAt) {
-			eff.Changes = append(eff.Changes, ProposalChange{ID: p.ID, From: "pending", To: "expired"})
-			continue
-		}
-		kept = append(kept, p)
-	}
-	s.Proposals = kept
-	return s, eff
-}
-
 func onConfirm(s State, t contracts.UserTurn, c contracts.Confirm, env Env) (State, Effects) {
 	i := slices.IndexFunc(s.Proposals, func(p PendingProposal) bool { return p.ID == c.ProposalID })
 	if i < 0 {
+		if e := expiredProposal(s, c.ProposalID); e != nil {
+			if c.Decision == contracts.DecisionReject {
+				return s, Effects{Outputs: []Output{turnError(t.TurnID, "confirm", contracts.CodeProposalExpired,
+					say(s, "That proposal had already expired, so nothing was changed.", "Cette proposition avait déjà expiré : rien n'a été modifié."))}}
+			}
+			return offerAgain(s, t, *e, env)
+		}
 		return s, Effects{Outputs: []Output{turnError(t.TurnID, "confirm", contracts.CodeProposalInvalid,
-			"That proposal is unknown, expired or already decided, so nothing was changed.")}}
+			"That proposal is unknown or already decided, so nothing was changed.")}}
 	}
 	p := s.Proposals[i]
 	s.Proposals = slices.Delete(slices.Clone(s.Proposals), i, i+1)

@@ -1,6 +1,7 @@
 package toolrunner
 
 import (
+	"log/slog"
 	"slices"
 	"time"
 
@@ -38,6 +39,9 @@ func Catalog() []Tool {
 		{Name: contracts.ToolMatchEntries, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: matchEntries},
 		{Name: contracts.ToolUpdateTransaction, Kind: contracts.KindMutation, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 30, Run: updateTransaction},
 		{Name: contracts.ToolGetLastChange, Kind: contracts.KindRead, Deadline: 5 * time.Second, OutputCap: outputCap, PerMinute: 60, Run: getLastChange},
+		// Lexical only here; the app swaps in its Searcher (semantic too
+		// when an embeddings server is configured).
+		NewSearcher(nil, nil, 0, nil, slog.New(slog.DiscardHandler)).Tool(),
 		{Name: contracts.ToolUndoChange, Kind: contracts.KindMutation, Deadline: 15 * time.Second, OutputCap: outputCap, PerMinute: 10, Run: undoChange},
 	}
 }

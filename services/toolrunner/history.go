@@ -3,8 +3,8 @@ package toolrunner
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
+	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -25,14 +25,31 @@ func getChatHistory(ctx context.Context, tx Tx, c Call) (Output, error) {
 	if a.Before != nil {
 		before = *a.Before
 	}
-	var words []string
+	var terms []string
 	if a.Query != nil {
-		words = strings.Fields(strings.ToLower(*a.Query))
+		// Words match as a search of messages matches them: folded,
+		// each the start of a word, request words dropped.
+		terms = store.SearchTermsOf(*a.Query)
 	}
 	frames, err := tx.ConversationFrames(ctx, c.Caller.TenantID, c.Caller.UserID, c.Caller.ConversationID, before, historyScan)
 	if err != nil {
 		return Output{}, err
 	}
+	out := historyMatching(frames, terms, true, limit)
+	if len(out.Messages) == 0 && len(terms) > 1 {
+		// As a search does: no message holds every word, so any.
+		out = historyMatching(frames, terms, false, limit)
+	}
+	if !out.More && len(frames) == historyScan {
+		out.More = true
+	}
+	total := int64(len(out.Messages))
+	return Output{Data: out, Total: &total}, nil
+}
+
+// historyMatching is the newest limit messages of frames holding terms
+// (every one, or any), oldest first.
+func historyMatching(frames []store.Frame, terms []string, all bool, limit int) contracts.ChatHistory {
 	out := contracts.ChatHistory{Messages: []contracts.ChatMessage{}}
 	// Newest first, so that the limit keeps the latest matches.
 	for i := len(frames) - 1; i >= 0; i-- {
@@ -41,8 +58,11 @@ func getChatHistory(ctx context.Context, tx Tx, c Call) (Output, error) {
 			continue
 		}
 		m, ok := chatMessage(f)
-		if !ok || !containsAll(strings.ToLower(m.Text), words) {
+		if !ok {
 			continue
+		}
+		if who, text, _ := store.FrameMessage(frames[i].Payload); len(terms) > 0 && !store.TextMatches(who+": "+text, terms, all) {
+			continue // matched as the search index holds it: "You: …"
 		}
 		if len(out.Messages) == limit {
 			out.More = true
@@ -51,14 +71,10 @@ func getChatHistory(ctx context.Context, tx Tx, c Call) (Output, error) {
 		m.Position = frames[i].Seq
 		out.Messages = append(out.Messages, m)
 	}
-	if !out.More && len(frames) == historyScan {
-		out.More = true
-	}
 	for i, j := 0, len(out.Messages)-1; i < j; i, j = i+1, j-1 {
 		out.Messages[i], out.Messages[j] = out.Messages[j], out.Messages[i]
 	}
-	total := int64(len(out.Messages))
-	return Output{Data: out, Total: &total}, nil
+	return out
 }
 
 // chatMessage is the message a frame carries, if it is one a person reads
@@ -73,13 +89,4 @@ func chatMessage(f contracts.ServerFrame) (contracts.ChatMessage, bool) {
 		return contracts.ChatMessage{Role: "assistant", Text: f.Clarify.Question, At: f.At}, true
 	}
 	return contracts.ChatMessage{}, false
-}
-
-func containsAll(s string, words []string) bool {
-	for _, w := range words {
-		if !strings.Contains(s, w) {
-			return false
-		}
-	}
-	return true
 }

@@ -9,11 +9,11 @@ import (
 
 // setPreferences stores the user's own defaults (after their yes, like
 // every change): the currency for amounts and statements that name none,
-// their time zone and how they write dates.
+// their time zone, how they write dates and the language of answers.
 func setPreferences(ctx context.Context, tx Tx, c Call) (Output, error) {
 	a := c.Args.(*contracts.SetPreferencesArgs)
-	if a.Currency == nil && a.Timezone == nil && a.DateOrder == nil {
-		return Output{}, fail(contracts.CodeInvalidArgs, "Nothing to change: give a currency, a time zone or a date order.")
+	if a.Currency == nil && a.Timezone == nil && a.DateOrder == nil && a.Language == nil {
+		return Output{}, fail(contracts.CodeInvalidArgs, "Nothing to change: give a currency, a time zone, a date order or a language.")
 	}
 	u := store.UserSettings{TenantID: c.Caller.TenantID, UserID: c.Caller.UserID, UpdatedAt: c.Now}
 	if a.Currency != nil {
@@ -25,11 +25,14 @@ func setPreferences(ctx context.Context, tx Tx, c Call) (Output, error) {
 	if a.DateOrder != nil {
 		u.DateOrder = *a.DateOrder
 	}
+	if a.Language != nil {
+		u.Language = *a.Language
+	}
 	saved, err := tx.PutUserSettings(ctx, u)
 	if err != nil {
 		return Output{}, err
 	}
-	return Output{Data: contracts.Preferences{Currency: saved.Currency, Timezone: saved.Timezone, DateOrder: saved.DateOrder}}, nil
+	return Output{Data: contracts.Preferences{Currency: saved.Currency, Timezone: saved.Timezone, DateOrder: saved.DateOrder, Language: saved.Language}}, nil
 }
 
 // userCurrency is the currency of an amount that names none: the user's

@@ -244,7 +244,7 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 	if err != nil || req.Timezone == "" {
 		loc = time.UTC
 	}
-	call := Call{ID: req.CallID, Caller: Caller{TenantID: req.TenantID, UserID: req.UserID, ConversationID: req.ConversationID, Roles: req.Roles, Location: loc}, Args: args, Now: now}
+	call := Call{ID: req.CallID, Caller: Caller{TenantID: req.TenantID, UserID: req.UserID, ConversationID: req.ConversationID, TurnID: req.TurnID, Roles: req.Roles, Location: loc}, Args: args, Now: now}
 	// The request's deadline is on the sender's clock; what is left of it,
 	// capped by the tool's own deadline, is measured on ours.
 	budget := min(tool.Deadline, req.Deadline.Sub(now))

@@ -18,8 +18,10 @@ import (
 // Caller is who a call runs for, taken from the request.
 type Caller struct {
 	TenantID, UserID, ConversationID string
-	Roles                            []string
-	Location                         *time.Location
+	// TurnID is the turn the call is part of.
+	TurnID   string
+	Roles    []string
+	Location *time.Location
 }
 
 // Call is one validated tool call.

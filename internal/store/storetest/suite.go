@@ -247,10 +247,10 @@ func testConversationWithSettings(t *testing.T, st *store.Store) {
 	if c.UserID != "u1" || c.Version != 1 || set != (store.UserSettings{TenantID: "t1", UserID: "u1"}) {
 		t.Fatalf("before u1 set anything: %+v with %+v", c, set)
 	}
-	must(st.PutUserSettings(ctx, store.UserSettings{TenantID: "t1", UserID: "u1", Currency: "EUR", Timezone: "Europe/Paris", DateOrder: "dmy", UpdatedAt: t0}))(t)
+	must(st.PutUserSettings(ctx, store.UserSettings{TenantID: "t1", UserID: "u1", Currency: "EUR", Timezone: "Europe/Paris", DateOrder: "dmy", Language: "fr", UpdatedAt: t0}))(t)
 	_, set = must2(st.LoadConversationWithSettings(ctx, "t1", "u1", "c1"))(t)
 	want := must(st.GetUserSettings(ctx, "t1", "u1"))(t)
-	if set != want || set.Currency != "EUR" {
+	if set != want || set.Currency != "EUR" || set.Language != "fr" {
 		t.Fatalf("settings read with the conversation %+v, want u1's %+v", set, want)
 	}
 }
@@ -335,6 +335,13 @@ func testProposals(t *testing.T, st *store.Store) {
 	got = must(st.GetProposal(ctx, "t1", "p1"))(t)
 	if got.Status != "executed" || got.DecidedAt == nil || !got.DecidedAt.Equal(t0.Add(2*time.Minute)) {
 		t.Fatalf("after execution: status %q decided %v", got.Status, got.DecidedAt)
+	}
+	// A proposal a newer one replaced is superseded, a status of its own.
+	sup := proposal("t1", "p3")
+	check(t, st.CreateProposal(ctx, sup))
+	check(t, st.TransitionProposal(ctx, "t1", "p3", store.ProposalPending, store.ProposalSuperseded, t0))
+	if got := must(st.GetProposal(ctx, "t1", "p3"))(t); got.Status != store.ProposalSuperseded {
+		t.Fatalf("replaced proposal is %q, want superseded", got.Status)
 	}
 	bad := proposal("t1", "p2")
 	bad.Status = "maybe"

@@ -198,14 +198,6 @@ function number(n, digits) {
   return new Intl.NumberFormat(locale(), { maximumFractionDigits: digits ?? 2, minimumFractionDigits: digits ?? 0 }).format(n);
 }
 
-function money(amount, currency) {
-  try {
-    return new Intl.NumberFormat(locale(), { style: "currency", currency }).format(amount);
-  } catch {
-    return number(amount, 2) + " " + currency;
-  }
-}
-
 function randomId(prefix) {
   const b = new Uint8Array(12);
   crypto.getRandomValues(b);
@@ -466,7 +458,16 @@ function citations(li, answer) {
     if (changed && /expense$/.test(c.tool || "")) label = msg("expenseNumber", changed.id);
     if (c.label) label = c.label;
     let a;
-    if (c.url) {
+    if (c.kind) {
+      // A record found by search: it opens here, fetched with the
+      // person's token (a plain link would carry none).
+      a = document.createElement("a");
+      a.href = "#";
+      a.textContent = c.title || c.kind;
+      if (typeof c.score === "number") trAttr(a, "title", "relevance", Math.round(c.score * 100));
+      a.onclick = (ev) => { ev.preventDefault(); openRecord(li, c); };
+      a.dataset.kind = c.kind;
+    } else if (c.url) {
       a = safeLink(c.url, words(label));
     } else {
       a = document.createElement("a");
@@ -486,6 +487,108 @@ function citations(li, answer) {
     box.appendChild(a);
   }
   li.appendChild(box);
+}
+
+// openRecord shows the record a citation names below its answer: an
+// entry's date, amount, description and category with the statement it
+// came from, a document's name and entries with a download, or the
+// conversation a message is in. Opening it again closes it.
+async function openRecord(li, c) {
+  const key = c.kind + ":" + c.id;
+  const open = li.querySelector(".record");
+  if (open) { open.remove(); if (open.dataset.key === key) return; }
+  const box = document.createElement("div");
+  box.className = "record";
+  box.dataset.key = key;
+  box.setAttribute("role", "region");
+  box.setAttribute("aria-label", c.title || c.kind);
+  li.appendChild(box);
+  const row = (key, value) => {
+    const p = document.createElement("p");
+    const b = tr(document.createElement("b"), "recordField", key);
+    p.append(b, document.createTextNode(value));
+    box.appendChild(p);
+    return p;
+  };
+  try {
+    if (c.kind === "message") {
+      const m = /^\/v1\/conversations\/([^/]+)\//.exec(c.url || "");
+      row("said", c.title || "");
+      if (m) {
+        const go = document.createElement("button");
+        go.type = "button";
+        go.className = "secondary";
+        tr(go, "openThatConversation");
+        go.onclick = () => openConversation(decodeURIComponent(m[1]));
+        box.appendChild(go);
+      }
+      return;
+    }
+    if (c.kind === "entry") {
+      const e = await api("GET", c.url);
+      row("date", dateText(e.date));
+      row("amount", moneyText(e.amount));
+      row("description", e.description || "");
+      row("category", e.category || "");
+      if (e.source) await documentRows(box, row, "/v1/documents/" + encodeURIComponent(e.source));
+      return;
+    }
+    await documentRows(box, row, c.url);
+  } catch {
+    box.textContent = "";
+    box.appendChild(tr(document.createElement("p"), "recordFailed"));
+  }
+}
+
+// documentRows adds a document's name, what was read from it, and a
+// download of the file when it is still kept.
+async function documentRows(box, row, url) {
+  const d = await api("GET", url);
+  const p = row("document", d.filename || d.id);
+  if (d.entries && d.entries.length) row("entries", number(d.entries.length));
+  if (!d.file_kept) return;
+  const dl = document.createElement("button");
+  dl.type = "button";
+  dl.className = "secondary download";
+  tr(dl, "download");
+  dl.onclick = async () => {
+    try {
+      const resp = await fetch(url + "?download=1", { headers: { Authorization: "Bearer " + state.token } });
+      if (!resp.ok) throw new Error("HTTP " + resp.status);
+      const href = URL.createObjectURL(await resp.blob());
+      const a = document.createElement("a");
+      a.href = href;
+      a.download = d.filename || "document";
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(href), 10000);
+    } catch {
+      tr(dl, "downloadFailed");
+    }
+  };
+  p.appendChild(dl);
+}
+
+// moneyText writes signed minor units in their currency, the locale's
+// way (£1,234.56; 1 234,56 €).
+function moneyText(m) {
+  if (!m || typeof m.minor !== "number") return "";
+  const digits = ({ JPY: 0, KRW: 0, HUF: 0, ISK: 0, BHD: 3, KWD: 3, OMR: 3, JOD: 3, TND: 3 })[m.currency] ?? 2;
+  try {
+    return new Intl.NumberFormat(locale(), { style: "currency", currency: m.currency }).format(m.minor / 10 ** digits);
+  } catch {
+    return number(m.minor / 10 ** digits, digits) + " " + m.currency;
+  }
+}
+
+// dateText writes a day (2026-11-27) the locale's way (27 Nov 2026,
+// 27 nov. 2026); what is not a day stays as it is.
+function dateText(day) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(day || ""));
+  if (!m) return String(day || "");
+  const d = new Date(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  return new Intl.DateTimeFormat(locale(), { day: "numeric", month: "short", year: "numeric" }).format(d);
 }
 
 // ---- connection ----
@@ -1278,6 +1381,7 @@ function say(text) {
   const id = randomId("m");
   const frame = { type: "message", id, conversation_id: state.conversation, text };
   try { frame.timezone = Intl.DateTimeFormat().resolvedOptions().timeZone; } catch { /* the server's default */ }
+  frame.locale = locale(); // the language the person reads the chat in: the answer's
   userBubble(id, text).classList.add("pending");
   showTitle();
   const thinking = tr(bubble("assistant thinking", ""), "thinking");

@@ -501,3 +501,43 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// A person who speaks French gets the system prompt in French, under
+// either protocol, and the decision is read the same way: the tool names
+// and the JSON contract do not change with the language.
+func TestSystemPromptInThePersonsLanguage(t *testing.T) {
+	for _, protocol := range []string{llm.ProtocolTools, llm.ProtocolJSON} {
+		t.Run(protocol, func(t *testing.T) {
+			srv := llmtest.New(t)
+			m, _ := newModel(t, srv, func(c *llm.Config) { c.Protocol = protocol })
+			for _, locale := range []string{"", "fr-FR"} {
+				p := prompt("combien ai-je dépensé ce mois-ci ?")
+				p.Locale = locale
+				if protocol == llm.ProtocolJSON {
+					srv.Push(llmtest.JSON(`{"type":"tool_call","tool":"get_balance","args":{"range":"this_month"}}`))
+				} else {
+					srv.Push(llmtest.ToolCalls(llmtest.Call{ID: "c1", Name: "get_balance", Args: []string{`{"range":"this_month"}`}}))
+				}
+				d, err := m.Decide(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Kind != orchestrator.DecisionToolCalls || len(d.Calls) != 1 || d.Calls[0].Tool != contracts.ToolGetBalance {
+					t.Fatalf("locale %q: decision %+v", locale, d)
+				}
+				reqs := srv.Requests()
+				system := reqs[len(reqs)-1].Body["messages"].([]any)[0].(map[string]any)["content"].(string)
+				french := strings.Contains(system, "Réponds toujours en français") && strings.Contains(system, "Règles :")
+				if french != (locale == "fr-FR") {
+					t.Errorf("locale %q: system prompt in French = %v:\n%s", locale, french, system)
+				}
+				if protocol == llm.ProtocolTools && !strings.Contains(system, "ask_clarification") {
+					t.Errorf("locale %q: the clarify tool is not named", locale)
+				}
+				if protocol == llm.ProtocolJSON && !strings.Contains(system, `{"type":"clarify","question"`) {
+					t.Errorf("locale %q: the JSON contract is missing", locale)
+				}
+			}
+		})
+	}
+}

@@ -141,6 +141,9 @@ var stopWords = map[string]bool{
 // the ledger by the words it names, over the dates it names (every date
 // when it names none). The number in it is a year, never an amount.
 func searchLookup(text string, now time.Time) (orchestrator.Decision, bool) {
+	if searchWhere.MatchString(clean(text)) {
+		return searchIntent(text) // "where did I pay the tax office"
+	}
 	m := searchRe.FindStringSubmatch(text)
 	if m == nil || mailRe.MatchString(text) || strings.Contains(strings.ToLower(text), "statement") {
 		return orchestrator.Decision{}, false
@@ -152,6 +155,16 @@ func searchLookup(text string, now time.Time) (orchestrator.Decision, bool) {
 	words := searchWords(m[1], now)
 	if words == "" {
 		return clarify("What should I look for? Name a shop, an item or a word from the description."), true
+	}
+	// The search tool finds entries, receipts, statements and messages by
+	// their words, with citations, over all time or a year; a finer range
+	// ("last month", "since January") is the ledger's list of those dates.
+	switch {
+	case r == "all_time":
+		return call(contracts.ToolSearch, contracts.SearchArgs{Query: words}), true
+	case len(r) == 4 && contracts.ValidRange(r):
+		from, to := r+"-01-01", r+"-12-31"
+		return call(contracts.ToolSearch, contracts.SearchArgs{Query: words, From: &from, To: &to}), true
 	}
 	return call(contracts.ToolListLedger, contracts.ListLedgerArgs{Range: &r, Query: &words}), true
 }

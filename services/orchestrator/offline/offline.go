@@ -144,10 +144,23 @@ func clean(text string) string {
 
 // plainer makes typographic quotes and spaces plain; built once, it is
 // safe for concurrent use.
-var plainer = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "\u00a0", " ", "\t", " ", "\n", " ")
+var plainer = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "\u00a0", " ", "\u202f", " ", "\t", " ", "\n", " ")
+
+// groupedRe is a number with its thousands set apart by spaces, as French
+// writes money: "1 234,56", "12 500 €". Only with a decimal comma or a
+// euro sign after it, so "2 100 bags" stays two numbers.
+var groupedRe = regexp.MustCompile(`\b\d{1,3}(?: \d{3})+(?:,\d{1,2}\b|(?:,\d{1,2})? ?(?:€|EUR\b|euros?\b))`)
+
+// ungroup closes the spaces inside numbers groupedRe finds.
+func ungroup(text string) string {
+	return groupedRe.ReplaceAllStringFunc(text, func(m string) string {
+		num := strings.TrimRightFunc(m, func(r rune) bool { return !unicode.IsDigit(r) })
+		return strings.ReplaceAll(num, " ", "") + m[len(num):]
+	})
+}
 
 func fromText(p orchestrator.Prompt) orchestrator.Decision {
-	text := spelledToDigits(clean(p.Text))
+	text := spelledToDigits(ungroup(clean(p.Text)))
 	switch {
 	case text == "":
 		return answer(helpText)
@@ -249,7 +262,7 @@ func wantsAdd(text string, now time.Time) bool {
 func query(text string, now time.Time) (orchestrator.Decision, bool) {
 	amounts := findAmounts(withoutDate(text, now))
 	for _, f := range amounts {
-		if f.Marked {
+		if f.Marked && !(didSpendRe.MatchString(text) && thresholdRe.MatchString(text)) {
 			return orchestrator.Decision{}, false
 		}
 	}
@@ -299,6 +312,9 @@ func query(text string, now time.Time) (orchestrator.Decision, bool) {
 	return orchestrator.Decision{}, false
 }
 
+// thresholdRe compares spending with an amount: "more than £50".
+var thresholdRe = regexp.MustCompile(`(?i)\b(?:over|more than|above|under|less than|below|at least|at most)\s+\S*\d`)
+
 // spentStart tells of a purchase; didSpendRe asks about spending.
 var (
 	spentStart = regexp.MustCompile(`(?i)^(?:so\s+|today\s+|yesterday\s+)?(?:i|we)(?:'ve| have)?\s+(?:just\s+)?(?:spent|paid|bought|grabbed|got)\b`)
@@ -314,8 +330,8 @@ var pronounStart = regexp.MustCompile(`(?i)^(?:i|i'm|i've|we|we're|my|our|it|it'
 var ledgerListRe = regexp.MustCompile(`(?i)\b(list|show|see|what are|give me)\b.*\b(transactions|entries|ledger|everything)\b|^(my\s+)?(transactions|ledger)\b`)
 
 // spentOnRe finds what spending was on: "spent on coffee", "spend for
-// the gym".
-var spentOnRe = regexp.MustCompile(`(?i)\b(?:spend|spent|spending|paid|pay)\s+(?:on|for)\s+(.+)`)
+// the gym", "spent over 100 on coffee" (the total answers the threshold).
+var spentOnRe = regexp.MustCompile(`(?i)\b(?:spend|spent|spending|paid|pay)\s+(?:(?:over|more than|above|under|less than|below|at least|at most|around|about)\s+\S+\s+)?(?:on|for)\s+(.+)`)
 
 // phraseEnd cuts a shop's or a thing's name where the question goes on
 // with dates or another clause: "Tesco in October", "coffee this month".

@@ -16,7 +16,14 @@ var (
 	prefZoneRe = regexp.MustCompile(`(?i)\btime\s?zone\s+(?:is|to|=)\s+([A-Za-z]+(?:/[A-Za-z_+-]+){1,2}|UTC)\b`)
 	// "I write dates month first", "dates are day first"
 	prefOrderRe = regexp.MustCompile(`(?i)\bdates?\b.*\b(day|month|year)[ -]first\b`)
+	// "answer in French", "switch to English please", "réponds en
+	// français", "my language is French": the language ends the request,
+	// so "change 5 to english breakfast" is no such thing.
+	prefLangRe = regexp.MustCompile(`(?i)(?:\b(?:answer|reply|respond|speak|talk|switch)\b[^.?!]*?\b(?:in|to)|\b(?:r[ée]ponds|r[ée]pondez|r[ée]ponds-moi|parle|parlez|passe|passez)\b[^.?!]*?\ben|\blanguage\s+(?:is|to|=))\s+(english|french|anglais|fran[cç]ais)\s*(?:please|from now on|instead|s'il te pla[iî]t|s'il vous pla[iî]t|d[ée]sormais)?\s*[.!]?$`)
 )
+
+// languages are the languages purser answers in, by the names people use.
+var languages = map[string]string{"english": "en", "anglais": "en", "french": "fr", "français": "fr", "francais": "fr"}
 
 // preferences reads a change of the user's own defaults.
 func preferences(text string) (orchestrator.Decision, bool) {
@@ -43,7 +50,11 @@ func preferences(text string) (orchestrator.Decision, bool) {
 		order := map[string]string{"day": "dmy", "month": "mdy", "year": "ymd"}[strings.ToLower(m[1])]
 		args.DateOrder = &order
 	}
-	if args.Currency == nil && args.Timezone == nil && args.DateOrder == nil {
+	if m := prefLangRe.FindStringSubmatch(text); m != nil {
+		lang := languages[strings.ToLower(m[1])]
+		args.Language = &lang
+	}
+	if args.Currency == nil && args.Timezone == nil && args.DateOrder == nil && args.Language == nil {
 		return orchestrator.Decision{}, false
 	}
 	return call(contracts.ToolSetPreferences, args), true

@@ -8,7 +8,7 @@ import (
 )
 
 var (
-	categoryRe = regexp.MustCompile(`(?i)\b(?:in|under|category|as)\s+(?:the\s+)?(?:category\s+)?['"]?([a-z][a-z ]{1,30}?)['"]?(?:\s+category)?\s*[.!]?$`)
+	categoryRe = regexp.MustCompile(`(?i)\b(?:in|under|category|as)\s+(?:the\s+)?(?:category\s+)?(?:(?:to|into|is|=)\s+)?['"]?([a-z][a-z ]{1,30}?)['"]?(?:\s+category)?\s*[.!]?$`)
 	expNum     = regexp.MustCompile(`(?i)\b(?:expense|item|entry|number|no\.?|#)\s*#?\s*(\d{1,9})\b|#(\d{1,9})\b`)
 )
 

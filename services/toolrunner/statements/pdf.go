@@ -46,6 +46,10 @@ func (l pdfLine) text() string {
 
 // pdfLines reads every page's text as lines of cells.
 func pdfLines(data []byte) ([]pdfLine, int, error) {
+	// A PDF "encrypted" with 40-bit RC4 and no password (e-mailed
+	// receipts) is opened as any reader opens it: the library keys it
+	// wrongly, so it is decrypted here first.
+	data = decryptWeakRC4(data)
 	r, err := func() (r *pdf.Reader, err error) {
 		defer func() {
 			if recover() != nil {

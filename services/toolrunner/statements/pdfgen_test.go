@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"golang.org/x/text/encoding/charmap"
 )
@@ -17,21 +18,25 @@ import (
 // balance, and balance brought/carried forward rows. It returns the file,
 // the transaction count and their sum in pence.
 func genPDF(pages, rows int) ([]byte, int, int64) {
+	return genPDFFont(pages, rows, genHelvetica)
+}
+
+// genPDFFont is genPDF with its text in font.
+func genPDFFont(pages, rows int, font genFont) ([]byte, int, int64) {
 	var objs []string
-	// 1 catalog, 2 pages, 3 font, then page/content pairs.
-	objs = append(objs, "<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+	// 1 catalog, 2 pages, 3 font (and its other objects), then
+	// page/content pairs.
+	objs = append(objs, "<< /Type /Catalog /Pages 2 0 R >>", "")
+	objs = append(objs, font.objs...)
 	var kids []string
 	bal := int64(100000)
 	count, sum := 0, int64(0)
 	day := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
 	money := func(v int64) string { return fmt.Sprintf("%d.%02d", v/100, v%100) }
-	esc := func(s string) string {
-		return strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(s)
-	}
 	for p := 0; p < pages; p++ {
 		var c strings.Builder
 		text := func(x, y float64, s string) {
-			fmt.Fprintf(&c, "BT /F1 9 Tf 1 0 0 1 %.1f %.1f Tm (%s) Tj ET\n", x, y, esc(s))
+			fmt.Fprintf(&c, "BT /F1 9 Tf 1 0 0 1 %.1f %.1f Tm %s Tj ET\n", x, y, font.show(s))
 		}
 		right := func(xr, y float64, s string) { text(xr-float64(len(s))*5, y, s) }
 		text(50, 800, "Your Statement")
@@ -88,6 +93,91 @@ func genPDF(pages, rows int) ([]byte, int, int64) {
 	}
 	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), pages)
 	return assemblePDF(objs), count, sum
+}
+
+// genFont is the font a generated PDF's text is in: its objects, the
+// font first as object 3, and how a string is written in it.
+type genFont struct {
+	objs []string
+	show func(s string) string
+}
+
+// genHelvetica is a simple font, the string's bytes its codes.
+var genHelvetica = genFont{
+	objs: []string{"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"},
+	show: func(s string) string { return "(" + genEscape(s) + ")" },
+}
+
+func genEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(s)
+}
+
+// genType0 is a composite font as modern PDF writers embed one (the font
+// program itself left out): Type0 with Identity-H, two-byte glyph ids
+// that are not the characters' codes, a ToUnicode CMap with bfchar
+// entries and both forms of bfrange, and /W widths in both forms over a
+// /DW that would be wrong. Every glyph is 500 units wide, as Helvetica
+// is without a widths table, so a page reads as genHelvetica's does.
+var genType0 = genFont{
+	objs: []string{
+		"<< /Type /Font /Subtype /Type0 /BaseFont /ABCDEF+Sans /Encoding /Identity-H /DescendantFonts [4 0 R] /ToUnicode 5 0 R >>",
+		"<< /Type /Font /Subtype /CIDFontType2 /BaseFont /ABCDEF+Sans /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> " +
+			"/DW 1000 /W [4128 4222 500 8192 [500 500 500 500 500 500 500 500 500 500 500 500 500 500 500 500 500 500]] >>",
+		genStream(genType0CMap),
+	},
+	show: func(s string) string {
+		var b strings.Builder
+		b.WriteByte('<')
+		for _, r := range s {
+			fmt.Fprintf(&b, "%04X", genGlyph(r))
+		}
+		b.WriteByte('>')
+		return b.String()
+	},
+}
+
+// genType0Specials are genType0's glyphs 0x2000 on, mapped one by one:
+// accented letters, currency signs, a ligature, a character outside the
+// BMP.
+var genType0Specials = []string{"£", "€", "ä", "ö", "ü", "é", "ß", "fi", "😀"}
+
+// genGlyph is a character's glyph id in genType0: ASCII from 0x1020,
+// the specials from 0x2000, anything else the missing glyph 0.
+func genGlyph(r rune) int {
+	if r >= 0x20 && r <= 0x7e {
+		return 0x1000 + int(r)
+	}
+	for i, sp := range genType0Specials {
+		if string(r) == sp || (sp == "fi" && r == 'ﬁ') {
+			return 0x2000 + i
+		}
+	}
+	return 0
+}
+
+var genType0CMap = func() string {
+	var b strings.Builder
+	b.WriteString("/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n" +
+		"/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n" +
+		"/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n" +
+		"1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n" +
+		"4 beginbfrange\n<1020> <1040> <0020>\n<1041> <105A> <0041>\n" +
+		"<105B> <1060> [<005B> <005C> <005D> <005E> <005F> <0060>]\n<1061> <107E> <0061>\nendbfrange\n")
+	fmt.Fprintf(&b, "%d beginbfchar\n", len(genType0Specials))
+	for i, sp := range genType0Specials {
+		fmt.Fprintf(&b, "<%04X> <", 0x2000+i)
+		for _, u := range utf16.Encode([]rune(sp)) {
+			fmt.Fprintf(&b, "%04X", u)
+		}
+		b.WriteString(">\n")
+	}
+	b.WriteString("endbfchar\nendcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n")
+	return b.String()
+}()
+
+// genStream is a stream object holding data.
+func genStream(data string) string {
+	return fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(data)+1, data)
 }
 
 // assemblePDF writes objs (object 1 the catalog) as a PDF file with its

@@ -1,0 +1,159 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Kinds of search document.
+const (
+	SearchEntry    = "entry"    // a ledger entry; Ref is "expense-<id>" or "transaction-<id>"
+	SearchDocument = "document" // an imported or uploaded file; Ref is its id
+	SearchMessage  = "message"  // a conversation message; Ref is its frame's seq
+)
+
+// MaxSearchLimit bounds the hits of one search.
+const MaxSearchLimit = 50
+
+// SearchHit is one thing a search found, as the indexer described it.
+// Parent is the conversation of a message and the source document of an
+// entry read from a statement, empty otherwise. AmountMinor is set for
+// entries only (signed: money out negative). Rank orders the hits of one
+// list, best first (smaller is better); it means nothing across engines.
+type SearchHit struct {
+	Kind        string
+	Ref         string
+	Parent      string
+	Title       string
+	Snippet     string
+	Date        string
+	AmountMinor *int64
+	Currency    string
+	Rank        float64
+}
+
+// SearchFilter is one person's search. TenantID and UserID are required;
+// Kinds empty means every kind; From and To (inclusive dates) empty do not
+// filter; Limit is cut to 1..MaxSearchLimit.
+type SearchFilter struct {
+	TenantID, UserID string
+	Query            string
+	Kinds            []string
+	From, To         string
+	Limit            int
+}
+
+// limit is f's limit within bounds.
+func (f SearchFilter) limit() int {
+	return min(max(f.Limit, 1), MaxSearchLimit)
+}
+
+// where is the clause and arguments that keep a search to f's person,
+// kinds and dates, on table alias d.
+func (f SearchFilter) where() (string, []any) {
+	var b strings.Builder
+	b.WriteString(" AND d.tenant_id = ? AND d.user_id = ?")
+	args := []any{f.TenantID, f.UserID}
+	if len(f.Kinds) > 0 {
+		b.WriteString(" AND d.kind IN (?" + strings.Repeat(", ?", len(f.Kinds)-1) + ")")
+		for _, k := range f.Kinds {
+			args = append(args, k)
+		}
+	}
+	if f.From != "" {
+		b.WriteString(" AND d.date >= ?")
+		args = append(args, f.From)
+	}
+	if f.To != "" {
+		b.WriteString(" AND d.date <= ?")
+		args = append(args, f.To)
+	}
+	return b.String(), args
+}
+
+const searchHitCols = `d.kind, d.ref, d.parent, d.title, d.snippet, d.date, d.amount_minor, d.currency`
+
+func scanSearchHit(rows rowScanner) (SearchHit, error) {
+	var h SearchHit
+	err := rows.Scan(&h.Kind, &h.Ref, &h.Parent, &h.Title, &h.Snippet, &h.Date, &h.AmountMinor, &h.Currency, &h.Rank)
+	return h, err
+}
+
+// SearchLexical finds the person's documents whose words hold every word
+// of f.Query as a prefix (accents and case folded, request words such as
+// "find my" dropped), best first; when none holds them all, those holding
+// any. Any query is safe: its words are letters and digits only by the
+// time the engine sees them, and a query with no word finds nothing. It
+// reads what the indexer has written (IndexSearch): a change not indexed
+// yet is not found.
+func (s *Store) SearchLexical(ctx context.Context, f SearchFilter) ([]SearchHit, error) {
+	if f.TenantID == "" || f.UserID == "" {
+		return nil, errors.New("search: a tenant and a user are required")
+	}
+	terms := queryTerms(f.Query)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	hits, err := s.searchTerms(ctx, f, terms, true)
+	if err == nil && len(hits) == 0 && len(terms) > 1 {
+		hits, err = s.searchTerms(ctx, f, terms, false)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return hits, nil
+}
+
+// maxRanked bounds the rows one lexical query ranks: a word found in
+// more of the person's rows than this ranks only the newest maxRanked of
+// them (by when they were indexed), so that a word in every line costs
+// what a rare one does.
+const maxRanked = 2000
+
+// searchTerms runs one lexical query: every term (all) or any.
+func (s *Store) searchTerms(ctx context.Context, f SearchFilter, terms []string, all bool) ([]SearchHit, error) {
+	where, args := f.where()
+	var q string
+	if s.d.name == dialectPostgres {
+		join := "|"
+		if all {
+			join = "&"
+		}
+		q = `SELECT ` + searchHitCols + `, -ts_rank(d.tsv, tq) AS rank
+			FROM (SELECT d.id FROM search_docs d WHERE d.tsv @@ to_tsquery('simple', ?)` + where + `
+				ORDER BY d.id DESC LIMIT ` + strconv.Itoa(maxRanked) + `) c
+			JOIN search_docs d ON d.id = c.id, to_tsquery('simple', ?) tq
+			ORDER BY rank, d.date DESC, d.id DESC LIMIT ?`
+		tq := tsQuery(terms, join)
+		args = append(append([]any{tq}, args...), tq)
+	} else {
+		join := " OR "
+		if all {
+			join = " AND "
+		}
+		q = `SELECT ` + searchHitCols + `, c.rank
+			FROM (SELECT rowid AS id, bm25(search_fts) AS rank FROM search_fts WHERE search_fts MATCH ?
+				ORDER BY rowid DESC LIMIT ` + strconv.Itoa(maxRanked) + `) c
+			JOIN search_docs d ON d.id = c.id
+			WHERE true` + where + `
+			ORDER BY c.rank, d.date DESC, d.id DESC LIMIT ?`
+		args = append([]any{fts5Match(terms, join)}, args...)
+	}
+	args = append(args, f.limit())
+	var hits []SearchHit
+	err := s.readRows(ctx, q, args, func(rows rowScanner) error {
+		hits = hits[:0]
+		for rows.Next() {
+			h, err := scanSearchHit(rows)
+			if err != nil {
+				return err
+			}
+			hits = append(hits, h)
+		}
+		return nil
+	})
+	return hits, err
+}

@@ -1,0 +1,241 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/store/storetest"
+)
+
+// seedSearch gives ann of t1 expenses, bank lines, a receipt and a
+// conversation, and bob the same words, which ann must never find.
+func seedSearch(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	for _, user := range []string{"ann", "bob"} {
+		// Bob's rows say bob where ann's do not, so that a test can
+		// tell whose a hit is.
+		mark, category := "", "dining"
+		if user == "bob" {
+			mark, category = " bob", "bob"
+		}
+		for _, e := range []store.Expense{
+			{TenantID: "t1", UserID: user, Item: "Café au lait", AmountMinor: 350, Currency: "EUR", Date: "2026-11-01", Category: category},
+			{TenantID: "t1", UserID: user, Item: "landlord rent", AmountMinor: 90000, Currency: "GBP", Date: "2026-11-02", Category: category},
+		} {
+			if _, err := st.AddExpense(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var txs []store.Transaction
+		for i, line := range []struct{ desc, vendor, date string }{
+			{"AMZN Mktp UK*2K3 card payment", "AMZN Mktp UK", "2026-10-03"},
+			{"TESCO STORES 2231", "Tesco", "2026-10-04"},
+			{"TESCO STORES 2231", "Tesco", "2026-10-11"},
+			{"HMRC SELF ASSESSMENT", "HMRC", "2026-01-31"},
+			{"COSTCO WHOLESALE", "Costco", "2020-06-01"},
+		} {
+			txs = append(txs, store.Transaction{TenantID: "t1", UserID: user, DocumentID: "doc-" + user, Date: line.date, AmountMinor: -1000 - int64(i),
+				Currency: "GBP", Description: line.desc, Vendor: line.vendor, Category: "other", DedupeKey: fmt.Sprint(i), ReviewStatus: store.ReviewOK})
+		}
+		if _, err := st.InsertTransactions(ctx, txs); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.PutDocument(ctx, store.Document{TenantID: "t1", ID: "doc-" + user, UserID: user, SHA256: "sha-" + user, Filename: "costco_receipt.pdf",
+			MediaType: "application/pdf", SenderDomain: "costco.com", Status: store.DocumentImported, Reading: `{"merchant":"Costco","date":"2020-06-01","items":[{"description":"Kirkland olive oil"}]}`}); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
+		if _, _, err := st.AppendUserMessage(ctx, "t1", user, "c1", "m1-"+user, "title", []byte(`{"type":"user_message","conversation_id":"c1","user_message":{"text":"my landlord wants the deposit back`+mark+`"}}`), at); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.AppendConversationFrame(ctx, "t1", user, "c1", "m2-"+user, []byte(`{"type":"tool_start","conversation_id":"c1","tool":{"call_id":"x","tool":"list_ledger","status":"started"}}`), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for {
+		n, err := st.IndexSearch(ctx, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+}
+
+func titles(hits []store.SearchHit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Kind+":"+h.Title)
+	}
+	return out
+}
+
+func TestSearchLexical(t *testing.T) {
+	for _, eng := range storetest.Engines() {
+		t.Run(eng.Name, func(t *testing.T) {
+			st := storetest.Open(t, eng.DSN(t))
+			seedSearch(t, st)
+			ctx := context.Background()
+			search := func(q string, kinds ...string) []store.SearchHit {
+				t.Helper()
+				hits, err := st.SearchLexical(ctx, store.SearchFilter{TenantID: "t1", UserID: "ann", Query: q, Kinds: kinds, Limit: 10})
+				if err != nil {
+					t.Fatalf("search %q: %v", q, err)
+				}
+				return hits
+			}
+			tests := []struct {
+				give  string
+				kinds []string
+				want  []string // each must be among the hits
+				count int      // exact number of hits, -1 for any
+			}{
+				{give: "tesco", want: []string{"entry:Tesco"}, count: 2},
+				{give: "cafe", want: []string{"entry:Café au lait"}, count: 1},
+				{give: "CAFÉ", want: []string{"entry:Café au lait"}, count: 1},
+				{give: "amazon", want: []string{"entry:AMZN Mktp UK"}, count: 1},
+				{give: "amzn", want: []string{"entry:AMZN Mktp UK"}, count: 1},
+				{give: "tax office", want: []string{"entry:HMRC"}, count: 1},
+				{give: "find my payments to Tesco", want: []string{"entry:Tesco"}, count: 2},
+				{give: "costco receipts 2020", kinds: []string{store.SearchDocument}, want: []string{"document:costco_receipt.pdf"}, count: 1},
+				{give: "olive", want: []string{"document:costco_receipt.pdf"}, count: 1},
+				{give: "landlord", kinds: []string{store.SearchMessage}, want: []string{"message:You: my landlord wants the deposit back"}, count: 1},
+				{give: "land", want: []string{"entry:landlord rent", "message:You: my landlord wants the deposit back"}, count: 2},
+				{give: "list_ledger", count: 0},
+			}
+			for _, tt := range tests {
+				got := search(tt.give, tt.kinds...)
+				for _, w := range tt.want {
+					if !slices.Contains(titles(got), w) {
+						t.Errorf("search %q = %v, want %q among them", tt.give, titles(got), w)
+					}
+				}
+				if tt.count >= 0 && len(got) != tt.count {
+					t.Errorf("search %q = %d hits %v, want %d", tt.give, len(got), titles(got), tt.count)
+				}
+			}
+		})
+	}
+}
+
+// TestSearchAnyQueryIsSafe asks for what an FTS or SQL parser could
+// misread: each gives hits or none, never an error.
+func TestSearchAnyQueryIsSafe(t *testing.T) {
+	for _, eng := range storetest.Engines() {
+		t.Run(eng.Name, func(t *testing.T) {
+			st := storetest.Open(t, eng.DSN(t))
+			seedSearch(t, st)
+			for _, q := range []string{
+				`"tesco`, `'tesco'`, `tesco"*`, `tesco AND OR NOT`, `NEAR(tesco rent)`, `*`, `^tesco`, `body:tesco`, `-tesco`,
+				`tesco & rent | !x`, `'; DROP TABLE search_docs; --`, `) OR 1=1 --`, strings.Repeat("tesco ", 2000), "", "   ",
+				"日本語", "العربية", "\x00", "\xff\xfe", `tesco:*`, `<->`, `a:* & b`,
+			} {
+				hits, err := st.SearchLexical(context.Background(), store.SearchFilter{TenantID: "t1", UserID: "ann", Query: q, Limit: 10})
+				if err != nil {
+					t.Errorf("search %.40q: %v", q, err)
+				}
+				for _, h := range hits {
+					if strings.Contains(h.Title+h.Snippet+h.Ref+h.Parent, "bob") {
+						t.Errorf("search %.40q found bob's %s %s", q, h.Kind, h.Ref)
+					}
+				}
+			}
+			hits, err := st.SearchLexical(context.Background(), store.SearchFilter{TenantID: "t1", UserID: "ann", Query: "tesco", Limit: 1000})
+			if err != nil || len(hits) != 2 {
+				t.Errorf("a limit past the bound: %d hits, %v", len(hits), err)
+			}
+		})
+	}
+}
+
+// TestSearchNeverCrossesPeople checks each kind: bob's words are ann's
+// words, and ann's search finds only her own rows.
+func TestSearchNeverCrossesPeople(t *testing.T) {
+	for _, eng := range storetest.Engines() {
+		t.Run(eng.Name, func(t *testing.T) {
+			st := storetest.Open(t, eng.DSN(t))
+			seedSearch(t, st)
+			ctx := context.Background()
+			for _, user := range []string{"ann", "bob"} {
+				for _, kind := range []string{store.SearchEntry, store.SearchDocument, store.SearchMessage} {
+					hits, err := st.SearchLexical(ctx, store.SearchFilter{TenantID: "t1", UserID: user, Query: "tesco costco landlord", Kinds: []string{kind}, Limit: 50})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(hits) == 0 {
+						t.Fatalf("%s found no %s", user, kind)
+					}
+					for _, h := range hits {
+						bobs := strings.Contains(h.Title+h.Snippet+h.Ref+h.Parent, "bob")
+						if bobs != (user == "bob") {
+							t.Errorf("%s found %s %s %q %q", user, h.Kind, h.Ref, h.Title, h.Snippet)
+						}
+					}
+				}
+			}
+			other, err := st.SearchLexical(ctx, store.SearchFilter{TenantID: "t2", UserID: "ann", Query: "tesco", Limit: 50})
+			if err != nil || len(other) != 0 {
+				t.Errorf("ann of another tenant found %d, %v", len(other), err)
+			}
+		})
+	}
+}
+
+// TestSearchFollowsChanges: a changed entry is found by its new words
+// only, a deleted one not at all, and a reindex changes nothing.
+func TestSearchFollowsChanges(t *testing.T) {
+	for _, eng := range storetest.Engines() {
+		t.Run(eng.Name, func(t *testing.T) {
+			st := storetest.Open(t, eng.DSN(t))
+			ctx := context.Background()
+			e, err := st.AddExpense(ctx, store.Expense{TenantID: "t1", UserID: "ann", Item: "plumber", AmountMinor: 5000, Currency: "GBP", Date: "2026-11-01", Category: "housing"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			count := func(q string) int {
+				t.Helper()
+				if queued, err := st.SearchQueued(ctx, "t1", "ann"); err != nil {
+					t.Fatal(err)
+				} else if queued {
+					if _, err := st.IndexSearchFor(ctx, "t1", "ann", 100); err != nil {
+						t.Fatal(err)
+					}
+				}
+				hits, err := st.SearchLexical(ctx, store.SearchFilter{TenantID: "t1", UserID: "ann", Query: q, Limit: 10})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return len(hits)
+			}
+			if got := count("plumber"); got != 1 {
+				t.Fatalf("new expense: %d hits", got)
+			}
+			e.Item = "electrician"
+			if _, err := st.UpdateExpense(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			if a, b := count("plumber"), count("electrician"); a != 0 || b != 1 {
+				t.Errorf("after the change: plumber %d, electrician %d", a, b)
+			}
+			if _, err := st.Reindex(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := count("electrician"); got != 1 {
+				t.Errorf("after a reindex: %d hits", got)
+			}
+			if err := st.DeleteExpense(ctx, "t1", "ann", e.ID); err != nil {
+				t.Fatal(err)
+			}
+			if got := count("electrician"); got != 0 {
+				t.Errorf("after the delete: %d hits", got)
+			}
+		})
+	}
+}

@@ -1,0 +1,84 @@
+package orchestrator
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// onApproveAll approves several waiting proposals at once, all or none:
+// every id must name a proposal of this conversation (its state holds
+// only its own person's) that still waits and has not expired, and none
+// may be part of a plan, whose later steps wait for that one yes alone.
+// One that is not refuses the whole batch, naming it, and changes
+// nothing. Approved, each runs exactly its stored args under its own id,
+// as a single approve would; the turn ends with each one's outcome.
+func onApproveAll(s State, t contracts.UserTurn, ids []string, env Env) (State, Effects) {
+	var problems []string
+	batch := make([]PendingProposal, 0, len(ids))
+	for _, id := range ids {
+		i := slices.IndexFunc(s.Proposals, func(p PendingProposal) bool { return p.ID == id })
+		switch {
+		case i >= 0 && s.Proposals[i].Plan != nil:
+			problems = append(problems, fmt.Sprintf("%s (%s) is a step of a longer task; approve it on its own", id, s.Proposals[i].Summary))
+		case i >= 0:
+			batch = append(batch, s.Proposals[i])
+		case expiredProposal(s, id) != nil:
+			problems = append(problems, fmt.Sprintf("%s (%s) has expired", id, expiredProposal(s, id).Summary))
+		default:
+			problems = append(problems, id+" is unknown or already decided")
+		}
+	}
+	if len(problems) > 0 {
+		return s, Effects{Outputs: []Output{turnError(t.TurnID, "approve-all", contracts.CodeProposalInvalid,
+			"Nothing was changed, because "+strings.Join(problems, "; ")+".")}}
+	}
+	s.Proposals = slices.DeleteFunc(slices.Clone(s.Proposals), func(p PendingProposal) bool { return slices.Contains(ids, p.ID) })
+	summaries := make([]string, len(batch))
+	for i, p := range batch {
+		summaries[i] = p.Summary
+	}
+	s = s.withHistory(Entry{Role: "user", Text: "Yes to all: " + strings.Join(summaries, " "), TurnID: t.TurnID, At: env.Now})
+	s.Turn = &Turn{TurnID: t.TurnID, Text: batch[0].Text, StartedAt: env.Now, Batch: slices.Clone(ids)}
+	var eff Effects
+	for k, p := range batch {
+		eff.Changes = append(eff.Changes, ProposalChange{ID: p.ID, From: "pending", To: "approved"})
+		s, eff = dispatch(s, env, eff, OpenCall{Tool: p.Tool, Args: p.Args, ProposalID: p.ID, Decision: "approved"}, k)
+	}
+	return s, eff
+}
+
+// finishBatch ends an approve_all once every call is back: one line per
+// proposal, in the order named, and the same as a list the client reads.
+func finishBatch(s State, env Env, eff Effects) (State, Effects) {
+	t := s.Turn
+	items := make([]contracts.BatchItem, 0, len(t.Batch))
+	lines := make([]string, 0, len(t.Batch))
+	done := 0
+	for _, id := range t.Batch {
+		j := slices.IndexFunc(t.Steps, func(st StepRecord) bool { return st.ProposalID == id })
+		item := contracts.BatchItem{ProposalID: id, Status: "failed", Summary: "It did not answer."}
+		if j >= 0 {
+			item.Summary = DescribeStep(t.Steps[j])
+			if t.Steps[j].OK {
+				item.Status = "executed"
+				done++
+			}
+		}
+		items = append(items, item)
+		lines = append(lines, "- "+item.Summary)
+	}
+	head := say(s, fmt.Sprintf("Done: %d of %d changes made.", done, len(items)),
+		fmt.Sprintf("C'est fait : %d %s sur %d.", done, plural(done, "modification", "modifications"), len(items)))
+	s, more := finishAnswer(s, env, head+"\n"+strings.Join(lines, "\n"))
+	for i, op := range more.Outputs {
+		if a, ok := op.Payload.(contracts.Answer); ok {
+			a.Batch = items
+			more.Outputs[i].Payload = a
+		}
+	}
+	eff.add(more)
+	return s, eff
+}

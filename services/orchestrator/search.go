@@ -1,0 +1,81 @@
+package orchestrator
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/purser-ai/purser/pkg/contracts"
+)
+
+// describeSearch reads a search's results aloud: each record's kind,
+// date, title and amount, best first.
+func describeSearch(data json.RawMessage) string {
+	var out contracts.SearchResults
+	_ = json.Unmarshal(data, &out)
+	if len(out.Results) == 0 {
+		return "I found nothing that matches."
+	}
+	var b strings.Builder
+	things := "records"
+	if len(out.Results) == 1 {
+		things = "record"
+	}
+	fmt.Fprintf(&b, "I found %d %s, best match first:\n", len(out.Results), things)
+	for _, r := range out.Results {
+		line := "- " + r.Kind
+		if r.Date != "" {
+			line += " " + r.Date
+		}
+		line += " " + quote(r.Title)
+		if r.Amount != nil {
+			line += ", " + FormatMoney(*r.Amount)
+		}
+		b.WriteString(line + "\n")
+	}
+	if out.Degraded != "" {
+		b.WriteString("(Matched by words only: " + out.Degraded + ".)\n")
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// recordCitations are the records the turn's searches found, as the
+// answer's sources: each once (by kind and id, at its best score),
+// sorted by score, best first. When there are any, they replace the
+// citations of tool outputs, so an answer built on a search names records,
+// never a tool.
+func recordCitations(steps []StepRecord, toolCites []contracts.Citation) []contracts.Citation {
+	best := map[string]contracts.Citation{}
+	for _, st := range steps {
+		if !st.OK || st.Tool != contracts.ToolSearch {
+			continue
+		}
+		var out contracts.SearchResults
+		if json.Unmarshal(st.Data, &out) != nil {
+			continue
+		}
+		for _, r := range out.Results {
+			key := r.Kind + ":" + r.ID
+			if old, ok := best[key]; ok && old.Score >= r.Score {
+				continue
+			}
+			best[key] = contracts.Citation{CallID: st.CallID, Tool: st.Tool, Kind: r.Kind, ID: r.ID, Title: r.Title, URL: r.URL, Score: r.Score}
+		}
+	}
+	if len(best) == 0 {
+		return toolCites
+	}
+	cites := make([]contracts.Citation, 0, len(best))
+	for _, c := range best {
+		cites = append(cites, c)
+	}
+	slices.SortFunc(cites, func(a, b contracts.Citation) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Kind+":"+a.ID, b.Kind+":"+b.ID)
+	})
+	return cites
+}
