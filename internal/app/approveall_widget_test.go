@@ -2,11 +2,17 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/pkg/contracts"
+	"github.com/purser-ai/purser/services/orchestrator/llm/llmtest"
 )
 
 // watchFrames records, in the widget's frame, every frame the chat writes
@@ -36,12 +42,33 @@ func sentConfirms(b *browser) []map[string]any {
 	return out
 }
 
+// startWithModel starts purser on the stand-in model server, which
+// answers each message with the tool calls pushed to it.
+func startWithModel(t *testing.T) (Info, *llmtest.Server) {
+	t.Helper()
+	srv := llmtest.New(t)
+	info := startUp(t, func(c *config.Config) {
+		c.OpenAIBaseURL, c.OpenAIKey, c.ModelName = srv.URL, "sk-test-0123456789-never-logged", "local-model"
+	})
+	return info, srv
+}
+
+// addsAll is one model reply proposing to add each item (£3, £4, …).
+func addsAll(items ...string) llmtest.Reply {
+	var calls []llmtest.Call
+	for i, it := range items {
+		calls = append(calls, llmtest.Call{Index: i, ID: "call-" + strings.ReplaceAll(it, " ", "-"), Name: contracts.ToolAddExpense,
+			Args: []string{fmt.Sprintf(`{"item":%q,"amount":"%d.00","currency":"GBP"}`, it, 3+i)}})
+	}
+	return llmtest.ToolCalls(calls...)
+}
+
 // One proposal has no Approve all; with two waiting, Approve all shows
 // above the message box, a 44-pixel target, and each card says when it
 // expires. Clicked, it writes one confirm naming both proposals, and
 // every button of both cards is disabled while it is in flight.
 func TestWidgetApproveAllPendingProposals(t *testing.T) {
-	info := startUp(t)
+	info, model := startWithModel(t)
 	b := startBrowser(t)
 	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
 	b.intoFrame("#purser-widget")
@@ -49,15 +76,21 @@ func TestWidgetApproveAllPendingProposals(t *testing.T) {
 	b.click("#launcher")
 	watchFrames(b)
 
-	say(b, "add £4 flat white today")
-	b.waitText("#transcript > li.proposal", "flat white")
+	model.Push(addsAll("pineapple"))
+	say(b, "a pineapple")
+	b.waitText("#transcript > li.proposal", "pineapple")
 	if hidden := b.eval(`return document.getElementById("approve-all").hidden`); hidden != "true" {
 		t.Errorf("Approve all shows with one proposal waiting")
 	}
-	say(b, "add £12.50 lunch today")
+	// A turn proposing two replaces the one before (the server's rule).
+	model.Push(addsAll("flat white", "lunch"))
+	say(b, "a flat white and lunch")
 	b.waitText("#transcript > li.proposal", "lunch")
+	b.waitText("#transcript > li.proposal .decided", "Replaced by a newer proposal")
 	b.waitExact("#approve-all", "Approve all (2)")
-	for _, e := range b.texts("#transcript > li.proposal time.expires") {
+	var expiries []string
+	b.script(`return [...document.querySelectorAll("#transcript > li.proposal time.expires")].slice(1).map(e => e.textContent)`, &expiries)
+	for _, e := range expiries {
 		if e != "Expires in 23 h" {
 			t.Errorf("a proposal's expiry reads %q, want Expires in 23 h", e)
 		}
@@ -68,12 +101,13 @@ func TestWidgetApproveAllPendingProposals(t *testing.T) {
 	b.shot("01-two-pending")
 
 	var ids []string
-	b.script(`return [...document.querySelectorAll("#transcript > li.proposal")].map(li => li.dataset.proposalId)`, &ids)
+	b.script(`return [...document.querySelectorAll("#transcript > li.proposal")].slice(1).map(li => li.dataset.proposalId)`, &ids)
 	// The click and the look at the buttons in one go: in flight, nothing
 	// of either card can be pressed.
 	var enabled []string
 	b.script(`document.getElementById("approve-all").click();
-return [...document.querySelectorAll("#transcript > li.proposal button, #approve-all")].filter(x => !x.disabled).map(x => x.textContent)`, &enabled)
+const cards = [...document.querySelectorAll("#transcript > li.proposal")].slice(1);
+return [...cards.flatMap(li => [...li.querySelectorAll("button")]), document.getElementById("approve-all")].filter(x => !x.disabled).map(x => x.textContent)`, &enabled)
 	if len(enabled) != 0 {
 		t.Errorf("buttons still enabled while Approve all is in flight: %q", enabled)
 	}
@@ -95,37 +129,90 @@ return [...document.querySelectorAll("#transcript > li.proposal button, #approve
 	}
 	b.shot("02-in-flight")
 
-	if !serverApprovesAll(t) {
-		// Until the server takes approve_all it refuses the frame: the
-		// refusal is said, and both proposals can still be decided.
-		b.waitText("#transcript > li.error", "Nothing was approved")
-		b.waitFor("both cards open again", func() bool {
-			return b.eval(`return [...document.querySelectorAll("#transcript > li.proposal button[data-decision='approve']")].every(x => !x.disabled)`) == "true"
-		})
-		b.waitExact("#approve-all", "Approve all (2)")
-		b.shot("03-refused")
-		return
-	}
 	b.waitFor("both proposals approved", func() bool {
 		got := b.texts("#transcript > li.proposal .decided")
-		return len(got) == 2 && got[0] == "Approved" && got[1] == "Approved"
+		return len(got) == 3 && got[1] == "Approved" && got[2] == "Approved"
 	})
 	if hidden := b.eval(`return document.getElementById("approve-all").hidden`); hidden != "true" {
 		t.Errorf("Approve all still shows with nothing waiting")
 	}
-	listed := listExpenses(t, info)
-	for _, want := range []string{`"item":"flat white"`, `"item":"lunch"`} {
-		if !strings.Contains(listed, want) {
-			t.Errorf("%s was not stored: %s", want, listed)
+	listed := ledgerText(t, info)
+	for _, want := range []string{`"description":"flat white"`, `"description":"lunch"`} {
+		if strings.Count(listed, want) != 1 {
+			t.Errorf("%s is not stored once: %s", want, listed)
 		}
+	}
+	if strings.Contains(listed, `"description":"pineapple"`) {
+		t.Errorf("the replaced proposal was stored: %s", listed)
 	}
 	b.shot("03-approved")
 }
 
-// serverApprovesAll reports whether the socket's contract takes a confirm
-// with decision approve_all over a list of proposals.
-func serverApprovesAll(t *testing.T) bool {
+// Three proposals wait; another device of the same person rejects one.
+// Approve all over the three, as this tab shows them, is refused whole:
+// the refusal is said in words, nothing is stored, and the two still
+// waiting can be approved one by one.
+func TestWidgetApproveAllRefusedWhole(t *testing.T) {
+	info, model := startWithModel(t)
+	b := startBrowser(t)
+	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connected")
+	b.click("#launcher")
+	model.Push(addsAll("flat white", "lunch", "parking"))
+	say(b, "a flat white, lunch and parking")
+	b.waitText("#transcript > li.proposal", "parking")
+	b.waitExact("#approve-all", "Approve all (3)")
+	var ids []string
+	b.script(`return [...document.querySelectorAll("#transcript > li.proposal")].map(li => li.dataset.proposalId)`, &ids)
+	conv := b.eval(`return sessionStorage.getItem("purser.conversation")`)
+
+	model.Push(llmtest.Text("OK, I won't add that."))
+	phone := dial(t, info, info.DemoToken)
+	phone.send(`{"type":"confirm","id":"other1","conversation_id":"` + conv + `","proposal_id":"` + ids[0] + `","decision":"reject"}`)
+	if f := phone.turnEnd(); f.Error != nil {
+		t.Fatalf("the other device's reject: %+v", f.Error)
+	}
+
+	b.click("#approve-all")
+	refusal := b.waitText("#transcript > li.error", ids[0])
+	if !strings.Contains(refusal, "Nothing was changed") {
+		t.Errorf("the refusal reads %q, want it to say nothing was changed", refusal)
+	}
+	b.waitFor("the cards open again", func() bool {
+		return b.eval(`return [...document.querySelectorAll("#transcript > li.proposal button[data-decision='approve']")].every(x => !x.disabled)`) == "true"
+	})
+	if d := b.texts("#transcript > li.proposal .decided"); strings.Join(d, "") != "" {
+		t.Errorf("after the refusal the cards say %q", d)
+	}
+	b.shot("01-refused")
+	listed := ledgerText(t, info)
+	for _, item := range []string{"flat white", "lunch", "parking"} {
+		if strings.Contains(listed, `"description":"`+item+`"`) {
+			t.Errorf("%s was stored by a refused batch: %s", item, listed)
+		}
+	}
+	model.Push(llmtest.Text("Added lunch."))
+	b.click(`#transcript > li.proposal[data-proposal-id="` + ids[1] + `"] button[data-decision="approve"]`)
+	b.waitText("#transcript > li.proposal .decided", "Approved")
+	if listed := ledgerText(t, info); !strings.Contains(listed, `"description":"lunch"`) {
+		t.Errorf("lunch approved on its own was not stored: %s", listed)
+	}
+}
+
+// ledgerText is the person's ledger as GET /v1/ledger gives it.
+func ledgerText(t *testing.T, i Info) string {
 	t.Helper()
-	_, err := contracts.DecodeClientFrame([]byte(`{"type":"confirm","id":"c1","conversation_id":"k1","decision":"approve_all","proposal_ids":["p1","p2"]}`))
-	return err == nil
+	req, _ := http.NewRequest(http.MethodGet, "http://"+i.HTTPAddr+"/v1/ledger?limit=200", nil)
+	req.Header.Set("Authorization", "Bearer "+i.DemoToken)
+	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v1/ledger = %d %s", resp.StatusCode, body)
+	}
+	return string(body)
 }

@@ -78,10 +78,10 @@ func TestWidgetSpeaksFrenchAndRemembersIt(t *testing.T) {
 
 // On a phone (375×667), in the dark, the language switch is a 44-pixel
 // target inside the header, and the header keeps every button on the
-// screen in French, whose words are longer. Two French proposals bring
+// screen in French, whose words are longer. A turn proposing two brings
 // Tout approuver, a 44-pixel target on the screen above the message box.
 func TestWidgetLanguageSwitchOnAPhone(t *testing.T) {
-	info := startUp(t)
+	info, model := startWithModel(t)
 	b := startBrowser(t)
 	b.windowSize(375, 667)
 	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
@@ -104,9 +104,8 @@ func TestWidgetLanguageSwitchOnAPhone(t *testing.T) {
 	b.shot("01-phone-french")
 
 	b.prefersDark(true)
-	say(b, "j'ai dépensé 12,50 € pour le déjeuner")
-	b.waitText("#transcript > li.proposal", "déjeuner")
-	say(b, "ajoute 4,20 € café hier")
+	model.Push(addsAll("déjeuner", "café"))
+	say(b, "déjeuner et café")
 	b.waitText("#transcript > li.proposal", "café")
 	b.waitExact("#approve-all", "Tout approuver (2)")
 	if r := b.eval(`const r = document.getElementById("approve-all").getBoundingClientRect(); return r.height >= 44 && r.left >= 0 && r.right <= innerWidth && r.bottom <= innerHeight`); r != "true" {

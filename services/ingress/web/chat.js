@@ -990,10 +990,10 @@ function onError(f, live) {
     return;
   }
   let id = f.error.id;
-  // A server that does not know Approve all cannot read its frame, nor
-  // say which frame it refused: while one is in flight, a frame refused
-  // unread is taken as it, so that the proposals open again and it is not
-  // sent again after a reconnect.
+  // A frame the server could not read is refused with no id (a server
+  // that does not know Approve all refuses its frame so): while one is in
+  // flight, that is taken as it, so that the proposals open again and it
+  // is not sent again after a reconnect.
   if (!id && f.error.code === "bad_frame" && state.batch) id = state.batch.id;
   // Not queued, maybe for a moment: the frame waits, pending, and goes again.
   if (retryLater(f.error)) return;
@@ -1013,9 +1013,7 @@ function onError(f, live) {
   else if (card && f.error.code === "proposal_expired" && !card.batch) card.expire();
   else if (card) card.reopen();
   if (f.turn_id) put($("tool-status"), "");
-  // A refused Approve all changed nothing: it says so before the reason.
-  const text = card && card.batch ? t("approveAllRefused") + f.error.message : f.error.message;
-  finish(f.turn_id, "error", text).setAttribute("role", "alert");
+  finish(f.turn_id, "error", f.error.message).setAttribute("role", "alert");
   if (card && card.batch) toEnd(); // the refusal of what the person just did, in view
 }
 
@@ -1185,6 +1183,12 @@ function proposal(f) {
     edit.focus();
   };
   li.append(expires, actions, form, decided);
+  // A proposal of a newer turn replaces those still waiting from before
+  // (the server's rule: one yes must not run a stale change).
+  for (const old of state.proposals.values()) {
+    if (old.turn !== (p.turn_id || f.turn_id) && old.phase === "open") old.close(msg("superseded"));
+  }
+  card.turn = p.turn_id || f.turn_id;
   state.proposals.set(card.id, card);
   const earlier = state.decided[p.proposal_id];
   if (p.status === "expired" || earlier === "expired") card.expire();
@@ -1196,7 +1200,7 @@ function proposal(f) {
 
 // outcome is what a replayed proposal's status reads as.
 function outcome(status) {
-  return msg({ approved: "approved", executed: "approved", rejected: "declined", expired: "expired" }[status] || "noLongerOpen");
+  return msg({ approved: "approved", executed: "approved", rejected: "declined", expired: "expired", superseded: "superseded" }[status] || "noLongerOpen");
 }
 
 function label(decision) {
