@@ -194,7 +194,7 @@ func TestWidgetApproveAllRefusedWhole(t *testing.T) {
 	}
 	model.Push(llmtest.Text("Added lunch."))
 	b.click(`#transcript > li.proposal[data-proposal-id="` + ids[1] + `"] button[data-decision="approve"]`)
-	b.waitText("#transcript > li.proposal .decided", "Approved")
+	b.waitText(replies, "Added lunch")
 	if listed := ledgerText(t, info); !strings.Contains(listed, `"description":"lunch"`) {
 		t.Errorf("lunch approved on its own was not stored: %s", listed)
 	}
