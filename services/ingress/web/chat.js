@@ -1009,7 +1009,7 @@ function onError(f, live) {
   // A refused edit leaves the proposal waiting: its card opens again. A
   // proposal decided elsewhere (another tab) or expired stays closed.
   const card = state.cards.get(f.turn_id) || (id && state.cards.get(id));
-  if (card && f.error.code === "proposal_invalid") card.gone();
+  if (card && f.error.code === "proposal_invalid") card.gone(f.error.message);
   else if (card && f.error.code === "proposal_expired" && !card.batch) card.expire();
   else if (card) card.reopen();
   if (f.turn_id) put($("tool-status"), "");
@@ -1292,7 +1292,13 @@ function approveAll() {
     // settle takes the answer's report of each proposal ran, if any.
     settle: (items) => end("settle", items),
     reopen: () => end("reopen"),
-    gone: () => end("reopen"), // refused as a whole: nothing was done
+    // gone: refused as a whole, nothing done. The refusal names the
+    // stale proposals by id: those close; the others open again.
+    gone: (why) => {
+      if (state.batch === batch) state.batch = null;
+      for (const c of cards) (String(why || "").includes(c.id) ? c.gone() : c.reopen());
+      showApproveAll();
+    },
   };
   state.batch = batch;
   state.cards.set(id, batch);
