@@ -219,8 +219,12 @@ func receiptOCR(img []byte, page, dpi int) ([]pdfLine, error) {
 		var q int
 		q, script = orientation(small.pgm())
 		g = g.rotate(q)
+		skew := g.skewAngle()
 		if dpi == 0 {
 			g = g.scale(min(max(receiptLongSide/long, 0.25), 3))
+		}
+		g = g.rotateDeg(skew)
+		if dpi == 0 {
 			t := g.top(0.25)
 			head = &grayPage{w: t.w, h: t.h, pix: slices.Clone(t.pix)}
 			g.sauvola(receiptLongSide/36, 0.2)
@@ -238,9 +242,10 @@ func receiptOCR(img []byte, page, dpi int) ([]pdfLine, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Nothing a receipt holds was found: perhaps it is Japanese, which
-	// the orientation pass did not see.
-	if japanese != "" && langs != japanese && !receiptLike(lines) {
+	// Nothing a receipt holds was found, or yen but no total: perhaps it
+	// is Japanese, which the orientation pass did not see (the Latin
+	// models read kanji as strings of capitals and ¥ as ¥ or #).
+	if japanese != "" && langs != japanese && (!receiptLike(lines) || yenWithoutTotal(lines)) {
 		if jl, err := tesseractLines(img, page, dpi, japanese, "6"); err == nil && receiptLike(jl) && cjkRunes(jl) >= 20 {
 			return jl, nil
 		}
@@ -304,6 +309,21 @@ func receiptLike(lines []pdfLine) bool {
 		n += len(l.amounts)
 	}
 	return n >= 2
+}
+
+// yenWithoutTotal: amounts marked as yen were read, and no total line.
+func yenWithoutTotal(lines []pdfLine) bool {
+	rd := newReceiptReader(lines, ReceiptOptions{})
+	yen := false
+	for _, l := range rd.lines {
+		if r := l.role(); (r == roleTotal || r == roleTotalWeak) && len(l.amounts) > 0 {
+			return false
+		}
+		for _, a := range l.amounts {
+			yen = yen || a.yen
+		}
+	}
+	return yen
 }
 
 // cjkRunes counts the Japanese characters read: tesseract's Japanese
