@@ -330,6 +330,11 @@ Te betalen € 2.499,00`,
 		merchant: "STATION BP SEVRES EUROPE", date: "2017-04-07", total: "21.74", currency: "EUR",
 	},
 	{
+		name:     "restaurant slip: a notice of gratuity at the head, the handwritten tip and total unread",
+		text:     "Logans Roadhouse\nDATE 7/07/14 TIME 8:20:48PM\nGratuity not included\nThank you for your patronage\nVISA XXXXXXXXXXXX6612\nAMOUNT 40.48\nTAX 3.34\nSUBTOTAL $ 43.82\nTIP $... Aa 99,\nTOTAL s.… 38,\nCUSTOMER COPY",
+		merchant: "Logans Roadhouse", date: "2014-07-07", total: "", currency: "USD", unsure: []string{"could not be read", "43.82"},
+	},
+	{
 		name: "ambiguous date in euros, person's order",
 		text: "Café Central\n03/04/2024\nCappuccino 3,40\nTotal 3,40 EUR",
 		opts: ReceiptOptions{DateOrder: "mdy"}, merchant: "Café Central", date: "2024-03-04", total: "3.40", currency: "EUR",
@@ -364,7 +369,7 @@ func TestReceiptUnnamedTotal(t *testing.T) {
 	if r.Total != "330" || r.Currency != "JPY" || !strings.Contains(strings.Join(r.Unsure, " "), "plus its tax") {
 		t.Errorf("read %q %q (unsure %q), want 330 JPY found as the subtotal plus its tax", r.Total, r.Currency, r.Unsure)
 	}
-	lines := textLines("ABC-MART\n領収証\n2026年05月03日(日) 11時04分\nS0050 1 4,389\n1点 小計 ¥4,389\nSat ¥4, 389\n(含む消費税等 ¥399)\n伝票No. 15876")
+	lines := textLines("ABC-MART\n領収証\n2026年05朋03日(日) 11時04分\nS0050 1 4,389\n1点 小計 ¥4,389\nSat ¥4, 389\n(含む消費税等 ¥399)\n伝票No. 15876")
 	for i := range lines {
 		if strings.HasPrefix(lines[i].text(), "Sat") {
 			lines[i].size = 25

@@ -20,8 +20,10 @@ var (
 	reRcptDayMonth = regexp.MustCompile(`(?i)(?:^|[^\d])(\d{1,2})(?:er)?\.?\s*(?:de\s+)?(\p{L}{3,10})\.?,?\s*(?:de\s+)?(\d{4})(?:$|[^\d])`)
 	// March 29, 2014; Mar 29 2014; Oct. 5th, 2024
 	reRcptMonthDay = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(\p{L}{3,10})\.?\s*(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?:$|[^\d])`)
-	reRcptJapan    = regexp.MustCompile(`(\d{4})年(\d{1,2})月(\d{1,2})日`)
-	reRcptEra      = regexp.MustCompile(`(令和|平成|R|H)\s?(\d{1,2}|元)[年./](\d{1,2})[月./](\d{1,2})日?`)
+	// 2026年05月03日, and with one of 月 and 日 misread as another kanji
+	// (2026年05朋03日), which OCR does to thin strokes.
+	reRcptJapan = regexp.MustCompile(`(\d{4})\s?年\s?(\d{1,2})\s?(?:月\s?(\d{1,2})\s?\p{Han}|\p{Han}\s?(\d{1,2})\s?日)`)
+	reRcptEra   = regexp.MustCompile(`(令和|平成|R|H)\s?(\d{1,2}|元)[年./](\d{1,2})[月./](\d{1,2})日?`)
 	// A date cut off: a day and month with no year, or a year missing
 	// its digits, where a date is expected.
 	// A time of day printed beside a date: a till stamps the moment of
@@ -181,7 +183,11 @@ func (rd *receiptReader) datesIn(t string) []rdate {
 	for _, m := range reRcptJapan.FindAllStringSubmatchIndex(t, -1) {
 		y, _ := strconv.Atoi(t[m[2]:m[3]])
 		mo, _ := strconv.Atoi(t[m[4]:m[5]])
-		d, _ := strconv.Atoi(t[m[6]:m[7]])
+		day := m[6:8]
+		if day[0] < 0 {
+			day = m[8:10]
+		}
+		d, _ := strconv.Atoi(t[day[0]:day[1]])
 		if validDate(y, mo, d) && mark(m[0], m[1]) {
 			out = append(out, rdate{y: y, a: mo, b: d, fixed: true, end: m[1]})
 		}

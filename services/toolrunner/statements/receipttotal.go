@@ -187,6 +187,11 @@ func (rd *receiptReader) total(ccy string) totalPick {
 		}
 		switch role {
 		case roleTip:
+			// "Gratuity not included" is a notice at the head, not
+			// the line the tip is written on.
+			if !has && hasAny(l.words, []string{"not", "nicht", "non", "no", "niet", "pas", "included", "inclus", "incluida", "incluido", "inbegriffen"}, false) {
+				continue
+			}
 			if tipLine < 0 {
 				tipLine = i
 				if has {
@@ -352,6 +357,22 @@ func (rd *receiptReader) unnamedTotal(ccy string) (ramount, int, string, bool) {
 func (rd *receiptReader) totalWithTip(cands []tcand, tipLine int, tip ramount, keyAfter bool, pick func(int, int) (tcand, bool)) totalPick {
 	out := totalPick{line: -1}
 	pre, preOK := pick(0, tipLine)
+	// A restaurant's slip prints the bill before the tip as its
+	// subtotal ("AMOUNT 40.48", "TAX 3.34", "SUBTOTAL $ 43.82", then
+	// "TIP" and "TOTAL" to be filled in by hand).
+	if !preOK || rd.lines[pre.line].role() != roleTotal {
+		from := 0
+		if preOK {
+			from = pre.line + 1
+		}
+		for i := tipLine - 1; i >= max(from, tipLine-4); i-- {
+			l := rd.lines[i]
+			if a, ok := l.lineAmount(); ok && a.val.Sign() > 0 && hasAny(l.words, []string{"subtotal", "sub"}, false) {
+				pre, preOK = tcand{line: i, amt: a, score: 1}, true
+				break
+			}
+		}
+	}
 	var post tcand
 	postOK := false
 	for _, c := range cands {
