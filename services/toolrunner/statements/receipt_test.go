@@ -554,6 +554,9 @@ func TestReceiptSkew(t *testing.T) {
 	if a := page.skewAngle(); a != 0 {
 		t.Errorf("a level page measured at %.1f°", a)
 	}
+	if page.sideways() || !page.rotate(1).sideways() {
+		t.Errorf("an upright page judged sideways %v, and on its side %v", page.sideways(), page.rotate(1).sideways())
+	}
 	for _, slope := range []float64{-6, 3.5} {
 		tilted := page.rotateDeg(-slope)
 		a := tilted.skewAngle()
