@@ -203,6 +203,7 @@ type receiptReader struct {
 // without accents), and the amounts in it.
 type rline struct {
 	page    int
+	size    float64 // its letters' height (OCR) or font size
 	text    string
 	fold    string
 	words   []string
@@ -217,7 +218,7 @@ func newReceiptReader(lines []pdfLine, opts ReceiptOptions) *receiptReader {
 			continue
 		}
 		f := foldText(t)
-		rd.lines = append(rd.lines, rline{page: l.page, text: t, fold: f, words: foldWords(f), amounts: findAmounts(t)})
+		rd.lines = append(rd.lines, rline{page: l.page, size: l.size, text: t, fold: f, words: foldWords(f), amounts: findAmounts(t)})
 		if len(rd.lines) >= maxReceiptLines {
 			break
 		}

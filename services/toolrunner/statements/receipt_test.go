@@ -315,6 +315,26 @@ Te betalen € 2.499,00`,
 		merchant: "Corner Shop Ltd", date: "2024-01-09", total: "2.30", currency: "GBP",
 	},
 	{
+		name:     "argentine receipt without a printed currency",
+		text:     "SUPERMERCADO EL SOL S.A.\nCUIT Nro.: 30-68731043-4\nIVA RESPONSABLE INSCRIPTO\nA CONSUMIDOR FINAL\nFecha 17/03/19 Hora 10:18:36\nPAN ARTESANAL 240,00\nTOTAL 355,37\nEfectivo 400,00\nSu vuelto 44,63",
+		merchant: "SUPERMERCADO EL SOL S.A.", date: "2019-03-17", total: "355.37", currency: "ARS", unsure: []string{"assumed ARS", "CUIT"},
+	},
+	{
+		name:     "mexican receipt in bare dollars",
+		text:     "Tacos La Esquina\nRFC: TLE850101AB1\nFecha: 05/06/2024 13:40\nTacos al pastor $120.00\nTotal $120.00\nEfectivo $200.00\nCambio $80.00",
+		merchant: "Tacos La Esquina", date: "2024-06-05", total: "120.00", currency: "MXN", unsure: []string{"$ read as MXN", "RFC"},
+	},
+	{
+		name:     "french petrol slip: the sale's date and time, not the card's expiry",
+		text:     "STATION BP SEVRES EUROPE\nTICKET CLIENT\nSP98 Ultimate 21,74\nTOT TTC € 21,74\nCarte bancaire € 21,74\nDate d'expir. 31/05/18\nValable 12/06/19\n07-04-2017 18:49 1618 1 1408110391\nMerci, bonne route",
+		merchant: "STATION BP SEVRES EUROPE", date: "2017-04-07", total: "21.74", currency: "EUR",
+	},
+	{
+		name:     "restaurant slip: a notice of gratuity at the head, the handwritten tip and total unread",
+		text:     "Logans Roadhouse\nDATE 7/07/14 TIME 8:20:48PM\nGratuity not included\nThank you for your patronage\nVISA XXXXXXXXXXXX6612\nAMOUNT 40.48\nTAX 3.34\nSUBTOTAL $ 43.82\nTIP $... Aa 99,\nTOTAL s.… 38,\nCUSTOMER COPY",
+		merchant: "Logans Roadhouse", date: "2014-07-07", total: "", currency: "USD", unsure: []string{"could not be read", "43.82"},
+	},
+	{
 		name: "ambiguous date in euros, person's order",
 		text: "Café Central\n03/04/2024\nCappuccino 3,40\nTotal 3,40 EUR",
 		opts: ReceiptOptions{DateOrder: "mdy"}, merchant: "Café Central", date: "2024-03-04", total: "3.40", currency: "EUR",
@@ -339,6 +359,25 @@ func TestReceiptSynthetic(t *testing.T) {
 				t.Errorf("unsure of a plain receipt: %q", r.Unsure)
 			}
 		})
+	}
+}
+
+// A total whose keyword OCR could not read is found as the subtotal plus
+// its tax, or as the amount printed largest, and said to be unsure.
+func TestReceiptUnnamedTotal(t *testing.T) {
+	r := readReceiptLines(textLines("キャンドゥ\n2024年8月25日(日) 13:09\nワイヤーフック 外 ¥100\nワイヤーネット 外 ¥200\n小計 ¥300\n10%税対象額 ¥300\n10%税合計 ¥30\nGat ¥330\n(内消費税等 ¥30)"), "OCR", ReceiptOptions{})
+	if r.Total != "330" || r.Currency != "JPY" || !strings.Contains(strings.Join(r.Unsure, " "), "plus its tax") {
+		t.Errorf("read %q %q (unsure %q), want 330 JPY found as the subtotal plus its tax", r.Total, r.Currency, r.Unsure)
+	}
+	lines := textLines("ABC-MART\n領収証\n2026年05朋03日(日) 11時04分\nS0050 1 4,389\n1点 小計 ¥4,389\nSat ¥4, 389\n(含む消費税等 ¥399)\n伝票No. 15876")
+	for i := range lines {
+		if strings.HasPrefix(lines[i].text(), "Sat") {
+			lines[i].size = 25
+		}
+	}
+	r = readReceiptLines(lines, "OCR", ReceiptOptions{})
+	if r.Total != "4389" || r.Currency != "JPY" || r.Date != "2026-05-03" || !strings.Contains(strings.Join(r.Unsure, " "), "printed largest") {
+		t.Errorf("read %q %q %q (unsure %q), want 4389 JPY 2026-05-03 found as the amount printed largest", r.Total, r.Currency, r.Date, r.Unsure)
 	}
 }
 
@@ -491,4 +530,41 @@ func FuzzReadReceipt(f *testing.F) {
 			t.Fatalf("no total and no word of it: %q", r.Unsure)
 		}
 	})
+}
+
+// A photo taken at a slant is measured and turned level: its lines'
+// slope is found within a few tenths of a degree, and a level page is
+// left alone.
+func TestReceiptSkew(t *testing.T) {
+	page := &grayPage{w: 600, h: 800, pix: make([]uint8, 600*800)}
+	for i := range page.pix {
+		page.pix[i] = 230
+	}
+	// Rows of "words": dark dashes 6 pixels tall, 24 pixels apart.
+	for y := 100; y < 700; y += 24 {
+		for x := 120; x < 480; x++ {
+			if (x/9)%4 == 3 {
+				continue
+			}
+			for dy := range 6 {
+				page.pix[(y+dy)*page.w+x] = 30
+			}
+		}
+	}
+	if a := page.skewAngle(); a != 0 {
+		t.Errorf("a level page measured at %.1f°", a)
+	}
+	if page.sideways() || !page.rotate(1).sideways() {
+		t.Errorf("an upright page judged sideways %v, and on its side %v", page.sideways(), page.rotate(1).sideways())
+	}
+	for _, slope := range []float64{-6, 3.5} {
+		tilted := page.rotateDeg(-slope)
+		a := tilted.skewAngle()
+		if a < slope-0.3 || a > slope+0.3 {
+			t.Errorf("a page sloped %.1f° measured at %.1f°", slope, a)
+		}
+		if b := tilted.rotateDeg(a).skewAngle(); b != 0 {
+			t.Errorf("a page sloped %.1f° and turned back still slopes %.1f°", slope, b)
+		}
+	}
 }

@@ -20,11 +20,16 @@ var (
 	reRcptDayMonth = regexp.MustCompile(`(?i)(?:^|[^\d])(\d{1,2})(?:er)?\.?\s*(?:de\s+)?(\p{L}{3,10})\.?,?\s*(?:de\s+)?(\d{4})(?:$|[^\d])`)
 	// March 29, 2014; Mar 29 2014; Oct. 5th, 2024
 	reRcptMonthDay = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(\p{L}{3,10})\.?\s*(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})(?:$|[^\d])`)
-	reRcptJapan    = regexp.MustCompile(`(\d{4})年(\d{1,2})月(\d{1,2})日`)
-	reRcptEra      = regexp.MustCompile(`(令和|平成|R|H)\s?(\d{1,2}|元)[年./](\d{1,2})[月./](\d{1,2})日?`)
+	// 2026年05月03日, and with one of 月 and 日 misread as another kanji
+	// (2026年05朋03日), which OCR does to thin strokes.
+	reRcptJapan = regexp.MustCompile(`(\d{4})\s?年\s?(\d{1,2})\s?(?:月\s?(\d{1,2})\s?\p{Han}|\p{Han}\s?(\d{1,2})\s?日)`)
+	reRcptEra   = regexp.MustCompile(`(令和|平成|R|H)\s?(\d{1,2}|元)[年./](\d{1,2})[月./](\d{1,2})日?`)
 	// A date cut off: a day and month with no year, or a year missing
 	// its digits, where a date is expected.
-	reRcptCutDate = regexp.MustCompile(`(?:^|[^\d])(\d{1,2})[./-](\d{1,2})(?:[./-]\d{0,1}|[./-]\d{3})?\s*$|(?:^|[^\d])(\d{1,2})[./-](\d{1,2})[./-]?$`)
+	// A time of day printed beside a date: a till stamps the moment of
+	// the sale, never a card's expiry or a due date.
+	reRcptTimeAfter = regexp.MustCompile(`^[\s,;]*(?:\p{L}{0,5}\.?:?\s*)?\(?\p{L}?\)?\s*\d{1,2}[:h時]\s?\d{2}`)
+	reRcptCutDate   = regexp.MustCompile(`(?:^|[^\d])(\d{1,2})[./-](\d{1,2})(?:[./-]\d{0,1}|[./-]\d{3})?\s*$|(?:^|[^\d])(\d{1,2})[./-](\d{1,2})[./-]?$`)
 )
 
 var extraMonths = map[string]int{"mär": 3, "maer": 3, "mrz": 3, "déc": 12, "fév": 2, "fev": 2, "févr": 2, "juil": 7, "sept": 9,
@@ -43,12 +48,14 @@ var (
 	dateKeyWords = []string{"datum", "date", "fecha", "factuurdatum", "rechnungsdatum", "belegdatum", "kaufdatum", "invoice date",
 		"orderdatum", "bestelldatum", "date de facture", "fecha de emision", "日付", "発行日", "le", "dated"}
 	notDateWords = []string{"due", "fallig", "faellig", "vervaldatum", "echeance", "vencimiento", "valid", "gultig", "mhd",
-		"best", "expires", "exp", "expiry", "expiration", "caducidad", "caduca", "vence", "verloopt", "ablauf", "until", "bis", "geldig", "tot", "期限", "lieferdatum", "leverdatum", "birth",
-		"geburtsdatum", "retour", "return", "umtausch", "ruckgabe", "op", "betaald", "paid"}
+		"best", "expires", "exp", "expir", "expiry", "valable", "valido", "validez", "expiration", "caducidad", "caduca", "vence", "verloopt", "ablauf", "until", "bis", "geldig", "tot", "期限", "lieferdatum", "leverdatum", "birth",
+		"geburtsdatum", "retour", "return", "umtausch", "ruckgabe", "op", "betaald", "paid", "inicio de actividades", "actividades"}
 )
 
 type rdate struct {
 	y, a, b int    // a and b are month and day once fixed
+	timed   bool   // a time of day follows it
+	end     int    // where it ends in its line's text
 	fixed   bool   // the form settles day and month
 	sep     string // "/", "." or "-" for numeric dates
 	line    int
@@ -70,6 +77,12 @@ func (rd *receiptReader) date(ccy string, notes *[]string) string {
 		}
 		for _, d := range found {
 			d.line, d.score = i, score
+			// A date stamped with the time of the sale outranks one
+			// beside a date keyword, which OCR may have read off a
+			// card's expiry ("Date d'expiration" as "Date d'exdtrati%").
+			if d.timed && score >= 0 {
+				d.score = max(d.score+2, 4)
+			}
 			ds = append(ds, d)
 		}
 		if len(found) == 0 && hasAny(l.words, dateKeyWords, false) && reRcptCutDate.MatchString(l.text) {
@@ -170,9 +183,13 @@ func (rd *receiptReader) datesIn(t string) []rdate {
 	for _, m := range reRcptJapan.FindAllStringSubmatchIndex(t, -1) {
 		y, _ := strconv.Atoi(t[m[2]:m[3]])
 		mo, _ := strconv.Atoi(t[m[4]:m[5]])
-		d, _ := strconv.Atoi(t[m[6]:m[7]])
+		day := m[6:8]
+		if day[0] < 0 {
+			day = m[8:10]
+		}
+		d, _ := strconv.Atoi(t[day[0]:day[1]])
 		if validDate(y, mo, d) && mark(m[0], m[1]) {
-			out = append(out, rdate{y: y, a: mo, b: d, fixed: true})
+			out = append(out, rdate{y: y, a: mo, b: d, fixed: true, end: m[1]})
 		}
 	}
 	for _, m := range reRcptEra.FindAllStringSubmatchIndex(t, -1) {
@@ -189,7 +206,7 @@ func (rd *receiptReader) datesIn(t string) []rdate {
 		mo, _ := strconv.Atoi(t[m[6]:m[7]])
 		d, _ := strconv.Atoi(t[m[8]:m[9]])
 		if validDate(y, mo, d) && mark(m[0], m[1]) {
-			out = append(out, rdate{y: y, a: mo, b: d, fixed: true})
+			out = append(out, rdate{y: y, a: mo, b: d, fixed: true, end: m[1]})
 		}
 	}
 	for _, m := range reRcptISO.FindAllStringSubmatchIndex(t, -1) {
@@ -197,7 +214,7 @@ func (rd *receiptReader) datesIn(t string) []rdate {
 		mo, _ := strconv.Atoi(t[m[4]:m[5]])
 		d, _ := strconv.Atoi(t[m[6]:m[7]])
 		if validDate(y, mo, d) && mark(m[2], m[7]) {
-			out = append(out, rdate{y: y, a: mo, b: d, fixed: true})
+			out = append(out, rdate{y: y, a: mo, b: d, fixed: true, end: m[7]})
 		}
 	}
 	for _, m := range reRcptNumDMY.FindAllStringSubmatchIndex(t, -1) {
@@ -210,7 +227,7 @@ func (rd *receiptReader) datesIn(t string) []rdate {
 		if !mark(m[2], m[9]) {
 			continue
 		}
-		d := rdate{y: y, a: a, b: b, sep: t[m[4]:m[5]]}
+		d := rdate{y: y, a: a, b: b, sep: t[m[4]:m[5]], end: m[9]}
 		if d.sep == "." {
 			// Day first wherever dates are written with points.
 			d.a, d.b, d.fixed = b, a, true
@@ -222,7 +239,7 @@ func (rd *receiptReader) datesIn(t string) []rdate {
 		mo := monthNamed(t[m[4]:m[5]])
 		y, _ := strconv.Atoi(t[m[6]:m[7]])
 		if mo > 0 && validDate(y, mo, d) && mark(m[2], m[7]) {
-			out = append(out, rdate{y: y, a: mo, b: d, fixed: true})
+			out = append(out, rdate{y: y, a: mo, b: d, fixed: true, end: m[7]})
 		}
 	}
 	for _, m := range reRcptMonthDay.FindAllStringSubmatchIndex(t, -1) {
@@ -230,11 +247,14 @@ func (rd *receiptReader) datesIn(t string) []rdate {
 		d, _ := strconv.Atoi(t[m[4]:m[5]])
 		y, _ := strconv.Atoi(t[m[6]:m[7]])
 		if mo > 0 && validDate(y, mo, d) && mark(m[2], m[7]) {
-			out = append(out, rdate{y: y, a: mo, b: d, fixed: true})
+			out = append(out, rdate{y: y, a: mo, b: d, fixed: true, end: m[7]})
 		}
 		if len(out) > 20 {
 			break
 		}
+	}
+	for i := range out {
+		out[i].timed = reRcptTimeAfter.MatchString(t[out[i].end:])
 	}
 	return out
 }

@@ -129,8 +129,8 @@ var (
 // which needs the osd language data): the clockwise quarter turns that
 // set it upright, and the script it saw ("Latin", "Japanese", "Han").
 // A page tesseract cannot judge (too little text, no osd data) is taken
-// as upright.
-func orientation(page []byte) (quarters int, script string) {
+// as upright, and sure is false.
+func orientation(page []byte) (quarters int, script string, sure bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), ocrTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "tesseract", "stdin", "stdout", "--psm", "0")
@@ -138,7 +138,7 @@ func orientation(page []byte) (quarters int, script string) {
 	cmd.Env = ocrEnv()
 	out, err := cmd.Output()
 	if err != nil {
-		return 0, ""
+		return 0, "", false
 	}
 	if m := reOSDScript.FindSubmatch(out); m != nil {
 		script = string(m[1])
@@ -146,15 +146,15 @@ func orientation(page []byte) (quarters int, script string) {
 	m := reOSDRotate.FindSubmatch(out)
 	c := reOSDConf.FindSubmatch(out)
 	if m == nil || c == nil {
-		return 0, script
+		return 0, script, false
 	}
 	deg, _ := strconv.Atoi(string(m[1]))
 	conf, _ := strconv.ParseFloat(string(c[1]), 64)
 	// A low confidence is tesseract's guess on a page of few letters.
 	if conf < 1.5 {
-		return 0, script
+		return 0, script, false
 	}
-	return deg / 90, script
+	return deg / 90, script, true
 }
 
 // ocrLanguages are the tesseract languages receipts are read in, of
@@ -195,8 +195,8 @@ const receiptLongSide = 2160
 
 // receiptOCR reads one receipt page. dpi is the resolution of a page
 // rendered from a PDF (clean print, read as it is); 0 is a photo or scan
-// of unknown resolution, which is turned upright, scaled and thresholded
-// by its local light first.
+// of unknown resolution, which is turned upright, levelled, scaled and
+// thresholded by its local light first.
 func receiptOCR(img []byte, page, dpi int) ([]pdfLine, error) {
 	if _, err := exec.LookPath("tesseract"); err != nil {
 		return nil, unreadable("a photo or scan: reading it needs OCR, and the tesseract program is not installed (apt-get install tesseract-ocr tesseract-ocr-eng)")
@@ -205,30 +205,69 @@ func receiptOCR(img []byte, page, dpi int) ([]pdfLine, error) {
 	if err != nil {
 		return nil, err
 	}
-	script := ""
-	var head *grayPage // a photo's upper part, before thresholding
-	if ok {
-		if dpi == 0 {
-			g = g.paper()
-		}
-		long := float64(max(g.w, g.h))
-		small := g
-		if long > 1200 {
-			small = g.scale(1200 / long)
-		}
-		var q int
-		q, script = orientation(small.pgm())
-		g = g.rotate(q)
-		if dpi == 0 {
-			g = g.scale(min(max(receiptLongSide/long, 0.25), 3))
-			t := g.top(0.25)
-			head = &grayPage{w: t.w, h: t.h, pix: slices.Clone(t.pix)}
-			g.sauvola(receiptLongSide/36, 0.2)
-		} else {
-			g.clean(float64(dpi))
-		}
-		img = g.pgm()
+	if !ok {
+		return receiptOCRPrepared(img, nil, page, dpi, "")
 	}
+	if dpi == 0 {
+		g = g.paper()
+	}
+	long := float64(max(g.w, g.h))
+	small := g
+	if long > 1200 {
+		small = g.scale(1200 / long)
+	}
+	q, script, sure := orientation(small.pgm())
+	// Tesseract cannot always tell which way up a photo is (a Japanese
+	// receipt, often). When it could not, and the page read as it lies
+	// gives neither a total nor a date, a page whose print seems to run up the page is read
+	// on either side too, and the reading that finds most of a receipt
+	// is kept.
+	turns := []int{q}
+	var best []pdfLine
+	var bestErr error
+	bestScore := -1
+	for i := 0; i < len(turns); i++ {
+		lines, err := receiptOCRPage(g.rotate(turns[i]), page, dpi, script)
+		if err != nil {
+			if best == nil && bestErr == nil {
+				bestErr = err
+			}
+		} else if sc := receiptStrength(lines); sc > bestScore {
+			best, bestScore, bestErr = lines, sc, nil
+		}
+		if i == 0 && !sure && bestScore < receiptStrengthDate && small.sideways() {
+			turns = append(turns, 1, 3)
+		}
+		if i > 0 && bestScore >= receiptStrengthTotal+receiptStrengthDate {
+			break // a total and a date: this side is up
+		}
+	}
+	return best, bestErr
+}
+
+// receiptOCRPage levels, scales and thresholds an upright page and reads
+// it.
+func receiptOCRPage(g *grayPage, page, dpi int, script string) ([]pdfLine, error) {
+	long := float64(max(g.w, g.h))
+	skew := g.skewAngle()
+	if dpi == 0 {
+		g = g.scale(min(max(receiptLongSide/long, 0.25), 3))
+	}
+	g = g.rotateDeg(skew)
+	var head *grayPage // a photo's upper part, before thresholding
+	if dpi == 0 {
+		t := g.top(0.25)
+		head = &grayPage{w: t.w, h: t.h, pix: slices.Clone(t.pix)}
+		g.sauvola(receiptLongSide/36, 0.2)
+	} else {
+		g.clean(float64(dpi))
+	}
+	return receiptOCRPrepared(g.pgm(), head, page, dpi, script)
+}
+
+// receiptOCRPrepared reads a page made ready for tesseract, in the
+// languages its script calls for.
+func receiptOCRPrepared(img []byte, head *grayPage, page, dpi int, script string) ([]pdfLine, error) {
 	latin, japanese := ocrLanguages()
 	langs := latin
 	if japanese != "" && (script == "Japanese" || script == "Han" || script == "Katakana" || script == "Hiragana") {
@@ -238,9 +277,10 @@ func receiptOCR(img []byte, page, dpi int) ([]pdfLine, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Nothing a receipt holds was found: perhaps it is Japanese, which
-	// the orientation pass did not see.
-	if japanese != "" && langs != japanese && !receiptLike(lines) {
+	// Nothing a receipt holds was found, or yen but no total: perhaps it
+	// is Japanese, which the orientation pass did not see (the Latin
+	// models read kanji as strings of capitals and ¥ as ¥ or #).
+	if japanese != "" && langs != japanese && (!receiptLike(lines) || yenWithoutTotal(lines)) {
 		if jl, err := tesseractLines(img, page, dpi, japanese, "6"); err == nil && receiptLike(jl) && cjkRunes(jl) >= 20 {
 			return jl, nil
 		}
@@ -264,6 +304,36 @@ func receiptOCR(img []byte, page, dpi int) ([]pdfLine, error) {
 		}
 	}
 	return lines, nil
+}
+
+// What a total's line and a date count for in receiptStrength; the
+// amounts, fewer than a date's.
+const (
+	receiptStrengthTotal = 10
+	receiptStrengthDate  = 5
+)
+
+// receiptStrength is how much of a receipt a reading found: a total's
+// line counts most, then a date, then the amounts (together less than a
+// date).
+func receiptStrength(lines []pdfLine) int {
+	rd := newReceiptReader(lines, ReceiptOptions{})
+	n, total, date := 0, false, false
+	for _, l := range rd.lines {
+		if r := l.role(); (r == roleTotal || r == roleTotalWeak) && len(l.amounts) > 0 {
+			total = true
+		}
+		n += len(l.amounts)
+		date = date || len(rd.datesIn(l.text)) > 0
+	}
+	n = min(n, receiptStrengthDate-1)
+	if total {
+		n += receiptStrengthTotal
+	}
+	if date {
+		n += receiptStrengthDate
+	}
+	return n
 }
 
 // tesseractLines runs tesseract on one page image in langs and returns
@@ -304,6 +374,21 @@ func receiptLike(lines []pdfLine) bool {
 		n += len(l.amounts)
 	}
 	return n >= 2
+}
+
+// yenWithoutTotal: amounts marked as yen were read, and no total line.
+func yenWithoutTotal(lines []pdfLine) bool {
+	rd := newReceiptReader(lines, ReceiptOptions{})
+	yen := false
+	for _, l := range rd.lines {
+		if r := l.role(); (r == roleTotal || r == roleTotalWeak) && len(l.amounts) > 0 {
+			return false
+		}
+		for _, a := range l.amounts {
+			yen = yen || a.yen
+		}
+	}
+	return yen
 }
 
 // cjkRunes counts the Japanese characters read: tesseract's Japanese

@@ -63,6 +63,46 @@ var languageCurrencies = map[string][]string{
 
 var reCurrencyCode = regexp.MustCompile(`\b[A-Z]{3}\b`)
 
+// countryHints are what a Spanish-speaking country's receipts print by
+// law (its tax authority, its tax id's name, its tax status), which says
+// the country, and so the currency, of a receipt that prints only "$" or
+// nothing: a Latin-American receipt is not in euros.
+var countryHints = []struct {
+	ccy   string
+	words []string
+}{
+	{"ARS", []string{"cuit", "afip", "arca", "iva responsable inscripto", "responsable inscripto", "ing brutos", "ingresos brutos", "monotributo"}},
+	{"MXN", []string{"rfc", "sat", "cfdi", "regimen fiscal"}},
+	{"CLP", []string{"rut", "sii", "boleta electronica"}},
+	{"COP", []string{"nit", "dian"}},
+	{"PEN", []string{"ruc", "sunat"}},
+}
+
+// countryCurrency is the currency a Spanish receipt's country hints
+// name, and the hint, or "" when it names none or more than one country.
+func (rd *receiptReader) countryCurrency() (string, string) {
+	if rd.lang != "es" {
+		return "", ""
+	}
+	found, why := "", ""
+	for _, c := range countryHints {
+		for _, l := range rd.lines {
+			for _, w := range c.words {
+				if !hasWord(l.words, w, false) {
+					continue
+				}
+				if found != "" && found != c.ccy {
+					return "", ""
+				}
+				if found == "" {
+					found, why = c.ccy, strings.ToUpper(w)
+				}
+			}
+		}
+	}
+	return found, why
+}
+
 // currency is the receipt's currency: the one its codes and symbols
 // name most, else the one its language suggests, with a note saying so.
 func (rd *receiptReader) currency() (string, string) {
@@ -96,6 +136,11 @@ func (rd *receiptReader) currency() (string, string) {
 			}
 		}
 	}
+	// A lone ¥ on a receipt in a European language is OCR's reading of a
+	// stray backslash or a smudge, not yen.
+	if yen > 0 && rd.lang != "" && !japanese && yen < 4 {
+		yen = 0
+	}
 	if yen > 0 {
 		if japanese || rd.opts.Currency != "CNY" {
 			counts["JPY"] += yen
@@ -103,9 +148,15 @@ func (rd *receiptReader) currency() (string, string) {
 			counts["CNY"] += yen
 		}
 	}
+	country, countryWhy := rd.countryCurrency()
+	dollarNote := ""
 	if dollar > 0 {
 		d := "USD"
-		if dollarCurrencies[strings.ToUpper(rd.opts.Currency)] {
+		switch {
+		case dollarCurrencies[country]:
+			d = country
+			dollarNote = "$ read as " + country + ", as the receipt prints " + countryWhy + "; check it"
+		case dollarCurrencies[strings.ToUpper(rd.opts.Currency)]:
 			d = strings.ToUpper(rd.opts.Currency)
 		}
 		counts[d] += dollar
@@ -122,7 +173,13 @@ func (rd *receiptReader) currency() (string, string) {
 		}
 	}
 	if best != "" {
+		if best == country {
+			return best, dollarNote
+		}
 		return best, ""
+	}
+	if country != "" {
+		return country, "currency not printed; assumed " + country + ", as the receipt prints " + countryWhy + "; check it"
 	}
 	def := strings.ToUpper(strings.TrimSpace(rd.opts.Currency))
 	if !isCurrency(def) {

@@ -19,6 +19,8 @@ var (
 	// "¥2, 268", "¥2. 449": a space OCR put after a marked amount's
 	// thousands separator.
 	reSpacedThousands = regexp.MustCompile(`([¥￥$€£]\s?\d{1,3}[.,]) (\d{3})\b`)
+	// "07/02/201314:28": a date's year run into the time after it.
+	reGluedTime = regexp.MustCompile(`(\b\d{1,2}[./-]\d{1,2}[./-]\d{4})(\d{1,2}:\d{2})`)
 	// "\95": tesseract reads a till's ¥ as a backslash; nothing else on
 	// a receipt is one.
 	reBackslashYen = regexp.MustCompile(`\\\s?(\d)`)
@@ -40,6 +42,7 @@ func normaliseReceiptText(s string) string {
 	s = reSpacedThousands.ReplaceAllString(s, "$1$2")
 	s = reSpacedDecimals.ReplaceAllString(s, "$1$2")
 	s = reSpacedDate.ReplaceAllString(s, "$1.$2.$3")
+	s = reGluedTime.ReplaceAllString(s, "$1 $2")
 	// Japanese is written without spaces; OCR puts them between
 	// characters.
 	rs := []rune(s)

@@ -2,6 +2,7 @@ package statements
 
 import (
 	"math/big"
+	"slices"
 	"strings"
 )
 
@@ -10,7 +11,7 @@ import (
 // Phrases of several words match whole words in order.
 var (
 	totalStrongWords = []string{"summe", "gesamtsumme", "endsumme", "gesamt", "zu zahlen", "total", "grand total", "amount due",
-		"balance due", "total due", "total ttc", "net a payer", "montant ttc", "total a pagar", "importe total", "a pagar", "totaal",
+		"balance due", "total due", "total ttc", "tot ttc", "net a payer", "montant ttc", "total a pagar", "importe total", "a pagar", "totaal",
 		"te betalen", "totaalbedrag", "合計", "お買上計", "お買上げ計", "総合計", "お会計", "ご請求額", "合計金額", "お買上", "お買い上げ"}
 	totalWeakWords = []string{"betrag", "gesamtbetrag", "endbetrag", "rechnungsbetrag", "importe", "montant", "amount", "balance",
 		"bedrag", "a payer", "payer", "sum", "請求", "お支払"}
@@ -186,6 +187,11 @@ func (rd *receiptReader) total(ccy string) totalPick {
 		}
 		switch role {
 		case roleTip:
+			// "Gratuity not included" is a notice at the head, not
+			// the line the tip is written on.
+			if !has && hasAny(l.words, []string{"not", "nicht", "non", "no", "niet", "pas", "included", "inclus", "incluida", "incluido", "inbegriffen"}, false) {
+				continue
+			}
 			if tipLine < 0 {
 				tipLine = i
 				if has {
@@ -272,8 +278,77 @@ func (rd *receiptReader) total(ccy string) totalPick {
 		out.notes = append(out.notes, "no total line could be read; the total is what the payment lines add up to, check it")
 		return out
 	}
+	if a, line, why, ok := rd.unnamedTotal(ccy); ok {
+		set(a, line)
+		out.notes = append(out.notes, why)
+		return out
+	}
 	out.notes = append(out.notes, "no total found")
 	return out
+}
+
+// unnamedTotal finds the total when no line names it: OCR reads the
+// big double-height 合計 of a Japanese till, or a logo-sized TOTAL, as
+// stray letters ("Sat ¥4,389"). The total is then the amount, below the
+// subtotal, that is the subtotal plus its tax, or else the amount printed
+// larger than the rest of the receipt; why says which, for Unsure.
+func (rd *receiptReader) unnamedTotal(ccy string) (ramount, int, string, bool) {
+	marked := func(a ramount) bool {
+		return a.val.Sign() > 0 && (a.yen || a.ccy != "" || a.dollar || a.decimals > 0 && minorUnits(ccy) > 0)
+	}
+	// The subtotal and the tax added to it.
+	sub, subLine := ramount{}, -1
+	for i, l := range rd.lines {
+		a, ok := l.lineAmount()
+		if !ok || a.val.Sign() <= 0 {
+			continue
+		}
+		if subLine < 0 && hasAny(l.words, []string{"sub", "subtotal", "subtotaal", "zwischensumme", "sous", "soustotal", "小計"}, false) {
+			sub, subLine = a, i
+			continue
+		}
+		if subLine < 0 || !hasAny(l.words, taxWords, false) {
+			continue
+		}
+		if hasAny(l.words, inclusiveWords, false) || hasAny(l.words, []string{"内税", "内消費税", "対象", "対象額"}, false) {
+			continue // tax included in the subtotal, or the base it is on
+		}
+		want := new(big.Rat).Add(sub.val, a.val)
+		for j := i + 1; j < min(len(rd.lines), i+6); j++ {
+			lj := rd.lines[j]
+			if b, ok := lj.lineAmount(); ok && marked(b) && b.val.Cmp(want) == 0 && lj.role() != roleTax {
+				return b, j, "no total line could be read; the total is the amount that is the subtotal (" + sub.raw + ") plus its tax (" + a.raw + "), check it", true
+			}
+		}
+	}
+	// The amount printed largest, when it stands out from the rest; on
+	// a receipt whose words were not read, only one a currency marks.
+	if len(rd.lines) < 5 {
+		return ramount{}, 0, "", false
+	}
+	sizes := make([]float64, 0, len(rd.lines))
+	for _, l := range rd.lines {
+		sizes = append(sizes, l.size)
+	}
+	slices.Sort(sizes)
+	median := sizes[len(sizes)/2]
+	best, bestLine := ramount{}, -1
+	for i, l := range rd.lines {
+		a, ok := l.lineAmount()
+		if rd.lang == "" && !a.yen && !a.dollar && a.ccy == "" {
+			continue
+		}
+		if !ok || !marked(a) || l.size < median*1.5 || l.role() == roleTax || l.role() == roleNotTotal || l.role() == roleChange {
+			continue
+		}
+		if bestLine < 0 || l.size > rd.lines[bestLine].size {
+			best, bestLine = a, i
+		}
+	}
+	if bestLine < 0 {
+		return ramount{}, 0, "", false
+	}
+	return best, bestLine, "no total line could be read; the total is the amount printed largest (" + best.raw + "), check it", true
 }
 
 // totalWithTip decides the total of a receipt with a tip line: the total
@@ -282,6 +357,22 @@ func (rd *receiptReader) total(ccy string) totalPick {
 func (rd *receiptReader) totalWithTip(cands []tcand, tipLine int, tip ramount, keyAfter bool, pick func(int, int) (tcand, bool)) totalPick {
 	out := totalPick{line: -1}
 	pre, preOK := pick(0, tipLine)
+	// A restaurant's slip prints the bill before the tip as its
+	// subtotal ("AMOUNT 40.48", "TAX 3.34", "SUBTOTAL $ 43.82", then
+	// "TIP" and "TOTAL" to be filled in by hand).
+	if !preOK || rd.lines[pre.line].role() != roleTotal {
+		from := 0
+		if preOK {
+			from = pre.line + 1
+		}
+		for i := tipLine - 1; i >= max(from, tipLine-4); i-- {
+			l := rd.lines[i]
+			if a, ok := l.lineAmount(); ok && a.val.Sign() > 0 && hasAny(l.words, []string{"subtotal", "sub"}, false) {
+				pre, preOK = tcand{line: i, amt: a, score: 1}, true
+				break
+			}
+		}
+	}
 	var post tcand
 	postOK := false
 	for _, c := range cands {
