@@ -105,11 +105,7 @@ func statementFrom(lines []pdfLine, format string, opts Options) (Result, error)
 	if err != nil {
 		return Result{}, err
 	}
-	if len(r.Transactions) == 0 {
-		return Result{}, unreadable("no transactions found")
-	}
-	finish(&r)
-	return r, nil
+	return finished(r)
 }
 
 // documentKind weighs the evidence: several transactions on different

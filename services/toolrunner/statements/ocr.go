@@ -133,14 +133,32 @@ func ocrPage(image []byte, page, dpi int) ([]pdfLine, error) {
 		g.clean(res)
 		image = g.pgm()
 	}
-	args := []string{"stdin", "stdout", "--psm", "6"}
+	lines, err := tesseractLines(image, page, dpi, "", "6")
+	if err != nil {
+		return nil, err
+	}
+	if len(lines) == 0 {
+		return nil, unreadable(ocrNoText)
+	}
+	return lines, nil
+}
+
+// tesseractLines runs tesseract on one page image, in langs (its default
+// when empty) with page segmentation mode psm, and returns its words as
+// lines. It is the one place purser runs tesseract: bounded by
+// ocrTimeout, one thread.
+func tesseractLines(img []byte, page, dpi int, langs, psm string) ([]pdfLine, error) {
+	args := []string{"stdin", "stdout", "--psm", psm}
+	if langs != "" {
+		args = append(args, "-l", langs)
+	}
 	if dpi > 0 {
 		args = append(args, "--dpi", strconv.Itoa(dpi))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), ocrTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "tesseract", append(args, "tsv")...)
-	cmd.Stdin = bytes.NewReader(image)
+	cmd.Stdin = bytes.NewReader(img)
 	cmd.Env = ocrEnv()
 	out, err := cmd.Output()
 	switch {
@@ -152,9 +170,6 @@ func ocrPage(image []byte, page, dpi int) ([]pdfLine, error) {
 	runs, err := tesseractRuns(out)
 	if err != nil {
 		return nil, err
-	}
-	if len(runs) == 0 {
-		return nil, unreadable(ocrNoText)
 	}
 	return groupLines(page, runs), nil
 }

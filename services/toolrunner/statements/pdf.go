@@ -634,6 +634,12 @@ func pdfCurrency(lines []pdfLine) string {
 			}
 		}
 	}
+	return mostCounted(counts)
+}
+
+// mostCounted is the key with the highest count (the first in order on a
+// tie, so the answer is the same every run), "" when none counts.
+func mostCounted(counts map[string]int) string {
 	best, n := "", 0
 	keys := make([]string, 0, len(counts))
 	for k := range counts {

@@ -336,32 +336,6 @@ func receiptStrength(lines []pdfLine) int {
 	return n
 }
 
-// tesseractLines runs tesseract on one page image in langs and returns
-// its words as lines.
-func tesseractLines(img []byte, page, dpi int, langs, psm string) ([]pdfLine, error) {
-	args := []string{"stdin", "stdout", "--psm", psm, "-l", langs}
-	if dpi > 0 {
-		args = append(args, "--dpi", strconv.Itoa(dpi))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), ocrTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "tesseract", append(args, "tsv")...)
-	cmd.Stdin = bytes.NewReader(img)
-	cmd.Env = ocrEnv()
-	out, err := cmd.Output()
-	switch {
-	case ctx.Err() != nil:
-		return nil, unreadable("OCR took more than %s to read page %d", ocrTimeout, page)
-	case err != nil:
-		return nil, unreadable("OCR could not read page %d", page)
-	}
-	runs, err := tesseractRuns(out)
-	if err != nil {
-		return nil, err
-	}
-	return groupLines(page, runs), nil
-}
-
 // receiptLike: OCR read something a receipt holds, a total or at least
 // two amounts.
 func receiptLike(lines []pdfLine) bool {

@@ -161,18 +161,7 @@ func (rd *receiptReader) currency() (string, string) {
 		}
 		counts[d] += dollar
 	}
-	best, n := "", 0
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if counts[k] > n {
-			best, n = k, counts[k]
-		}
-	}
-	if best != "" {
+	if best := mostCounted(counts); best != "" {
 		if best == country {
 			return best, dollarNote
 		}

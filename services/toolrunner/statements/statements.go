@@ -110,6 +110,12 @@ func Parse(name string, data []byte, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	return finished(r)
+}
+
+// finished is r made final (finish), or why a file with no transactions
+// is not a statement.
+func finished(r Result) (Result, error) {
 	if len(r.Transactions) == 0 {
 		return Result{}, unreadable("no transactions found")
 	}
