@@ -273,6 +273,10 @@ func TestSearchOthersNewerRowsDoNotHideMine(t *testing.T) {
 					break
 				}
 			}
+			// As the indexer does when a burst ends.
+			if err := st.OptimizeSearch(ctx); err != nil {
+				t.Fatal(err)
+			}
 			hits, err := st.SearchLexical(ctx, store.SearchFilter{TenantID: "t1", UserID: "ann", Query: "tesco", Limit: 10})
 			if err != nil {
 				t.Fatal(err)
