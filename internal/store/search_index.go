@@ -380,16 +380,21 @@ func (s *Store) Reindex(ctx context.Context) (int64, error) {
 	return total, nil
 }
 
-// OptimizeSearch merges SQLite's full-text index into one segment: after
-// many small batches a query reads many segments (a query of 110,000
-// lines took 60 ms before, 25 ms after). The indexer runs it when a
-// burst of indexing ends. Postgres's GIN index needs no such step: it
-// does nothing there.
+// OptimizeSearch tidies the full-text index after a burst of writes, so
+// that queries read one structure instead of many small pieces. SQLite:
+// merge FTS5's segments into one (a query that found nothing in 110,000
+// lines took 74 ms before, 31 ms after). Postgres: move the GIN index's
+// pending list, which every query reads through in full, into the index
+// (on 110,000 lines, 14,000 pending rows made a query of two rare words
+// 5 ms instead of 0.2 ms); autovacuum does it too, but later. The
+// indexer runs it when a burst of indexing ends; on Postgres it needs
+// the index's owner, the role that ran the migrations.
 func (s *Store) OptimizeSearch(ctx context.Context) error {
+	q := `INSERT INTO search_fts (search_fts) VALUES ('optimize')`
 	if s.d.name == dialectPostgres {
-		return nil
+		q = `SELECT gin_clean_pending_list('search_docs_tsv'::regclass)`
 	}
-	if _, err := s.exec(ctx, `INSERT INTO search_fts (search_fts) VALUES ('optimize')`); err != nil {
+	if _, err := s.exec(ctx, q); err != nil {
 		return fmt.Errorf("optimize search: %w", err)
 	}
 	return nil

@@ -239,3 +239,51 @@ func TestSearchFollowsChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestSearchOthersNewerRowsDoNotHideMine: bob's newer lines holding the
+// word outnumber what a search ranks, and ann still finds her own older
+// ones (the person's filter comes before the bound on ranked rows, not
+// after it).
+func TestSearchOthersNewerRowsDoNotHideMine(t *testing.T) {
+	for _, eng := range storetest.Engines() {
+		t.Run(eng.Name, func(t *testing.T) {
+			st := storetest.Open(t, eng.DSN(t))
+			ctx := context.Background()
+			line := func(user string, i int) store.Transaction {
+				return store.Transaction{TenantID: "t1", UserID: user, DocumentID: "doc-" + user, Date: "2026-10-01", AmountMinor: -100,
+					Currency: "GBP", Description: fmt.Sprintf("TESCO STORES %d", i), Vendor: "Tesco", Category: "other",
+					DedupeKey: fmt.Sprint(i), ReviewStatus: store.ReviewOK}
+			}
+			if _, err := st.InsertTransactions(ctx, []store.Transaction{line("ann", 1), line("ann", 2)}); err != nil {
+				t.Fatal(err)
+			}
+			var bobs []store.Transaction
+			for i := range 2100 {
+				bobs = append(bobs, line("bob", i))
+			}
+			if _, err := st.InsertTransactions(ctx, bobs); err != nil {
+				t.Fatal(err)
+			}
+			for {
+				n, err := st.IndexSearch(ctx, 1000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n == 0 {
+					break
+				}
+			}
+			// As the indexer does when a burst ends.
+			if err := st.OptimizeSearch(ctx); err != nil {
+				t.Fatal(err)
+			}
+			hits, err := st.SearchLexical(ctx, store.SearchFilter{TenantID: "t1", UserID: "ann", Query: "tesco", Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) != 2 {
+				t.Errorf("ann found %d of her 2 Tesco lines: %v", len(hits), titles(hits))
+			}
+		})
+	}
+}
