@@ -3,9 +3,10 @@ package store
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/purser-ai/purser/internal/wording"
 )
 
 // Bounds on what a query becomes: a longer query is cut, never refused.
@@ -26,7 +27,7 @@ func searchWords(s string) []string {
 		if b.Len() > 0 {
 			w := b.String()
 			if len(w) > maxTermBytes {
-				w = cutUTF8(w, maxTermBytes)
+				w = wording.CutBytes(w, maxTermBytes)
 			}
 			words = append(words, w)
 			b.Reset()
@@ -48,14 +49,6 @@ func searchWords(s string) []string {
 	return words
 }
 
-// cutUTF8 cuts s to at most n bytes without splitting a character.
-func cutUTF8(s string, n int) string {
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 // queryStopWords are words of a request that say how to search, not what
 // for ("find my payments to Tesco"): dropped unless nothing else is left.
 var queryStopWords = map[string]bool{
@@ -72,7 +65,7 @@ var queryStopWords = map[string]bool{
 // maxQueryTerms. Empty when the query holds no word.
 func queryTerms(q string) []string {
 	if len(q) > 4*maxQueryTerms*maxTermBytes {
-		q = cutUTF8(q, 4*maxQueryTerms*maxTermBytes)
+		q = wording.CutBytes(q, 4*maxQueryTerms*maxTermBytes)
 	}
 	words := searchWords(q)
 	var kept []string

@@ -2,10 +2,33 @@
 // put into what a person reads.
 package wording
 
+import "unicode/utf8"
+
 // Plural is "s" unless n is exactly one: "1 transaction", "0 transactions".
 func Plural(n int) string {
 	if n == 1 {
 		return ""
 	}
 	return "s"
+}
+
+// CutBytes is s cut to at most n bytes without splitting a character: for
+// bounds stated in bytes (a column, a subject, a file name).
+func CutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// CutRunes is s cut to at most n characters: for bounds stated in
+// characters (a validated field's max).
+func CutRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
 }

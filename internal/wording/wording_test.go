@@ -13,3 +13,20 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+// A cut never splits a character: "é" is two bytes, "日" three.
+func TestCutKeepsCharactersWhole(t *testing.T) {
+	cases := []struct {
+		s     string
+		bytes int
+		want  string
+	}{{"café", 4, "caf"}, {"café", 5, "café"}, {"日本", 4, "日"}, {"日本", 2, ""}, {"abc", 10, "abc"}}
+	for _, c := range cases {
+		if got := CutBytes(c.s, c.bytes); got != c.want {
+			t.Errorf("CutBytes(%q, %d) = %q, want %q", c.s, c.bytes, got, c.want)
+		}
+	}
+	if got := CutRunes("日本語です", 3); got != "日本語" {
+		t.Errorf("CutRunes = %q, want 日本語", got)
+	}
+}

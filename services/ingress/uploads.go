@@ -11,6 +11,7 @@ import (
 
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/uploads"
+	"github.com/purser-ai/purser/internal/wording"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -147,7 +148,7 @@ func (in *Ingress) readUploadForm(w http.ResponseWriter, r *http.Request) (uploa
 			if f.filename == "" {
 				f.filename = "upload"
 			}
-			f.filename = truncate(f.filename, 255)
+			f.filename = wording.CutBytes(f.filename, 255)
 		case "message", "conversation_id":
 			raw, err := io.ReadAll(io.LimitReader(part, uploadFields+1))
 			if errors.As(err, &mbe) {
@@ -189,16 +190,3 @@ func sizeName(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
-
-// truncate keeps at most n bytes of s, on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/wording"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -213,8 +214,8 @@ func fuse(lists [][]store.SearchHit, limit int) []contracts.SearchResult {
 // searchResult is a hit as the person sees it: its text neutralised, and
 // the address of the record (their own only: every route checks).
 func searchResult(h store.SearchHit, score float64) contracts.SearchResult {
-	r := contracts.SearchResult{Kind: h.Kind, ID: h.Ref, Title: cutText(contracts.PlainText(h.Title), 300),
-		Snippet: cutText(contracts.PlainText(h.Snippet), 600), Date: h.Date, Score: math4(score)}
+	r := contracts.SearchResult{Kind: h.Kind, ID: h.Ref, Title: wording.CutBytes(contracts.PlainText(h.Title), 300),
+		Snippet: wording.CutBytes(contracts.PlainText(h.Snippet), 600), Date: h.Date, Score: math4(score)}
 	if h.AmountMinor != nil {
 		r.Amount = &contracts.Money{Minor: *h.AmountMinor, Currency: h.Currency}
 	}
@@ -235,17 +236,6 @@ func searchResult(h store.SearchHit, score float64) contracts.SearchResult {
 
 // math4 rounds a score to 4 decimals, so results read and compare alike.
 func math4(x float64) float64 { return float64(int64(x*10000+0.5)) / 10000 }
-
-// cutText cuts s to at most n bytes without splitting a character.
-func cutText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && (s[n]&0xC0) == 0x80 {
-		n--
-	}
-	return s[:n]
-}
 
 func topScore(rs []contracts.SearchResult) float64 {
 	if len(rs) == 0 {

@@ -3,6 +3,7 @@ package offline
 import (
 	"encoding/json"
 
+	"github.com/purser-ai/purser/internal/wording"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/orchestrator"
 )
@@ -38,7 +39,7 @@ func uploadRead(p orchestrator.Prompt, last orchestrator.StepRecord) (orchestrat
 		if item == "" {
 			item = "receipt " + u.Filename
 		}
-		args := contracts.AddExpenseArgs{Item: truncateItem(item), Amount: contracts.Amount(r.Total), Currency: &r.Currency, DocumentID: &u.DocumentID}
+		args := contracts.AddExpenseArgs{Item: wording.CutRunes(item, 200), Amount: contracts.Amount(r.Total), Currency: &r.Currency, DocumentID: &u.DocumentID}
 		if r.Date != "" {
 			args.Date = &r.Date
 		}
@@ -47,13 +48,4 @@ func uploadRead(p orchestrator.Prompt, last orchestrator.StepRecord) (orchestrat
 		return clarify(orchestrator.DescribeStep(last) + " What was the total, with its currency? I'll add it as an expense."), true
 	}
 	return answer(orchestrator.DescribeStep(last)), true
-}
-
-// truncateItem keeps an item within add_expense's 200 characters.
-func truncateItem(s string) string {
-	r := []rune(s)
-	if len(r) > 200 {
-		return string(r[:200])
-	}
-	return s
 }
