@@ -2,7 +2,10 @@
 // put into what a person reads.
 package wording
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Plural is "s" unless n is exactly one: "1 transaction", "0 transactions".
 func Plural(n int) string {
@@ -31,4 +34,18 @@ func CutRunes(s string, n int) string {
 		return string(r[:n])
 	}
 	return s
+}
+
+// Size writes n bytes the way people read it: "20 MiB" for a whole
+// number of MiB, "1.5 MiB", "12 KiB", "300 bytes".
+func Size(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }

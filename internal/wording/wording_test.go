@@ -30,3 +30,11 @@ func TestCutKeepsCharactersWhole(t *testing.T) {
 		t.Errorf("CutRunes = %q, want 日本語", got)
 	}
 }
+
+func TestSize(t *testing.T) {
+	for n, want := range map[int64]string{20 << 20: "20 MiB", 3 << 19: "1.5 MiB", 12 << 10: "12 KiB", 300: "300 bytes"} {
+		if got := Size(n); got != want {
+			t.Errorf("Size(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

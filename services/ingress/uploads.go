@@ -111,7 +111,7 @@ type uploadForm struct {
 func (in *Ingress) readUploadForm(w http.ResponseWriter, r *http.Request) (uploadForm, int, error) {
 	var f uploadForm
 	limit := in.cfg.MaxUploadBytes
-	tooBig := fmt.Errorf("the file is larger than the %s limit for one upload", sizeName(limit))
+	tooBig := fmt.Errorf("the file is larger than the %s limit for one upload", wording.Size(limit))
 	r.Body = http.MaxBytesReader(w, r.Body, limit+uploadFields)
 	reader, err := r.MultipartReader()
 	if err != nil {
@@ -178,15 +178,4 @@ func (in *Ingress) readUploadForm(w http.ResponseWriter, r *http.Request) (uploa
 		return f, http.StatusBadRequest, errors.New("the file is empty")
 	}
 	return f, 0, nil
-}
-
-// sizeName writes a byte limit the way people read it: "20 MiB".
-func sizeName(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

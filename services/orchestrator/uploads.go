@@ -17,17 +17,7 @@ import (
 // uploadNote is how an upload appears in the conversation, after what the
 // person said with it: the model reads it, and read_upload takes its id.
 func uploadNote(u *contracts.Upload) string {
-	return fmt.Sprintf("[uploaded file %s, %s, document_id %s]", quote(u.Filename), sizeWords(u.Size), u.DocumentID)
-}
-
-func sizeWords(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%d KB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("[uploaded file %s, %s, document_id %s]", quote(u.Filename), wording.Size(u.Size), u.DocumentID)
 }
 
 func rememberUpload(data json.RawMessage) []memoryValue {
