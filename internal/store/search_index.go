@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/purser-ai/purser/internal/wording"
 )
 
 // searchDoc is one row of search_docs as the indexer writes it.
@@ -341,12 +343,7 @@ func nonEmpty(parts ...string) []string {
 
 // firstN is s cut to at most n characters, with an ellipsis when cut.
 func firstN(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
+	return wording.Shorten(strings.Join(strings.Fields(s), " "), n)
 }
 
 // Reindex queues everything of every person for the indexer again (what

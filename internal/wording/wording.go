@@ -49,3 +49,12 @@ func Size(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
 }
+
+// Shorten is s cut to at most n characters, ending in "…" when cut.
+func Shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

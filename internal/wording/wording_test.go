@@ -38,3 +38,12 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+func TestShorten(t *testing.T) {
+	if got := Shorten("Kontoauszug", 6); got != "Konto…" {
+		t.Errorf("Shorten = %q, want Konto…", got)
+	}
+	if got := Shorten("kurz", 6); got != "kurz" {
+		t.Errorf("Shorten = %q, want kurz", got)
+	}
+}

@@ -343,7 +343,7 @@ func Preview(filename string, st Statement) string {
 func (i *Importer) notify(doc store.Document, h bus.Headers) error {
 	// The file's name and the detail (which may quote the file's lines)
 	// come from outside: quoted, they show as text in any client.
-	n := contracts.Notification{ID: "imp-" + strings.TrimPrefix(doc.ID, "doc-"), CreatedAt: doc.UpdatedAt.UTC(), Body: truncateRunes(contracts.QuoteText(doc.Detail), 4000)}
+	n := contracts.Notification{ID: "imp-" + strings.TrimPrefix(doc.ID, "doc-"), CreatedAt: doc.UpdatedAt.UTC(), Body: wording.Shorten(contracts.QuoteText(doc.Detail), 4000)}
 	if n.CreatedAt.IsZero() {
 		n.CreatedAt = i.now().UTC()
 	}
@@ -357,7 +357,7 @@ func (i *Importer) notify(doc store.Document, h bus.Headers) error {
 	default:
 		return nil
 	}
-	n.Title = truncateRunes(n.Title, 200)
+	n.Title = wording.Shorten(n.Title, 200)
 	n.Data, _ = json.Marshal(map[string]any{"document_id": doc.ID, "filename": contracts.PlainText(doc.Filename), "status": doc.Status, "imported": doc.Imported})
 	subject, err := bus.NotifySubject(doc.TenantID, doc.UserID)
 	if err != nil {
@@ -373,14 +373,6 @@ func (i *Importer) notify(doc store.Document, h bus.Headers) error {
 		return fmt.Errorf("publish notification: %w", err)
 	}
 	return nil
-}
-
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // Sweep starts again, every interval, imports whose job was lost (queued

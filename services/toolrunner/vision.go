@@ -13,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/purser-ai/purser/internal/uploads"
+	"github.com/purser-ai/purser/internal/wording"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -132,7 +133,7 @@ func (v *VisionReader) ask(ctx context.Context, mediaType string, data []byte) (
 // gave is well formed: a total it cannot write plainly, a date that is
 // not one, or a currency that is not ISO 4217 sends the photo to OCR.
 func (a visionAnswer) checked() (*contracts.ReceiptRead, bool) {
-	r := &contracts.ReceiptRead{Merchant: truncateRunes(contracts.PlainText(a.Merchant), 200), ReadBy: "model"}
+	r := &contracts.ReceiptRead{Merchant: wording.Shorten(contracts.PlainText(a.Merchant), 200), ReadBy: "model"}
 	if a.Total != "" && !visionTotal.MatchString(a.Total) {
 		return nil, false
 	}
@@ -149,13 +150,13 @@ func (a visionAnswer) checked() (*contracts.ReceiptRead, bool) {
 		if i == 200 {
 			break
 		}
-		r.Items = append(r.Items, contracts.ReceiptItem{Text: truncateRunes(contracts.PlainText(it.Text), 200), Amount: truncateRunes(contracts.PlainText(it.Amount), 20)})
+		r.Items = append(r.Items, contracts.ReceiptItem{Text: wording.Shorten(contracts.PlainText(it.Text), 200), Amount: wording.Shorten(contracts.PlainText(it.Amount), 20)})
 	}
 	for i, u := range a.Unsure {
 		if i == 10 {
 			break
 		}
-		if u = truncateRunes(contracts.PlainText(u), 200); u != "" {
+		if u = wording.Shorten(contracts.PlainText(u), 200); u != "" {
 			r.Unsure = append(r.Unsure, u)
 		}
 	}
