@@ -18,8 +18,6 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 var sentAt = time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
 
-func ptr[T any](v T) *T { return &v }
-
 // goldens are one valid example of every wire type. Each is encoded and
 // compared with testdata/<name>.json, and the file must decode back into an
 // equal value, so an incompatible change to a type shows up here.

@@ -4,7 +4,6 @@
 package mailbox
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -221,13 +220,4 @@ func (l Local) Fetch(_ context.Context, tenant, user, id string) (toolrunner.Fet
 		}
 	}
 	return toolrunner.Fetched{}, toolrunner.ErrNoMessage
-}
-
-// bodyOf is for tests: the plain-text body of a message.
-func bodyOf(b []byte) string {
-	m, err := parse(bytes.NewReader(b))
-	if err != nil {
-		return ""
-	}
-	return m.Body
 }

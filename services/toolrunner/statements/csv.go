@@ -395,7 +395,6 @@ var (
 		"name", "beschreibung", "verwendungszweck", "buchungstext", "omschrijving", "libellé", "libelle", "concepto", "descripción", "text", "tekst", "label",
 		"item title", "counterparty", "beneficiary", "reference", "notes", "remarks"}
 	balanceWords = []string{"balance", "saldo", "solde", "kontostand"}
-	ccyNames     = []string{"currency", "ccy", "curr", "currency code", "währung", "devise", "moneda", "valuta", "valuuta", "waluta"}
 )
 
 // nameIs: the header cell is the name or has it as a word.

@@ -31,13 +31,6 @@ var symbols = []struct{ sym, ccy string }{
 var dollarCurrencies = map[string]bool{"USD": true, "CAD": true, "AUD": true, "NZD": true, "HKD": true, "SGD": true,
 	"MXN": true, "ARS": true, "CLP": true, "COP": true, "TWD": true, "JMD": true, "BSD": true, "BBD": true, "FJD": true, "TTD": true}
 
-// rounding counts amounts written more precisely than their currency's
-// minor unit, which toMinor rounds half to even.
-type rounding struct {
-	n       int
-	example string
-}
-
 var (
 	bigTen = big.NewInt(10)
 	bigTwo = big.NewInt(2)

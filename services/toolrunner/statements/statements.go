@@ -205,13 +205,12 @@ type rawTxn struct {
 // builder collects a file's transactions and makes the decisions that
 // need all of them.
 type builder struct {
-	res      Result
-	opts     Options
-	txns     []rawTxn
-	fileCcy  string // the file's own currency, when it names one
-	guessed  bool   // the layout was guessed
-	dollar   bool   // amounts carry a bare "$"
-	noteOpen bool
+	res     Result
+	opts    Options
+	txns    []rawTxn
+	fileCcy string // the file's own currency, when it names one
+	guessed bool   // the layout was guessed
+	dollar  bool   // amounts carry a bare "$"
 	// inferredCcy is the currency the file points to without naming it
 	// (its IBAN, its headers' language), and inferredFrom what it was
 	// taken from, in words.
