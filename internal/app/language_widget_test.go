@@ -49,6 +49,13 @@ func TestWidgetSpeaksFrenchAndRemembersIt(t *testing.T) {
 	if lang := b.eval(`return document.documentElement.lang`); lang != "fr" {
 		t.Errorf("after a reload the chat is in %q", lang)
 	}
+	// It is the person's setting, not only this browser's: with the
+	// browser's memory gone (another device), the chat comes back in French.
+	b.eval(`localStorage.clear(); return ""`)
+	b.reload()
+	b.intoFrame("#purser-widget")
+	b.waitExact("#status", "connecté")
+	b.click("#launcher")
 
 	say(b, "j'ai dépensé 1234,56 € pour un vélo")
 	b.waitText("#transcript > li.proposal", "vélo")

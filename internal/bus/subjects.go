@@ -263,3 +263,9 @@ func ParseNotifierSubject(op, subject string) (tenant, user string, err error) {
 	}
 	return t[0], t[1], nil
 }
+
+// NotifierSettings reads the user's own settings, and sets the language of
+// their answers (GET and PUT /v1/settings).
+func NotifierSettings() NotifierCall[contracts.SettingsRequest, contracts.SettingsReply] {
+	return NotifierCall[contracts.SettingsRequest, contracts.SettingsReply]{Op: "settings"}
+}

@@ -198,3 +198,24 @@ type ConversationSummary struct {
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 }
+
+// SettingsRequest reads the user's settings (op settings) and, when
+// Language is set, first makes it the language of their answers and of
+// their chat. The language is the one setting changed without a proposal:
+// it moves no money and changes no amount, and the chat's language switch
+// sets it. Currency, time zone and date order change amounts and dates
+// read from statements, so they change through set_preferences, after
+// the person's yes.
+type SettingsRequest struct {
+	Language *string `json:"language,omitempty" validate:"omitempty,oneof=en fr"`
+}
+
+// SettingsReply is the user's settings as they stand; an empty field is
+// not set.
+type SettingsReply struct {
+	Language  string `json:"language,omitempty"`
+	Currency  string `json:"currency,omitempty"`
+	Timezone  string `json:"timezone,omitempty"`
+	DateOrder string `json:"date_order,omitempty"`
+	InboxFailure
+}

@@ -187,6 +187,7 @@ func (in *Ingress) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("/v1/conversations/{id}/frames", in.serveHistory)
 	mux.HandleFunc("/v1/ledger", in.serveLedger)
 	mux.HandleFunc("/v1/ledger/summary", in.serveLedgerSummary)
+	mux.HandleFunc("/v1/settings", in.serveSettings)
 	in.searchRoutes(mux)
 	in.mailRoutes(mux)
 	in.webRoutes(mux)

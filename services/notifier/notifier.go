@@ -37,6 +37,7 @@ type Store interface {
 	ListNotifications(ctx context.Context, tenantID, userID string, unreadOnly bool, limit int) ([]store.Notification, error)
 	MarkNotificationRead(ctx context.Context, tenantID, userID, id string, at time.Time) error
 	GetUserSettings(ctx context.Context, tenantID, userID string) (store.UserSettings, error)
+	PutUserSettings(ctx context.Context, u store.UserSettings) (store.UserSettings, error)
 	ListLedger(ctx context.Context, f store.LedgerFilter) (store.LedgerPage, error)
 	LedgerSummary(ctx context.Context, tenantID, userID, from, to string) (store.LedgerSummary, error)
 }

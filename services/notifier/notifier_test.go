@@ -184,7 +184,7 @@ func TestEveryRequestHasItsOwnSubject(t *testing.T) {
 		}
 		seen[e.wildcard] = true
 	}
-	if got, want := len(seen), 13; got != want {
+	if got, want := len(seen), 14; got != want {
 		t.Errorf("served %d subjects, want %d", got, want)
 	}
 }

@@ -102,6 +102,7 @@ func (n *Notifier) endpoints() []endpoint {
 		serve(n, bus.NotifierLedgerSummary(), n.ledgerSummary),
 		serve(n, bus.NotifierSearch(), n.search),
 		serve(n, bus.NotifierRecord(), n.record),
+		serve(n, bus.NotifierSettings(), n.settings),
 	}
 }
 
@@ -383,6 +384,22 @@ func (n *Notifier) markRead(ctx context.Context, tenant, user string, req contra
 		return contracts.MarkReadReply{}, fmt.Errorf("mark notification read: %w", err)
 	}
 	return contracts.MarkReadReply{}, nil
+}
+
+// settings sets the language of the user's answers when asked, then
+// reads their settings.
+func (n *Notifier) settings(ctx context.Context, tenant, user string, req contracts.SettingsRequest) (contracts.SettingsReply, error) {
+	var u store.UserSettings
+	var err error
+	if req.Language != nil {
+		u, err = n.store.PutUserSettings(ctx, store.UserSettings{TenantID: tenant, UserID: user, Language: *req.Language, UpdatedAt: n.now().UTC()})
+	} else {
+		u, err = n.store.GetUserSettings(ctx, tenant, user)
+	}
+	if err != nil {
+		return contracts.SettingsReply{}, fmt.Errorf("settings: %w", err)
+	}
+	return contracts.SettingsReply{Language: u.Language, Currency: u.Currency, Timezone: u.Timezone, DateOrder: u.DateOrder}, nil
 }
 
 // badRequest is the error of a request the notifier cannot answer as asked.

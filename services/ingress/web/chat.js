@@ -72,6 +72,7 @@ const state = {
   layout: { open: !embedded, docked: !embedded, phone: false },
   view: "chat",
   lang: "en", // the chat's language: en or fr (see chosenLanguage)
+  languageUnsaved: false, // switched here, not yet in the person's settings
   // proposals: the cards of the conversation on show, by proposal id (see
   // proposal); batch: the Approve all in flight, if any.
   proposals: new Map(),
@@ -171,10 +172,17 @@ function applyLanguage() {
 }
 
 // setLanguage switches the chat's language, at once, and keeps the
-// choice for the account signed in; the next turns carry its locale.
-function setLanguage(lang) {
+// choice for the account signed in: on this browser, and, unless the
+// choice came from there, in the person's settings on the server, so that
+// their other devices and the answers of turns follow it. The next turns
+// carry its locale.
+function setLanguage(lang, fromSettings) {
   if (!locales[lang] || lang === state.lang) return;
   state.lang = lang;
+  if (!fromSettings) {
+    state.languageUnsaved = true;
+    syncLanguage();
+  }
   if (prefs) {
     prefs.setItem("purser.lang", lang);
     const key = languageKey();
@@ -730,6 +738,7 @@ function connect() {
     for (const o of state.outbox) ws.send(JSON.stringify(o.frame));
     ws.send(JSON.stringify({ type: "ping" }));
     loadInbox();
+    syncLanguage();
     // The first time (or after the history could not be read): the
     // conversation of this tab, from the server's history. The socket is
     // open first, so nothing falls between the page and the live frames.
@@ -1830,11 +1839,30 @@ function dropping() {
 
 // ---- inbox and toasts ----
 
-async function api(method, path) {
-  const resp = await fetch(path, { method, headers: { Authorization: "Bearer " + state.token } });
+async function api(method, path, body) {
+  const headers = { Authorization: "Bearer " + state.token };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const resp = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (resp.status === 401) { expired(); throw new Error("unauthorized"); }
   if (!resp.ok) throw new Error("HTTP " + resp.status);
   return resp.json();
+}
+
+// syncLanguage agrees the chat's language with the person's settings
+// once connected: a choice not yet saved is saved (again, after a failure);
+// otherwise the language saved, from any device, is the chat's.
+async function syncLanguage() {
+  if (!state.token || !state.ws || state.ws.readyState !== WebSocket.OPEN) return;
+  try {
+    if (state.languageUnsaved) {
+      const lang = state.lang;
+      await api("PUT", "/v1/settings", { language: lang });
+      if (state.lang === lang) state.languageUnsaved = false;
+      return;
+    }
+    const { language } = await api("GET", "/v1/settings");
+    if (language && !state.languageUnsaved) setLanguage(language, true);
+  } catch { /* tried again on the next connect */ }
 }
 
 async function loadInbox() {
