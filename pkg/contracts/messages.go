@@ -254,7 +254,7 @@ type TurnError struct {
 // Notification is an inbox entry, such as a finished import.
 type Notification struct {
 	ID        string          `json:"id" validate:"required,purserid"`
-	Kind      string          `json:"kind" validate:"required,oneof=import_completed import_failed info mail_disconnected proposal_expiring"`
+	Kind      string          `json:"kind" validate:"required,oneof=import_completed import_failed info mail_disconnected proposal_expiring proposal_expired"`
 	Title     string          `json:"title" validate:"required,max=200"`
 	Body      string          `json:"body" validate:"max=4000"`
 	Data      json.RawMessage `json:"data,omitempty"`

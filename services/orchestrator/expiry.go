@@ -20,8 +20,13 @@ const (
 // ToNotify is an output for the person's inbox, on NOTIFY.
 const ToNotify = "notify"
 
-// NotifyExpiring is the Notification kind of a proposal about to expire.
-const NotifyExpiring = "proposal_expiring"
+// NotifyExpiring is the Notification kind of a proposal about to expire,
+// NotifyExpired of one that has: a page showing it closes its card as
+// expired when this arrives, whatever its own clock says.
+const (
+	NotifyExpiring = "proposal_expiring"
+	NotifyExpired  = "proposal_expired"
+)
 
 // expiryOf is when a proposal made now expires, and when the person is
 // warned that it is about to.
@@ -44,6 +49,7 @@ func expireProposals(s State, env Env) (State, Effects) {
 			continue
 		}
 		eff.Changes = append(eff.Changes, ProposalChange{ID: p.ID, From: "pending", To: "expired"})
+		eff.Outputs = append(eff.Outputs, expiredNotice(s, env, p))
 		s.Expired = append(s.Expired, p)
 		s = s.withHistory(Entry{Role: "assistant", Text: expiredNote + p.Summary, TurnID: p.TurnID, At: env.Now})
 	}
@@ -147,20 +153,31 @@ func sweepProposals(s State, env Env) (State, Effects) {
 	return s, eff
 }
 
-// expiringNotice is the inbox entry that says p is about to expire. Its
-// ids derive from the proposal's: a sweep repeated, or its message sent
-// again, makes the same entry.
+// expiringNotice is the inbox entry that says p is about to expire.
 func expiringNotice(s State, env Env, p PendingProposal) Output {
 	at := p.ExpiresAt.In(userLoc(s)).Format("2006-01-02 15:04 MST")
+	return proposalNotice(env, p, "pexp-", NotifyExpiring, "expiring",
+		say(s, "A change waits for your yes until "+at, "Une modification attend votre accord jusqu'au "+FormatDateIn(s.Locale, at[:10])+at[10:]))
+}
+
+// expiredNotice is the inbox entry, and the live event on an open page,
+// that says p expired unapproved and nothing was changed.
+func expiredNotice(s State, env Env, p PendingProposal) Output {
+	return proposalNotice(env, p, "pgone-", NotifyExpired, "expired",
+		say(s, "A change expired before your yes; nothing was changed", "Une modification a expiré sans votre accord ; rien n'a été modifié"))
+}
+
+// proposalNotice is a notification about p; its ids derive from the
+// proposal's, so a sweep repeated, or its message sent again, makes the
+// same entry.
+func proposalNotice(env Env, p PendingProposal, idPrefix, kind, what, title string) Output {
 	data, _ := json.Marshal(struct {
 		ProposalID     string    `json:"proposal_id"`
 		ConversationID string    `json:"conversation_id"`
 		ExpiresAt      time.Time `json:"expires_at"`
 	}{p.ID, env.ConversationID, p.ExpiresAt.UTC()})
-	n := contracts.Notification{ID: "pexp-" + p.ID, Kind: NotifyExpiring,
-		Title: say(s, "A change waits for your yes until "+at, "Une modification attend votre accord jusqu'au "+FormatDateIn(s.Locale, at[:10])+at[10:]),
-		Body:  p.Summary, Data: data, CreatedAt: env.Now.UTC()}
-	return Output{ID: deriveID("n", p.ID, "expiring"), To: ToNotify, Type: contracts.TypeNotification, Payload: n}
+	n := contracts.Notification{ID: idPrefix + p.ID, Kind: kind, Title: title, Body: p.Summary, Data: data, CreatedAt: env.Now.UTC()}
+	return Output{ID: deriveID("n", p.ID, what), To: ToNotify, Type: contracts.TypeNotification, Payload: n}
 }
 
 // dueAt is when the sweep must next look at the conversation's proposals:

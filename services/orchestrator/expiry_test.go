@@ -51,6 +51,13 @@ func TestProposalWarnedOnceThenExpires(t *testing.T) {
 	if len(eff.Changes) != 1 || eff.Changes[0].To != "expired" || len(s.Proposals) != 0 || deadlineOf(s, time.Minute) != nil {
 		t.Fatalf("expiry = %+v, waiting %d", eff.Changes, len(s.Proposals))
 	}
+	// An open page learns of it at once, by the notice its card closes on.
+	if ns := notices(eff); len(ns) != 1 || ns[0].Kind != NotifyExpired || ns[0].ID != "pgone-"+p.ProposalID || ns[0].Body != p.Summary ||
+		!strings.Contains(string(ns[0].Data), `"proposal_id":"`+p.ProposalID+`"`) || !strings.Contains(ns[0].Title, "nothing was changed") {
+		t.Fatalf("expiry notice = %+v", ns)
+	} else if err := contracts.Validate(ns[0]); err != nil {
+		t.Fatalf("expiry notice is not a valid notification: %v", err)
+	}
 	last := s.History[len(s.History)-1].Text
 	if !strings.Contains(last, "Expired") || strings.Contains(strings.ToLower(last), "declin") || strings.HasPrefix(last, "No:") {
 		t.Fatalf("history says %q, want expired", last)
