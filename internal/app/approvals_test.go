@@ -97,12 +97,16 @@ func TestApproveAllEndToEnd(t *testing.T) {
 	bob.send(`{"type":"message","id":"b1","conversation_id":"trip","text":"flowers"}`)
 	bobs := proposals(bob, 1)
 
-	// One foreign id: nothing runs, and the error names it.
+	// One foreign id: nothing runs, and the error lists it, in words that say nothing of bob's.
 	time.Sleep(600 * time.Millisecond)
 	ann.send(fmt.Sprintf(`{"type":"confirm","id":"a2","conversation_id":"trip","decision":"approve_all","proposal_ids":[%q,%q]}`, ids[0], bobs[0]))
 	f := ann.turnEnd()
-	if f.Error == nil || f.Error.Code != contracts.CodeProposalInvalid || !strings.Contains(f.Error.Message, bobs[0]) || !strings.Contains(f.Error.Message, "Nothing was changed") {
+	if f.Error == nil || f.Error.Code != contracts.CodeProposalInvalid || !strings.Contains(f.Error.Message, "Nothing was changed") ||
+		len(f.Error.Refused) != 1 || f.Error.Refused[0] != (contracts.RefusedProposal{ProposalID: bobs[0], Reason: "not_waiting"}) {
 		t.Fatalf("a batch with bob's id = %+v", f)
+	}
+	if strings.Contains(f.Error.Message, bobs[0]) || strings.Contains(f.Error.Message, "flowers") {
+		t.Errorf("the refusal tells ann of bob's proposal: %q", f.Error.Message)
 	}
 
 	// All good: each runs once and is reported.

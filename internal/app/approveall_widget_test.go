@@ -175,11 +175,11 @@ func TestWidgetApproveAllRefusedWhole(t *testing.T) {
 	}
 
 	b.click("#approve-all")
-	refusal := b.waitText("#transcript > li.error", ids[0])
-	if !strings.Contains(refusal, "Nothing was changed") {
-		t.Errorf("the refusal reads %q, want it to say nothing was changed", refusal)
+	refusal := b.waitText("#transcript > li.error", "Nothing was changed")
+	if !strings.Contains(refusal, "1 of them is no longer waiting") || strings.Contains(refusal, ids[0]) {
+		t.Errorf("the refusal reads %q, want it to say one no longer waits, in words", refusal)
 	}
-	// The one decided elsewhere, which the refusal names, closes; the
+	// The one decided elsewhere, which the refusal lists, closes; the
 	// two others open again, and Approve all is over them.
 	b.waitFor("the cards open again", func() bool {
 		return b.eval(`return [...document.querySelectorAll("#transcript > li.proposal button[data-decision='approve']")].map(x => x.disabled).join()`) == "true,false,false"

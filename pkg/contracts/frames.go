@@ -189,6 +189,9 @@ type ErrorBody struct {
 	// RetryAfter is how many seconds to wait before asking again, when
 	// known (a rate limit).
 	RetryAfter int `json:"retry_after_s,omitempty" validate:"gte=0"`
+	// Refused is, for a refused approve_all, each proposal that made it
+	// refuse and why (see RefusedProposal).
+	Refused []RefusedProposal `json:"refused,omitempty" validate:"max=100,dive"`
 }
 
 // Error codes sent to clients.

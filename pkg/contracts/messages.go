@@ -249,6 +249,19 @@ type TurnError struct {
 	// RetryAfter is how many seconds to wait before asking again, when the
 	// turn ended on a rate limit that says.
 	RetryAfter int `json:"retry_after_s,omitempty" validate:"gte=0"`
+	// Refused names each proposal that made an approve_all refuse the
+	// whole batch, and why, so that a client closes those cards and opens
+	// the others again without reading ids out of the message.
+	Refused []RefusedProposal `json:"refused,omitempty" validate:"max=100,dive"`
+}
+
+// RefusedProposal is one proposal an approve_all could not take: Reason
+// is "expired" (it waited too long), "in_plan" (a step of a longer task,
+// approved on its own) or "not_waiting" (unknown to this conversation,
+// or already decided).
+type RefusedProposal struct {
+	ProposalID string `json:"proposal_id" validate:"required,purserid"`
+	Reason     string `json:"reason" validate:"required,oneof=expired in_plan not_waiting"`
 }
 
 // Notification is an inbox entry, such as a finished import.

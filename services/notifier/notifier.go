@@ -160,7 +160,7 @@ func (n *Notifier) HandleAgent(msg *message.Message) error {
 		te := new(contracts.TurnError)
 		err = decode(msg, te)
 		frame.Type, frame.TurnID = contracts.FrameError, te.TurnID
-		frame.Error = &contracts.ErrorBody{Code: te.Code, Message: te.Message, RetryAfter: te.RetryAfter}
+		frame.Error = &contracts.ErrorBody{Code: te.Code, Message: te.Message, RetryAfter: te.RetryAfter, Refused: te.Refused}
 	default:
 		return bus.Permanent(fmt.Errorf("agent event of unknown type %q", typ))
 	}

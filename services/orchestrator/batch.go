@@ -12,28 +12,46 @@ import (
 // every id must name a proposal of this conversation (its state holds
 // only its own person's) that still waits and has not expired, and none
 // may be part of a plan, whose later steps wait for that one yes alone.
-// One that is not refuses the whole batch, naming it, and changes
-// nothing. Approved, each runs exactly its stored args under its own id,
-// as a single approve would; the turn ends with each one's outcome.
+// One that is not refuses the whole batch and changes nothing; the
+// refusal lists each such id with its reason (TurnError.Refused), and its
+// words name the proposals by what they would do, never another person's.
+// Approved, each runs exactly its stored args under its own id, as a
+// single approve would; the turn ends with each one's outcome.
 func onApproveAll(s State, t contracts.UserTurn, ids []string, env Env) (State, Effects) {
 	var problems []string
+	var refused []contracts.RefusedProposal
+	unknown := 0
 	batch := make([]PendingProposal, 0, len(ids))
 	for _, id := range ids {
 		i := slices.IndexFunc(s.Proposals, func(p PendingProposal) bool { return p.ID == id })
 		switch {
 		case i >= 0 && s.Proposals[i].Plan != nil:
-			problems = append(problems, fmt.Sprintf("%s (%s) is a step of a longer task; approve it on its own", id, s.Proposals[i].Summary))
+			refused = append(refused, contracts.RefusedProposal{ProposalID: id, Reason: "in_plan"})
+			problems = append(problems, say(s, s.Proposals[i].Summary+" is a step of a longer task; approve it on its own",
+				s.Proposals[i].Summary+" est une étape d'une tâche plus longue ; approuvez-la seule"))
 		case i >= 0:
 			batch = append(batch, s.Proposals[i])
 		case expiredProposal(s, id) != nil:
-			problems = append(problems, fmt.Sprintf("%s (%s) has expired", id, expiredProposal(s, id).Summary))
+			refused = append(refused, contracts.RefusedProposal{ProposalID: id, Reason: "expired"})
+			problems = append(problems, say(s, expiredProposal(s, id).Summary+" has expired", expiredProposal(s, id).Summary+" a expiré"))
 		default:
-			problems = append(problems, id+" is unknown or already decided")
+			// Another person's id, or one decided already: nothing about
+			// it is said, not even that it exists.
+			refused = append(refused, contracts.RefusedProposal{ProposalID: id, Reason: "not_waiting"})
+			unknown++
 		}
 	}
-	if len(problems) > 0 {
-		return s, Effects{Outputs: []Output{turnError(t.TurnID, "approve-all", contracts.CodeProposalInvalid,
-			"Nothing was changed, because "+strings.Join(problems, "; ")+".")}}
+	if unknown > 0 {
+		problems = append(problems, say(s, fmt.Sprintf("%d of them %s no longer waiting for your yes", unknown, plural(unknown, "is", "are")),
+			fmt.Sprintf("%d %s plus votre accord", unknown, plural(unknown, "n'attend", "n'attendent"))))
+	}
+	if len(refused) > 0 {
+		out := turnError(t.TurnID, "approve-all", contracts.CodeProposalInvalid,
+			say(s, "Nothing was changed, because ", "Rien n'a été modifié, car ")+strings.Join(problems, "; ")+".")
+		te := out.Payload.(contracts.TurnError)
+		te.Refused = refused
+		out.Payload = te
+		return s, Effects{Outputs: []Output{out}}
 	}
 	s.Proposals = slices.DeleteFunc(slices.Clone(s.Proposals), func(p PendingProposal) bool { return slices.Contains(ids, p.ID) })
 	summaries := make([]string, len(batch))

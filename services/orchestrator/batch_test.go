@@ -126,25 +126,30 @@ func TestApproveAllRunsEachProposalOnce(t *testing.T) {
 
 // One id that is not a waiting proposal of this conversation (made up,
 // another person's, already decided, expired) refuses the whole batch,
-// naming it, and nothing runs or changes: every proposal still waits.
+// and nothing runs or changes: every proposal still waits. The refusal
+// lists each such id with its reason, for the client; its words name a
+// proposal of this conversation by what it would do, and never repeat an
+// id that is not one (another person's).
 func TestApproveAllIsAllOrNothing(t *testing.T) {
 	env := testEnv(t0)
 	s, ps := proposeThree(t, env)
 	ids := idsOf(ps)
 	tests := []struct {
-		name  string
-		give  []string
-		state func(State) State
-		at    time.Time
-		want  string
+		name    string
+		give    []string
+		state   func(State) State
+		at      time.Time
+		want    string
+		refused []contracts.RefusedProposal
 	}{
-		{name: "another person's id", give: []string{ids[0], "pof-someone-else", ids[2]}, want: "pof-someone-else is unknown or already decided"},
+		{name: "another person's id", give: []string{ids[0], "pof-someone-else", ids[2]}, want: "1 of them is no longer waiting for your yes",
+			refused: []contracts.RefusedProposal{{ProposalID: "pof-someone-else", Reason: "not_waiting"}}},
 		{name: "a decided id", give: []string{ids[0], ids[1]}, state: func(s State) State { s.Proposals = s.Proposals[1:]; return s },
-			want: ids[0] + " is unknown or already decided"},
+			want: "1 of them is no longer waiting", refused: []contracts.RefusedProposal{{ProposalID: ids[0], Reason: "not_waiting"}}},
 		{name: "an expired id", give: ids, at: t0.Add(2 * time.Minute), state: func(s State) State {
 			s.Proposals[1].ExpiresAt = t0.Add(time.Minute)
 			return s
-		}, want: ids[1] + " (Add expense 'taxi' £20.00 on 2026-11-22?) has expired"},
+		}, want: "Add expense 'taxi' £20.00 on 2026-11-22? has expired", refused: []contracts.RefusedProposal{{ProposalID: ids[1], Reason: "expired"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,7 +164,18 @@ func TestApproveAllIsAllOrNothing(t *testing.T) {
 			after, eff := step(t, before, approveAll("t9", tt.give...), at)
 			te := only[contracts.TurnError](t, eff, contracts.TypeTurnError)
 			if te.Code != contracts.CodeProposalInvalid || !strings.Contains(te.Message, tt.want) || !strings.HasPrefix(te.Message, "Nothing was changed") {
-				t.Errorf("refusal = %+v, want it to name %q", te, tt.want)
+				t.Errorf("refusal = %+v, want it to say %q", te, tt.want)
+			}
+			if !slices.Equal(te.Refused, tt.refused) {
+				t.Errorf("refused = %+v, want %+v", te.Refused, tt.refused)
+			}
+			for _, id := range tt.give {
+				if strings.Contains(te.Message, id) {
+					t.Errorf("the refusal's words carry the id %s: %q", id, te.Message)
+				}
+			}
+			if err := contracts.Validate(te); err != nil {
+				t.Errorf("the refusal is not a valid turn error: %v", err)
 			}
 			if len(requests(eff)) != 0 || after.Turn != nil {
 				t.Fatalf("a refused batch ran something: %q", types(eff))

@@ -1018,7 +1018,7 @@ function onError(f, live) {
   // A refused edit leaves the proposal waiting: its card opens again. A
   // proposal decided elsewhere (another tab) or expired stays closed.
   const card = state.cards.get(f.turn_id) || (id && state.cards.get(id));
-  if (card && f.error.code === "proposal_invalid") card.gone(f.error.message);
+  if (card && f.error.code === "proposal_invalid") card.gone(f.error.message, f.error.refused);
   else if (card && f.error.code === "proposal_expired" && !card.batch) card.expire();
   else if (card) card.reopen();
   if (f.turn_id) put($("tool-status"), "");
@@ -1301,11 +1301,17 @@ function approveAll() {
     // settle takes the answer's report of each proposal ran, if any.
     settle: (items) => end("settle", items),
     reopen: () => end("reopen"),
-    // gone: refused as a whole, nothing done. The refusal names the
-    // stale proposals by id: those close; the others open again.
-    gone: (why) => {
+    // gone: refused as a whole, nothing done. The refusal lists the
+    // proposals that made it refuse: those close (saying expired, for an
+    // expired one); the others open again.
+    gone: (why, refused) => {
       if (state.batch === batch) state.batch = null;
-      for (const c of cards) (String(why || "").includes(c.id) ? c.gone() : c.reopen());
+      for (const c of cards) {
+        const r = (refused || []).find((x) => x && x.proposal_id === c.id);
+        if (!r) c.reopen();
+        else if (r.reason === "expired") c.expire();
+        else c.gone();
+      }
       showApproveAll();
     },
   };
