@@ -61,9 +61,9 @@ func TestHostileFramesOnTheSocket(t *testing.T) {
 		{"truncated JSON", false, `{"type":"message","id":"m1"`, ""},
 		{"not an object", false, `"ping"`, ""},
 		{"deep nesting", false, `{"type":"message","id":"m1","conversation_id":"c1","text":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, ""},
-		{"NUL in the text", false, `{"type":"message","id":"m1","conversation_id":"c1","text":"a\u0000b"}`, "text"},
-		{"a tool smuggled in", false, `{"type":"message","id":"m1","conversation_id":"c1","text":"hi","tool":"delete_expense","args":{"id":1}}`, "unknown field"},
-		{"a tenant smuggled in", false, `{"type":"message","id":"m1","conversation_id":"c1","text":"hi","tenant_id":"bravo"}`, "unknown field"},
+		{"NUL in the text", false, `{"type":"message","id":"m2","conversation_id":"c1","text":"a\u0000b"}`, "text"},
+		{"a tool smuggled in", false, `{"type":"message","id":"m3","conversation_id":"c1","text":"hi","tool":"delete_expense","args":{"id":1}}`, "unknown field"},
+		{"a tenant smuggled in", false, `{"type":"message","id":"m4","conversation_id":"c1","text":"hi","tenant_id":"bravo"}`, "unknown field"},
 	}
 	for i, tt := range tests {
 		if tt.binary {
@@ -74,6 +74,13 @@ func TestHostileFramesOnTheSocket(t *testing.T) {
 		f := ann.next(contracts.FrameError)
 		if f.Error == nil || f.Error.Code != contracts.ErrCodeBadFrame || !strings.Contains(f.Error.Message, tt.want) {
 			t.Errorf("%s: error = %+v, want bad_frame naming %q", tt.name, f.Error, tt.want)
+		}
+		// A frame readable enough to say its id is refused by that id, so
+		// the client knows which of its frames not to send again.
+		wantID := map[string]string{"invalid UTF-8": "m1", "a lone surrogate's bytes": "m1", "NUL in the text": "m2",
+			"a tool smuggled in": "m3", "a tenant smuggled in": "m4"}[tt.name]
+		if f.Error != nil && f.Error.ID != wantID {
+			t.Errorf("%s: the error names frame %q, want %q", tt.name, f.Error.ID, wantID)
 		}
 		if f.Error != nil && len(f.Error.Message) > 300 {
 			t.Errorf("%s: the error is %d bytes long; it must name the problem, not echo the frame", tt.name, len(f.Error.Message))

@@ -163,6 +163,19 @@ func (c *client) readLoop(ctx context.Context) {
 	}
 }
 
+// frameID is the id a frame that could not be read says it has, when it
+// says one that is a valid id, so that the client knows which of its
+// frames was refused and does not send it again; else "".
+func frameID(data []byte) string {
+	var f struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(data, &f) != nil || !contracts.ValidID(f.ID) {
+		return ""
+	}
+	return f.ID
+}
+
 func (c *client) handle(ctx context.Context, data []byte) {
 	f, err := contracts.DecodeClientFrame(data)
 	if err != nil || f.Resume == nil {
@@ -172,7 +185,7 @@ func (c *client) handle(ctx context.Context, data []byte) {
 	}
 	if err != nil {
 		c.in.metrics.framesIn.WithLabelValues("invalid").Inc()
-		c.sendError("", contracts.ErrCodeBadFrame, err.Error())
+		c.sendError(frameID(data), contracts.ErrCodeBadFrame, err.Error())
 		return
 	}
 	switch {
