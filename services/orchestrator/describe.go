@@ -338,7 +338,7 @@ func describeTransactions(l lang, data json.RawMessage) string {
 		fmt.Fprintf(&b, "- %s%s %s, %s%s\n", num, l.date(t.Date), quote(t.Description), l.money(t.Amount), flag)
 	}
 	if len(txs) < out.Count {
-		b.WriteString(l.sayf("(showing %d of %d)\n", "(%d affichées sur %d)\n", len(txs), out.Count))
+		b.WriteString(l.sayf("(showing %d of %d)\n", "(affichage : %d sur %d)\n", len(txs), out.Count))
 	}
 	b.WriteString(l.sayf("Total: %s.", "Total : %s.", totals(l, out.Totals)))
 	return b.String()

@@ -42,7 +42,7 @@ var frenchFixtures = map[string]frenchFixture{
 	contracts.ToolListLedger:   {data: `{"range":"2026-11","query":"paul","entries":[` + frEntry + `],"more":true}`},
 	contracts.ToolSearchGmail:  {data: `{"messages":[` + frMail + `]}`},
 	contracts.ToolFetchEmailAttachments: {args: `{"message_id":"m1"}`,
-		seen: `{"message_id":"m1","subject":"Relevé","from":"banque@example.fr","new_sender":true,"files":[` + frFile + `]}`,
+		seen:    `{"message_id":"m1","subject":"Relevé","from":"banque@example.fr","new_sender":true,"files":[` + frFile + `]}`,
 		missing: `{"message_id":"m1","subject":"Relevé","from":"banque@example.fr","files":[` + frOldFile + `]}`,
 		data:    `{"message_id":"m1","documents":[{"filename":"releve.csv","status":"queued"},{"filename":"octobre.csv","status":"duplicate"}]}`},
 	contracts.ToolGetRecentImports: {data: `{"imports":[{"filename":"releve.csv","status":"imported","imported":3,"created_at":"2026-11-02T10:00:00Z"},` +
@@ -61,7 +61,7 @@ var frenchFixtures = map[string]frenchFixture{
 	contracts.ToolDeleteRule:        {args: `{"pattern":"paul"}`, seen: frMatches, missing: frNoMatch, data: `{"rule":{"id":1,"pattern":"paul","category":"alimentation"}}`},
 	contracts.ToolRecategorize:      {args: `{"pattern":"paul","category":"alimentation","range":"this_month"}`, seen: frMatches, missing: frNoMatch, data: `{"pattern":"paul","category":"alimentation","range":"this_month","changed":2}`},
 	contracts.ToolMatchEntries:      {data: frMatches},
-	contracts.ToolUpdateTransaction: {args: `{"id":9,"category":"restaurant","description":"Paul","review":"reviewed"}`, seen: `{"id":9,"transactions":[` + frTx + `],"count":1}`, missing: `{"id":9}`, data: `{"transaction":` + frTx + `}`},
+	contracts.ToolUpdateTransaction: {args: `{"id":9,"category":"restaurant","description":"Paul","review":"clear"}`, seen: `{"id":9,"transactions":[` + frTx + `],"count":1}`, missing: `{"id":9}`, data: `{"transaction":` + frTx + `}`},
 	contracts.ToolGetLastChange:     {data: `{"change":{"id":3,"kind":"expense_update","before":` + frEntry + `,"after":` + frEntry + `}}`},
 	contracts.ToolUndoChange:        {args: `{"change_id":3}`, seen: `{"change":{"id":3,"kind":"import","filename":"releve.csv","transactions":3}}`, missing: `{}`, data: `{"change":{"id":3,"kind":"import","filename":"releve.csv","transactions":3}}`},
 	contracts.ToolPreviewImport:     {data: `{"message_id":"m1","files":[` + frFile + `]}`},
@@ -74,7 +74,7 @@ var frenchFixtures = map[string]frenchFixture{
 var englishWords = []string{"expense", "Added", "Updated", "Deleted", "You ", "you ", "Your ", "your ", "I couldn't", "I found", "won't", "Import ", "Delete ",
 	"Change ", "Undo", "Done", "Saved", " on ", " in ", " from ", " the ", " and ", " of ", "nothing", "entries", "entry", "matching", "rule ", "category",
 	"statement", "ledger", "receipt", "please", "Please", "records", "Total:", "imported", "There is", "What should", "times", "next", "last", "weekly", "monthly",
-	"Set ", "Run ", "answers in", "currency", "time zone", "needs review", "read by", "mail", " is ", " are ", "File ", "Filed", "January", "November"}
+	"Set ", "Run ", "answers in", "currency", "time zone", "needs review", "read by", "your mail", " is ", " are ", "File ", "Filed", "January", "November"}
 
 // frenchSentences are every sentence of tool's row in French and English:
 // its verb (after a no and after a failure), its proposal (before and

@@ -93,7 +93,7 @@ var (
 	nEntry       = noun{"entry", "entries", "opération", "opérations"}
 	nTransfer    = noun{"transfer", "transfers", "virement", "virements"}
 	nRecord      = noun{"record", "records", "résultat", "résultats"}
-	nLineItem    = noun{"line item", "line items", "ligne", "lignes"}
+	nLineItem    = noun{"line item", "line items", "article", "articles"}
 	nPayment     = noun{"payment", "payments", "paiement", "paiements"}
 )
 

@@ -124,7 +124,7 @@ var proposalFR = []struct {
 }
 
 // frenchMoney is money as the server writes it in French: 1 234,50 €.
-var frenchMoney = regexp.MustCompile(`(-?)(\d{1,3}(?:\x{202f}\d{3})*)(,\d+)?\x{00a0}(\S+)`)
+var frenchMoney = regexp.MustCompile(`(-?)(\d{1,3}(?:\x{202f}\d{3})*)(,\d+)?\x{00a0}(\p{Sc}|[A-Z]{3})`)
 
 // englishProposal is a French proposal from history in English; any
 // other text as it is.
@@ -135,7 +135,7 @@ func englishProposal(q string) string {
 	q = frenchMoney.ReplaceAllStringFunc(q, func(m string) string {
 		p := frenchMoney.FindStringSubmatch(m)
 		num := strings.ReplaceAll(p[2], "\u202f", "") + strings.Replace(p[3], ",", ".", 1)
-		if len([]rune(p[4])) == 1 { // a sign, written first in English
+		if p[4][0] < 'A' || p[4][0] > 'Z' { // a sign, written first in English
 			return p[1] + p[4] + num
 		}
 		return p[1] + num + " " + p[4]
