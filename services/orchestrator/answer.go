@@ -39,21 +39,22 @@ func finishAnswer(s State, env Env, content string) (State, Effects) {
 }
 
 // fallbackAnswer is built from the results when the model says nothing
-// after tool calls: never a hang, never an empty reply.
-func fallbackAnswer(_ string, steps []StepRecord) string {
+// after tool calls, in the language of locale: never a hang, never an
+// empty reply.
+func fallbackAnswer(locale string, steps []StepRecord) string {
 	if len(steps) == 0 {
-		return "Done."
+		return langOf(locale).say("Done.", "C'est fait.")
 	}
-	return DescribeStep(steps[len(steps)-1])
+	return DescribeStepIn(locale, steps[len(steps)-1])
 }
 
 // summarize is the server's own sentence for a proposal, built from the
-// canonical args, never from model text.
+// canonical args, never from model text, in the person's language.
 func summarize(tool string, args json.RawMessage, s State, env Env) string {
 	if r := rowOf(tool); r.propose != nil {
 		return r.propose(args, s, env)
 	}
-	return "Run " + tool + "?"
+	return langOf(s.Locale).sayf("Run %s?", "Lancer %s ?", tool)
 }
 
 // answerAdded, answerUpdated and answerDeleted set the legacy field of

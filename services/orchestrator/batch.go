@@ -79,7 +79,7 @@ func finishBatch(s State, env Env, eff Effects) (State, Effects) {
 		j := slices.IndexFunc(t.Steps, func(st StepRecord) bool { return st.ProposalID == id })
 		item := contracts.BatchItem{ProposalID: id, Status: "failed", Summary: "It did not answer."}
 		if j >= 0 {
-			item.Summary = DescribeStep(t.Steps[j])
+			item.Summary = DescribeStepIn(s.Locale, t.Steps[j])
 			if t.Steps[j].OK {
 				item.Status = "executed"
 				done++

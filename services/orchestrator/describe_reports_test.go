@@ -48,7 +48,7 @@ func TestDescribeSummaries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := DescribeStep(StepRecord{Tool: tt.tool, OK: true, Data: enc(tt.give)})
+			got := DescribeStepIn("en", StepRecord{Tool: tt.tool, OK: true, Data: enc(tt.give)})
 			if got != tt.want {
 				t.Errorf("DescribeStep =\n%s\nwant\n%s", got, tt.want)
 			}

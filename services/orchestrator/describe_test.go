@@ -66,10 +66,10 @@ func TestDescribeQuotesTextFromOutside(t *testing.T) {
 		{give: StepRecord{Tool: contracts.ToolFetchEmailAttachments, OK: false, Error: "cannot read " + hostileFile + " " + hostileFrom}},
 	}
 	for _, tt := range tests {
-		got := DescribeStep(tt.give)
-		shownSafely(t, "DescribeStep("+tt.give.Tool+")", got)
+		got := DescribeStepIn("en", tt.give)
+		shownSafely(t, "DescribeStepIn(en, "+tt.give.Tool+")", got)
 		if tt.want != "" && got != tt.want {
-			t.Errorf("DescribeStep(%s) = %q, want %q", tt.give.Tool, got, tt.want)
+			t.Errorf("DescribeStepIn(en, %s) = %q, want %q", tt.give.Tool, got, tt.want)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/purser-ai/purser/internal/wording"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -25,40 +24,47 @@ func readImport(args json.RawMessage) Call {
 // will be kept apart, and a warning about a sender never
 // imported from. When every statement attached is read and none has
 // anything new, missing answers so instead of proposing.
-func seenFetch(args, data json.RawMessage, _ Env) (summary, missing string) {
+func seenFetch(args, data json.RawMessage, s State, _ Env) (summary, missing string) {
+	l := langOf(s.Locale)
 	var a contracts.FetchEmailAttachmentsArgs
 	_ = json.Unmarshal(args, &a)
 	var p contracts.ImportPreview
 	if err := json.Unmarshal(data, &p); err != nil || p.MessageID != a.MessageID || len(p.Files) == 0 {
-		return "Import the statements attached to that message?", ""
+		return importAttached(l), ""
 	}
-	if nothing, already := nothingNew(p.Files); nothing {
-		names := make([]string, len(p.Files))
-		for i, f := range p.Files {
-			names[i] = quote(f.Filename)
-		}
-		return "", fmt.Sprintf("Nothing new in %s: all %d transaction%s %s already in your ledger.",
-			strings.Join(names, ", "), already, wording.Plural(already), isAre(already))
-	}
-	var b strings.Builder
 	names := make([]string, len(p.Files))
 	for i, f := range p.Files {
 		names[i] = quote(f.Filename)
 	}
-	fmt.Fprintf(&b, "Import %s from \"%s\", sent by %s?", strings.Join(names, ", "), quote(p.Subject), quote(p.From))
+	if nothing, already := nothingNew(p.Files); nothing {
+		return "", l.say("Nothing new in ", "Rien de nouveau dans ") + strings.Join(names, ", ") + l.say(": ", " : ") + allAlready(l, already)
+	}
+	var b strings.Builder
+	b.WriteString(l.sayf("Import %s from \"%s\", sent by %s?", "Importer %s de « %s », envoyé par %s ?", strings.Join(names, ", "), quote(p.Subject), quote(p.From)))
 	for _, f := range p.Files {
 		b.WriteString(" " + quote(f.Summary) + ".") // with "N new, M already in your ledger"
-		for _, l := range f.Linked {
-			b.WriteString(" Counted once with what you typed: " + quote(l) + ".")
+		for _, ln := range f.Linked {
+			b.WriteString(l.say(" Counted once with what you typed: ", " Comptée une seule fois avec ce que vous avez saisi : ") + quote(ln) + ".")
 		}
 		for _, d := range f.Doubtful {
-			b.WriteString(" Kept as its own entry though it may be what you typed: " + quote(d) + ".")
+			b.WriteString(l.say(" Kept as its own entry though it may be what you typed: ", " Gardée à part, bien qu'il puisse s'agir de ce que vous avez saisi : ") + quote(d) + ".")
 		}
 	}
 	if p.NewSender {
-		b.WriteString(" You have never imported a statement from this sender before: check that it really is your bank.")
+		b.WriteString(newSenderWarning(l))
 	}
 	return b.String(), ""
+}
+
+// allAlready says that all n lines are in the ledger already.
+func allAlready(l lang, n int) string {
+	if l == french {
+		if n == 1 {
+			return "la transaction est déjà dans vos comptes."
+		}
+		return fmt.Sprintf("les %d transactions sont déjà dans vos comptes.", n)
+	}
+	return fmt.Sprintf("all %s %s already in your ledger.", l.count(n, nTransaction), isAre(n))
 }
 
 // nothingNew reports whether every file was read and none would add a
@@ -75,23 +81,23 @@ func nothingNew(files []contracts.FilePreview) (bool, int) {
 }
 
 // describePreviewImport reads preview_import's result aloud.
-func describePreviewImport(data json.RawMessage) string {
+func describePreviewImport(l lang, data json.RawMessage) string {
 	var p contracts.ImportPreview
 	_ = json.Unmarshal(data, &p)
 	if len(p.Files) == 0 {
-		return "That message has no statement attached."
+		return l.say("That message has no statement attached.", "Ce message n'a aucun relevé en pièce jointe.")
 	}
 	if nothing, already := nothingNew(p.Files); nothing {
-		return fmt.Sprintf("Nothing new: all %d transaction%s %s already in your ledger.", already, wording.Plural(already), isAre(already))
+		return l.say("Nothing new: ", "Rien de nouveau : ") + allAlready(l, already)
 	}
 	var lines []string
 	for _, f := range p.Files {
 		lines = append(lines, "- "+quote(f.Summary))
 		for _, d := range f.Doubtful {
-			lines = append(lines, "  may be what you typed: "+quote(d))
+			lines = append(lines, l.say("  may be what you typed: ", "  peut-être ce que vous avez saisi : ")+quote(d))
 		}
 	}
-	return "If imported:\n" + strings.Join(lines, "\n")
+	return l.say("If imported:\n", "Si vous l'importez :\n") + strings.Join(lines, "\n")
 }
 
 func isAre(n int) string {

@@ -39,7 +39,7 @@ func TestImportProposalSaysWhatIsNew(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data, _ := json.Marshal(tt.give)
-			summary, missing := seenFetch(args, data, Env{})
+			summary, missing := seenFetch(args, data, State{}, Env{})
 			if summary != tt.wantSummary || missing != tt.wantAnswer {
 				t.Errorf("seenFetch =\n %q, %q\nwant\n %q, %q", summary, missing, tt.wantSummary, tt.wantAnswer)
 			}
@@ -71,7 +71,7 @@ func TestBalanceSaysTransfersWereLeftOut(t *testing.T) {
 	}
 	for _, tt := range tests {
 		data, _ := json.Marshal(tt.give)
-		if got := describeBalance(data); got != tt.want {
+		if got := describeBalance(english, data); got != tt.want {
 			t.Errorf("describeBalance(%+v) = %q, want %q", tt.give, got, tt.want)
 		}
 	}
@@ -93,7 +93,7 @@ func TestDescribePreviewImport(t *testing.T) {
 	}
 	for _, tt := range tests {
 		data, _ := json.Marshal(tt.give)
-		if got := describePreviewImport(data); got != tt.want {
+		if got := describePreviewImport(english, data); got != tt.want {
 			t.Errorf("describePreviewImport =\n %q\nwant\n %q", got, tt.want)
 		}
 	}

@@ -3,7 +3,6 @@ package orchestrator
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -12,31 +11,27 @@ import (
 
 // describeSearch reads a search's results aloud: each record's kind,
 // date, title and amount, best first.
-func describeSearch(data json.RawMessage) string {
+func describeSearch(l lang, data json.RawMessage) string {
 	var out contracts.SearchResults
 	_ = json.Unmarshal(data, &out)
 	if len(out.Results) == 0 {
-		return "I found nothing that matches."
+		return l.say("I found nothing that matches.", "Je n'ai rien trouvé de correspondant.")
 	}
 	var b strings.Builder
-	things := "records"
-	if len(out.Results) == 1 {
-		things = "record"
-	}
-	fmt.Fprintf(&b, "I found %d %s, best match first:\n", len(out.Results), things)
+	b.WriteString(l.sayf("I found %s, best match first:\n", "J'ai trouvé %s, le plus pertinent d'abord :\n", l.count(len(out.Results), nRecord)))
 	for _, r := range out.Results {
-		line := "- " + r.Kind
+		line := "- " + l.kind(r.Kind)
 		if r.Date != "" {
-			line += " " + r.Date
+			line += " " + l.date(r.Date)
 		}
 		line += " " + quote(r.Title)
 		if r.Amount != nil {
-			line += ", " + FormatMoney(*r.Amount)
+			line += ", " + l.money(*r.Amount)
 		}
 		b.WriteString(line + "\n")
 	}
 	if out.Degraded != "" {
-		b.WriteString("(Matched by words only: " + out.Degraded + ".)\n")
+		b.WriteString(l.say("(Matched by words only: ", "(Recherche par mots seulement : ") + out.Degraded + ".)\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

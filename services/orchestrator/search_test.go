@@ -39,7 +39,7 @@ func TestRecordCitations(t *testing.T) {
 	if got := recordCitations(steps[:1], tools); !cmp.Equal(got, tools) {
 		t.Errorf("no search: %+v, want the tool citations", got)
 	}
-	if got := describeSearch(found(tesco2)); !strings.Contains(got, "1 record") || !strings.Contains(got, "Tesco") {
+	if got := describeSearch(english, found(tesco2)); !strings.Contains(got, "1 record") || !strings.Contains(got, "Tesco") {
 		t.Errorf("describe = %q", got)
 	}
 }

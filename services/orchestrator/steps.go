@@ -43,7 +43,7 @@ func onToolResult(s State, r ToolResult, env Env) (State, Effects) {
 	if !r.OK && r.Error != nil {
 		status = "failed"
 	}
-	eff.Outputs = append(eff.Outputs, progress(c, status, DescribeStep(rec)))
+	eff.Outputs = append(eff.Outputs, progress(c, status, DescribeStepIn(s.Locale, rec)))
 	if len(t.Open) > 0 {
 		return s, eff // wait for the rest
 	}
@@ -116,7 +116,7 @@ func onDecision(s State, ev Event, env Env) (State, Effects) {
 			if len(t.Steps) == 0 {
 				return invalidOutput(s, env, "the answer was empty")
 			}
-			content = fallbackAnswer(t.Text, t.Steps)
+			content = fallbackAnswer(s.Locale, t.Steps)
 		}
 		return finishAnswer(s, env, content)
 	case DecisionClarify:
@@ -239,7 +239,7 @@ func checked(s State, env Env, eff Effects, chk Checking) (State, Effects) {
 			return replan(s, env, eff, reason)
 		}
 		seen[i] = t.Steps[j].Data
-		if _, m := rowOf(chk.Calls[i].Tool).check.seen(chk.Calls[i].Args, seen[i], env); m != "" {
+		if _, m := rowOf(chk.Calls[i].Tool).check.seen(chk.Calls[i].Args, seen[i], s, env); m != "" {
 			missing = append(missing, m)
 		}
 	}
@@ -276,7 +276,7 @@ func offer(s State, env Env, calls []Call, seen []json.RawMessage) (State, Effec
 			p.ExpiresAt, p.WarnAt = expiryOf(env)
 			if i < len(seen) && seen[i] != nil {
 				p.Seen = seen[i]
-				p.Summary, _ = rowOf(c.Tool).check.seen(c.Args, seen[i], env)
+				p.Summary, _ = rowOf(c.Tool).check.seen(c.Args, seen[i], s, env)
 			}
 			proposals = append(proposals, p)
 			continue

@@ -26,20 +26,22 @@ type toolRow struct {
 	// kind is the tool's kind as the catalog states it: a mutation waits
 	// for the person's yes unless Config.Confirm says otherwise.
 	kind contracts.ToolKind
-	// verb ends "I couldn't …" and "OK, I won't …"; "do that" if empty.
-	verb string
+	// verb ends "I couldn't …" and "OK, I won't …" ("Je n'ai pas pu …",
+	// "D'accord, je ne vais pas …"); "do that" if empty.
+	verb phrase
 	// fill sets the server's defaults on decoded arguments (a pointer to
 	// the tool's argument struct), so that what the person approves is
 	// exactly what runs.
 	fill func(args any, s State, env Env) error
 	// propose is the proposal's sentence for canonical arguments, built
-	// by the server, never from model text; "Run <tool>?" if nil.
+	// by the server, never from model text, in the language of s.Locale;
+	// "Run <tool>?" if nil.
 	propose func(args json.RawMessage, s State, env Env) string
 	// check looks up what a change touches before it is proposed; nil
 	// proposes at once.
 	check *checkRow
-	// describe reads a successful result aloud; "Done." if nil.
-	describe func(data json.RawMessage) string
+	// describe reads a successful result aloud in l; "Done." if nil.
+	describe func(l lang, data json.RawMessage) string
 	// answer sets the Answer's legacy fields from a successful result.
 	answer func(a *contracts.Answer, data json.RawMessage)
 	// remember is what working memory keeps of a successful result, in
@@ -56,28 +58,28 @@ type toolRow struct {
 // the read call for the change's canonical args: it runs at once, a tool
 // step like any other. seen reads its result: the proposal's sentence, or,
 // when what the change names does not exist, missing, the answer given
-// instead of a proposal.
+// instead of a proposal; both in the language of s.Locale.
 type checkRow struct {
 	read func(args json.RawMessage) Call
-	seen func(args, data json.RawMessage, env Env) (summary, missing string)
+	seen func(args, data json.RawMessage, s State, env Env) (summary, missing string)
 }
 
 // toolRows holds one row per catalog tool. It is read, never written.
 var toolRows = map[string]toolRow{
-	contracts.ToolAddExpense: {kind: contracts.KindMutation, verb: "add that expense", fill: fillAddExpense,
-		propose: proposeAddExpense, describe: describeExpenseChange("Added"), answer: answerAdded, remember: rememberExpense},
-	contracts.ToolUpdateExpense: {kind: contracts.KindMutation, verb: "change that expense", check: &checkRow{read: readExpense, seen: seenUpdate},
-		propose: proposeUpdateExpense, describe: describeExpenseChange("Updated"), answer: answerUpdated, remember: rememberExpense},
-	contracts.ToolDeleteExpense: {kind: contracts.KindMutation, verb: "delete that expense", check: &checkRow{read: readExpense, seen: seenDelete},
-		propose: proposeDeleteExpense, describe: describeExpenseChange("Deleted"), answer: answerDeleted, remember: rememberExpense},
+	contracts.ToolAddExpense: {kind: contracts.KindMutation, verb: phrase{"add that expense", "ajouter cette dépense"}, fill: fillAddExpense,
+		propose: proposeAddExpense, describe: describeExpenseChange(phrase{"Added", "ajoutée"}), answer: answerAdded, remember: rememberExpense},
+	contracts.ToolUpdateExpense: {kind: contracts.KindMutation, verb: phrase{"change that expense", "modifier cette dépense"}, check: &checkRow{read: readExpense, seen: seenUpdate},
+		propose: proposeUpdateExpense, describe: describeExpenseChange(phrase{"Updated", "modifiée"}), answer: answerUpdated, remember: rememberExpense},
+	contracts.ToolDeleteExpense: {kind: contracts.KindMutation, verb: phrase{"delete that expense", "supprimer cette dépense"}, check: &checkRow{read: readExpense, seen: seenDelete},
+		propose: proposeDeleteExpense, describe: describeExpenseChange(phrase{"Deleted", "supprimée"}), answer: answerDeleted, remember: rememberExpense},
 	contracts.ToolListExpenses: {kind: contracts.KindRead,
 		describe: describeExpenses, answer: answerListed, remember: rememberExpenseList},
 	contracts.ToolGetBalance: {kind: contracts.KindRead,
 		describe: describeBalance, answer: answerBalance, remember: rememberBalance},
 	contracts.ToolListLedger: {kind: contracts.KindRead, describe: describeLedgerList},
-	contracts.ToolSearchGmail: {kind: contracts.KindRead, verb: "search your mail",
+	contracts.ToolSearchGmail: {kind: contracts.KindRead, verb: phrase{"search your mail", "chercher dans vos e-mails"},
 		describe: describeMail, remember: rememberMail},
-	contracts.ToolFetchEmailAttachments: {kind: contracts.KindMutation, verb: "import that statement", check: &checkRow{read: readImport, seen: seenFetch},
+	contracts.ToolFetchEmailAttachments: {kind: contracts.KindMutation, verb: phrase{"import that statement", "importer ce relevé"}, check: &checkRow{read: readImport, seen: seenFetch},
 		propose: proposeFetch, describe: describeFetch, remember: rememberImport},
 	contracts.ToolGetRecentImports: {kind: contracts.KindRead,
 		describe: describeImports, remember: rememberImports},
@@ -94,26 +96,26 @@ var toolRows = map[string]toolRow{
 	contracts.ToolRecurringPayments: {kind: contracts.KindRead,
 		describe: describeRecurringPayments, remember: rememberRecurringPayments},
 	contracts.ToolListCategories: {kind: contracts.KindRead, describe: describeCategories},
-	contracts.ToolAddCategory: {kind: contracts.KindMutation, verb: "add that category",
+	contracts.ToolAddCategory: {kind: contracts.KindMutation, verb: phrase{"add that category", "ajouter cette catégorie"},
 		propose: proposeAddCategory, describe: describeCategoryAdded},
 	contracts.ToolListRules: {kind: contracts.KindRead, describe: describeRules},
-	contracts.ToolSetRule: {kind: contracts.KindMutation, verb: "save that rule", check: &checkRow{read: readMatches, seen: seenSetRule},
+	contracts.ToolSetRule: {kind: contracts.KindMutation, verb: phrase{"save that rule", "enregistrer cette règle"}, check: &checkRow{read: readMatches, seen: seenSetRule},
 		propose: proposeSetRule, describe: describeRuleSet},
-	contracts.ToolDeleteRule: {kind: contracts.KindMutation, verb: "delete that rule", check: &checkRow{read: readMatches, seen: seenDeleteRule},
+	contracts.ToolDeleteRule: {kind: contracts.KindMutation, verb: phrase{"delete that rule", "supprimer cette règle"}, check: &checkRow{read: readMatches, seen: seenDeleteRule},
 		propose: proposeDeleteRule, describe: describeRuleDeleted},
-	contracts.ToolRecategorize: {kind: contracts.KindMutation, verb: "file those entries", check: &checkRow{read: readMatches, seen: seenRecategorize},
+	contracts.ToolRecategorize: {kind: contracts.KindMutation, verb: phrase{"file those entries", "classer ces opérations"}, check: &checkRow{read: readMatches, seen: seenRecategorize},
 		propose: proposeRecategorize, describe: describeRecategorized, followUp: offerRule},
 	contracts.ToolMatchEntries: {kind: contracts.KindRead, describe: describeMatches},
-	contracts.ToolUpdateTransaction: {kind: contracts.KindMutation, verb: "change that transaction", check: &checkRow{read: readTransaction, seen: seenUpdateTransaction},
+	contracts.ToolUpdateTransaction: {kind: contracts.KindMutation, verb: phrase{"change that transaction", "modifier cette transaction"}, check: &checkRow{read: readTransaction, seen: seenUpdateTransaction},
 		propose: proposeUpdateTransaction, describe: describeTransactionChanged},
 	contracts.ToolGetLastChange: {kind: contracts.KindRead, describe: describeLastChange},
-	contracts.ToolUndoChange: {kind: contracts.KindMutation, verb: "undo that", check: &checkRow{read: readChange, seen: seenUndo},
+	contracts.ToolUndoChange: {kind: contracts.KindMutation, verb: phrase{"undo that", "annuler cette modification"}, check: &checkRow{read: readChange, seen: seenUndo},
 		propose: proposeUndo, describe: describeUndone},
-	contracts.ToolPreviewImport: {kind: contracts.KindRead, verb: "read that statement",
+	contracts.ToolPreviewImport: {kind: contracts.KindRead, verb: phrase{"read that statement", "lire ce relevé"},
 		describe: describePreviewImport},
-	contracts.ToolReadUpload: {kind: contracts.KindRead, verb: "read that file",
+	contracts.ToolReadUpload: {kind: contracts.KindRead, verb: phrase{"read that file", "lire ce fichier"},
 		describe: describeUploadRead, remember: rememberUpload},
-	contracts.ToolImportUpload: {kind: contracts.KindMutation, verb: "import that statement",
+	contracts.ToolImportUpload: {kind: contracts.KindMutation, verb: phrase{"import that statement", "importer ce relevé"},
 		propose: proposeImportUpload, describe: describeImportUpload, remember: rememberImport},
 }
 

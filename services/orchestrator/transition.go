@@ -304,7 +304,7 @@ func onConfirm(s State, t contracts.UserTurn, c contracts.Confirm, env Env) (Sta
 	if r := rowOf(p.Tool).check; r != nil && p.Seen != nil {
 		// The lookup still shows what the change touches, unless the edit
 		// names another entry.
-		if sum, missing := r.seen(args, p.Seen, env); missing == "" {
+		if sum, missing := r.seen(args, p.Seen, s, env); missing == "" {
 			rev.Summary = sum
 		} else {
 			rev.Seen = nil

@@ -246,7 +246,7 @@ func TestRejectReachesTheModelAsADecision(t *testing.T) {
 	if len(pr.Steps) != 1 || pr.Steps[0].Decision != "rejected" || pr.Steps[0].Error != "" || pr.Failure != "" {
 		t.Fatalf("the model must see a decision, not a tool error: %+v", pr.Steps)
 	}
-	if got := DescribeStep(pr.Steps[0]); got != "OK, I won't add that expense. "+AskWhatToChange {
+	if got := DescribeStepIn("en", pr.Steps[0]); got != "OK, I won't add that expense. "+AskWhatToChange {
 		t.Fatalf("answer to a reject = %q", got)
 	}
 	// "no" typed as text is the same decision.

@@ -94,7 +94,7 @@ func TestUndoSentences(t *testing.T) {
 		{contracts.ToolGetTransactions, noTx99, "There is no transaction #99. The nearest numbers are: #12 SO 12345, -£900.00 on 2026-09-01, needs review."},
 	}
 	for _, tt := range tests {
-		if got := DescribeStep(StepRecord{Tool: tt.tool, OK: true, Data: json.RawMessage(tt.data)}); got != tt.want {
+		if got := DescribeStepIn("en", StepRecord{Tool: tt.tool, OK: true, Data: json.RawMessage(tt.data)}); got != tt.want {
 			t.Errorf("%s: %q\nwant %q", tt.tool, got, tt.want)
 		}
 	}

@@ -33,6 +33,7 @@ func followUp(p orchestrator.Prompt, text string) (orchestrator.Decision, bool) 
 		// proposal declined just before.
 		q = declinedProposal(p.History[:n-1])
 	}
+	q = englishProposal(q)
 	if m := proposedAdd.FindStringSubmatch(q); m != nil {
 		return correctAdd(m, text, p.Now, p.Currency)
 	}
@@ -75,7 +76,7 @@ func followUp(p orchestrator.Prompt, text string) (orchestrator.Decision, bool) 
 
 // isDeclineQuestion reports whether q is the question asked after a no.
 func isDeclineQuestion(q string) bool {
-	return strings.HasSuffix(q, orchestrator.AskWhatToChange) || strings.HasPrefix(q, "D'accord, je ne le fais pas.")
+	return strings.HasSuffix(q, orchestrator.AskWhatToChangeIn("en")) || strings.HasSuffix(q, orchestrator.AskWhatToChangeIn("fr"))
 }
 
 // declinedProposal is the proposal a no just declined, as history shows

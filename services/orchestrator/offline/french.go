@@ -1,12 +1,9 @@
 package offline
 
 import (
-	"encoding/json"
-	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/orchestrator"
 )
 
@@ -17,7 +14,7 @@ import (
 // frenchRe tells French text by words English does not use.
 // (Go's \b knows ASCII letters only, so words ending in an accent have
 // none after them.)
-var frenchRe = regexp.MustCompile(`(?i)\b(?:combien|depense|j'ai|ai-je|ce mois-ci|mois dernier|cette|semaine|aujourd'hui|hier|ajoute|ajouter|montre|affiche|supprime|annule|quelles?|qu'est-ce|vérifier|mes|pour|chez|merci|bonjour|cherche|trouve|souviens|rappelle|virement|factures?)\b|\b(?:dépens|année|catégorie|règle|payé|acheté|reçu)`)
+var frenchRe = regexp.MustCompile(`(?i)\b(?:combien|depense|j'ai|ai-je|ce mois-ci|mois dernier|cette|semaine|aujourd'hui|hier|ajoute|ajouter|montre|affiche|supprime|annule|importe[rz]?|quelles?|qu'est-ce|vérifier|mes|pour|chez|merci|bonjour|cherche|trouve|souviens|rappelle|virement|factures?)\b|\b(?:dépens|année|catégorie|règle|payé|acheté|reçu)`)
 
 // frenchPhrases rewrites French into English, in order.
 var frenchPhrases = []struct {
@@ -35,6 +32,8 @@ var frenchPhrases = []struct {
 	{regexp.MustCompile(`(?i)\bj'ai acheté`), "I bought"},
 	{regexp.MustCompile(`(?i)\bajoute[rz]?\b`), "add"},
 	{regexp.MustCompile(`(?i)\bsupprime[rz]?\b`), "delete"},
+	{regexp.MustCompile(`(?i)\bimporte[rz]? le premier\b`), "import the first one"},
+	{regexp.MustCompile(`(?i)\bimporte[rz]?\b`), "import"},
 	{regexp.MustCompile(`(?i)\bannule[rz]?(?: ça| cela| la dernière modification)?\b`), "undo"},
 	{regexp.MustCompile(`(?i)\bla dépense|\bdépense`), "expense"},
 	{regexp.MustCompile(`(?i)\bce mois-ci\b|\bce mois\b`), "this month"},
@@ -101,56 +100,48 @@ func inFrench(d orchestrator.Decision) orchestrator.Decision {
 	return d
 }
 
-// describeFrench reads a result aloud in French, for the results it
-// knows; ok is false for the others (the server's English stays).
-func describeFrench(st orchestrator.StepRecord) (string, bool) {
-	if st.Decision == "rejected" || !st.OK {
-		return "", false
-	}
-	switch st.Tool {
-	case contracts.ToolGetBalance:
-		var out contracts.Balance
-		if json.Unmarshal(st.Data, &out) != nil {
-			return "", false
-		}
-		when := frenchRange(out.Range)
-		if out.Count == 0 {
-			return "Vous n'avez aucune dépense " + when + ".", true
-		}
-		parts := make([]string, len(out.Total))
-		for i, m := range out.Total {
-			parts[i] = orchestrator.FormatMoneyIn("fr", m)
-		}
-		s := "dépense"
-		if out.Count > 1 {
-			s = "dépenses"
-		}
-		return fmt.Sprintf("Vous avez dépensé %s %s, en %d %s.", strings.Join(parts, " + "), when, out.Count, s), true
-	}
-	return "", false
+// proposalFR rewrites a proposal as a French speaker is shown it into
+// the English one the follow-up readers know, in order: "Proposed:
+// Ajouter la dépense « pain » de 1 234,50 € le 22/11/2026 ?" reads as
+// "Proposed: Add expense 'pain' €1234.50 on 2026-11-22?".
+var proposalFR = []struct {
+	re *regexp.Regexp
+	en string
+}{
+	{regexp.MustCompile(`^Proposed: Ajouter la dépense « (.*?) » de `), "Proposed: Add expense '$1' "},
+	{regexp.MustCompile(`^Proposed: Modifier la dépense #`), "Proposed: Change expense #"},
+	{regexp.MustCompile(`^Proposed: Supprimer la dépense #`), "Proposed: Delete expense #"},
+	{regexp.MustCompile(`\b(\d{2})/(\d{2})/(\d{4})\b`), "$3-$2-$1"},
+	{regexp.MustCompile(` le (\d{4}-\d{2}-\d{2})`), " on $1"},
+	{regexp.MustCompile(` dans la catégorie `), " in "},
+	{regexp.MustCompile(`libellé « (.*?) »`), "item '$1'"},
+	{regexp.MustCompile(` → « (.*?) »`), " → '$1'"},
+	{regexp.MustCompile(`\bmontant `), "amount "},
+	{regexp.MustCompile(`\bcatégorie `), "category "},
+	{regexp.MustCompile(`\bdevise `), "currency "},
+	{regexp.MustCompile(` : `), ": "},
+	{regexp.MustCompile(` \?$`), "?"},
 }
 
-// frenchRange names a range in French.
-func frenchRange(r string) string {
-	switch r {
-	case "today":
-		return "aujourd'hui"
-	case "yesterday":
-		return "hier"
-	case "this_week":
-		return "cette semaine"
-	case "last_week":
-		return "la semaine dernière"
-	case "this_month":
-		return "ce mois-ci"
-	case "last_month":
-		return "le mois dernier"
-	case "this_year":
-		return "cette année"
-	case "last_year":
-		return "l'année dernière"
-	case "all_time":
-		return "depuis le début"
+// frenchMoney is money as the server writes it in French: 1 234,50 €.
+var frenchMoney = regexp.MustCompile(`(-?)(\d{1,3}(?:\x{202f}\d{3})*)(,\d+)?\x{00a0}(\p{Sc}|[A-Z]{3})`)
+
+// englishProposal is a French proposal from history in English; any
+// other text as it is.
+func englishProposal(q string) string {
+	if !strings.HasPrefix(q, "Proposed: ") || !strings.Contains(q, " la dépense ") {
+		return q
 	}
-	return "sur la période " + r
+	q = frenchMoney.ReplaceAllStringFunc(q, func(m string) string {
+		p := frenchMoney.FindStringSubmatch(m)
+		num := strings.ReplaceAll(p[2], "\u202f", "") + strings.Replace(p[3], ",", ".", 1)
+		if p[4][0] < 'A' || p[4][0] > 'Z' { // a sign, written first in English
+			return p[1] + p[4] + num
+		}
+		return p[1] + num + " " + p[4]
+	})
+	for _, r := range proposalFR {
+		q = r.re.ReplaceAllString(q, r.en)
+	}
+	return q
 }

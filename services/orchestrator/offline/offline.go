@@ -96,37 +96,35 @@ func call(tool string, args any) orchestrator.Decision {
 // or an answer built from the results.
 func afterSteps(p orchestrator.Prompt) orchestrator.Decision {
 	last := p.Steps[len(p.Steps)-1]
+	// The server's sentences are in the person's language; the flows
+	// below read the request in the English the readers know.
+	lang, asked := "en", p
+	if isFrench(p) {
+		lang, asked.Text = "fr", fromFrench(p.Text)
+	}
 	if last.Decision == "rejected" {
 		// A question, so that the reply is read as the change to make.
-		if isFrench(p) {
-			return clarify("D'accord, je ne le fais pas. Que faut-il changer ? Dites par exemple « 14, pas 12,50 » et je le proposerai à nouveau.")
-		}
-		return clarify(orchestrator.DescribeStep(last))
+		return clarify(orchestrator.DescribeStepIn(lang, last))
 	}
-	if d, ok := undoFound(p, last); ok {
+	if d, ok := undoFound(asked, last); ok {
 		return d
 	}
-	if d, ok := uploadRead(p, last); ok {
+	if d, ok := uploadRead(lang, last); ok {
 		return d
 	}
-	if last.Tool == contracts.ToolSearchGmail && last.OK && last.Decision == "" && processRe.MatchString(p.Text) {
+	if last.Tool == contracts.ToolSearchGmail && last.OK && last.Decision == "" && processRe.MatchString(asked.Text) {
 		var out contracts.MailSearch
 		if json.Unmarshal(last.Data, &out) == nil && len(out.Messages) > 0 && len(out.Messages[0].Attachments) > 0 {
 			return call(contracts.ToolFetchEmailAttachments, contracts.FetchEmailAttachmentsArgs{MessageID: out.Messages[0].ID})
 		}
 	}
-	if d, ok := previewFound(p, last); ok {
+	if d, ok := previewFound(asked, last); ok {
 		return d
 	}
 	if d, ok := historyFound(p, last); ok {
 		return d
 	}
-	if isFrench(p) {
-		if s, ok := describeFrench(last); ok {
-			return answer(s)
-		}
-	}
-	return answer(orchestrator.DescribeStep(last))
+	return answer(orchestrator.DescribeStepIn(lang, last))
 }
 
 // clean trims text, makes typographic quotes and spaces plain, and drops

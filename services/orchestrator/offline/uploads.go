@@ -21,8 +21,9 @@ func readUpload(p orchestrator.Prompt) (orchestrator.Decision, bool) {
 	return call(contracts.ToolReadUpload, contracts.ReadUploadArgs{DocumentID: p.Upload.DocumentID}), true
 }
 
-// uploadRead decides once read_upload has answered.
-func uploadRead(p orchestrator.Prompt, last orchestrator.StepRecord) (orchestrator.Decision, bool) {
+// uploadRead decides once read_upload has answered; what it says is in
+// lang ("en" or "fr").
+func uploadRead(lang string, last orchestrator.StepRecord) (orchestrator.Decision, bool) {
 	if last.Tool != contracts.ToolReadUpload || !last.OK || last.Decision != "" {
 		return orchestrator.Decision{}, false
 	}
@@ -45,7 +46,11 @@ func uploadRead(p orchestrator.Prompt, last orchestrator.StepRecord) (orchestrat
 		}
 		return call(contracts.ToolAddExpense, args), true
 	case u.Kind == contracts.UploadReceipt:
-		return clarify(orchestrator.DescribeStep(last) + " What was the total, with its currency? I'll add it as an expense."), true
+		ask := " What was the total, with its currency? I'll add it as an expense."
+		if lang == "fr" {
+			ask = " Quel était le total, avec sa devise ? Je l'ajouterai comme dépense."
+		}
+		return clarify(orchestrator.DescribeStepIn(lang, last) + ask), true
 	}
-	return answer(orchestrator.DescribeStep(last)), true
+	return answer(orchestrator.DescribeStepIn(lang, last)), true
 }
