@@ -77,7 +77,7 @@ func finishBatch(s State, env Env, eff Effects) (State, Effects) {
 	done := 0
 	for _, id := range t.Batch {
 		j := slices.IndexFunc(t.Steps, func(st StepRecord) bool { return st.ProposalID == id })
-		item := contracts.BatchItem{ProposalID: id, Status: "failed", Summary: "It did not answer."}
+		item := contracts.BatchItem{ProposalID: id, Status: "failed", Summary: say(s, "It did not answer.", "Pas de réponse.")}
 		if j >= 0 {
 			item.Summary = DescribeStepIn(s.Locale, t.Steps[j])
 			if t.Steps[j].OK {

@@ -197,9 +197,4 @@ func dueAt(s State) time.Time {
 }
 
 // say is en, or fr for a person who speaks French.
-func say(s State, en, fr string) string {
-	if contracts.Language(s.Locale) == "fr" {
-		return fr
-	}
-	return en
-}
+func say(s State, en, fr string) string { return langOf(s.Locale).say(en, fr) }

@@ -230,3 +230,28 @@ func TestEnglishStaysEnglish(t *testing.T) {
 		}
 	}
 }
+
+// The turn's own refusals are French for a French speaker too: a yes to
+// a proposal nobody knows, an edit that is not valid, and a change asked
+// for with read-only access.
+func TestFrenchTurnErrors(t *testing.T) {
+	env := testEnv(t0)
+	s, p := proposeAdd(t, env)
+	s.Locale = "fr-FR"
+	_, eff := step(t, s, confirmTurn("t2", "pnot-a-proposal", contracts.DecisionApprove, ""), env)
+	if te := only[contracts.TurnError](t, eff, contracts.TypeTurnError); te.Message != "Cette proposition est inconnue ou déjà décidée : rien n'a été modifié." {
+		t.Errorf("unknown proposal: %q", te.Message)
+	}
+	_, eff = step(t, s, confirmTurn("t3", p.ProposalID, contracts.DecisionEdit, `{"amount":"-3"}`), env)
+	if te := only[contracts.TurnError](t, eff, contracts.TypeTurnError); !strings.HasPrefix(te.Message, "Ces modifications ne sont pas valides (") ||
+		!strings.HasSuffix(te.Message, ") ; la proposition attend toujours.") {
+		t.Errorf("invalid edit: %q", te.Message)
+	}
+	ev := textTurn("t4", "électricité 200 €")
+	ev.Turn.Roles, ev.Turn.Locale = []string{"viewer"}, "fr-FR"
+	ro, _ := step(t, State{}, ev, env)
+	_, eff = step(t, ro, calls(addCall("électricité", "200")), env)
+	if te := only[contracts.TurnError](t, eff, contracts.TypeTurnError); te.Message != "Votre accès est en lecture seule : je ne peux rien modifier." {
+		t.Errorf("read-only: %q", te.Message)
+	}
+}

@@ -27,7 +27,7 @@ func retryTimedOut(s State, t contracts.UserTurn, env Env) (State, Effects, bool
 		return s, eff, true
 	}
 	if !canWrite(s.Roles) {
-		s, eff := failTurn(s, env, contracts.CodeForbidden, "You have read-only access, so I can't change anything.")
+		s, eff := failTurn(s, env, contracts.CodeForbidden, say(s, "You have read-only access, so I can't change anything.", "Votre accès est en lecture seule : je ne peux rien modifier."))
 		return s, eff, true
 	}
 	p := PendingProposal{ID: deriveID("p", t.TurnID, "retry", strconv.Itoa(0)), TurnID: t.TurnID, Text: t.Text,

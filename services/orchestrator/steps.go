@@ -48,7 +48,7 @@ func onToolResult(s State, r ToolResult, env Env) (State, Effects) {
 		return s, eff // wait for the rest
 	}
 	if env.Now.Sub(t.StartedAt) > TurnBudget {
-		s, more := failTurn(s, env, contracts.CodeTimeout, "That took too long, so I stopped. Please try again.")
+		s, more := failTurn(s, env, contracts.CodeTimeout, say(s, "That took too long, so I stopped. Please try again.", "Cela a pris trop de temps, je me suis arrêté. Veuillez réessayer."))
 		eff.add(more)
 		return s, eff
 	}
@@ -84,7 +84,7 @@ func onToolResult(s State, r ToolResult, env Env) (State, Effects) {
 func replan(s State, env Env, eff Effects, reason string) (State, Effects) {
 	t := s.Turn
 	if t.Replanned {
-		s, more := failTurn(s, env, contracts.CodeLimit, "I couldn't finish that: "+reason)
+		s, more := failTurn(s, env, contracts.CodeLimit, say(s, "I couldn't finish that: ", "Je n'ai pas pu terminer : ")+reason)
 		eff.add(more)
 		return s, eff
 	}
@@ -103,7 +103,7 @@ func onDecision(s State, ev Event, env Env) (State, Effects) {
 	// The model has seen the correction or failure reason by now.
 	t.Correction, t.Failure = "", ""
 	if ev.ModelErr != "" {
-		return failTurn(s, env, contracts.CodeModel, "The assistant is unavailable right now; please try again in a moment.")
+		return failTurn(s, env, contracts.CodeModel, say(s, "The assistant is unavailable right now; please try again in a moment.", "L'assistant est indisponible pour le moment ; veuillez réessayer dans un instant."))
 	}
 	if ev.ModelInvalid != "" || ev.Decision == nil {
 		return invalidOutput(s, env, cmp.Or(ev.ModelInvalid, "no decision"))
@@ -140,7 +140,7 @@ func onDecision(s State, ev Event, env Env) (State, Effects) {
 			}
 		}
 		if t.StepsUsed+len(d.Plan.Steps) > MaxSteps {
-			return failTurn(s, env, contracts.CodeLimit, fmt.Sprintf("That needs more than %d steps; please ask for less at once.", MaxSteps))
+			return failTurn(s, env, contracts.CodeLimit, fmt.Sprintf(say(s, "That needs more than %d steps; please ask for less at once.", "Cela demande plus de %d étapes ; demandez-en moins à la fois."), MaxSteps))
 		}
 		t.Plan = &PlanState{Steps: d.Plan.Steps, StopWhen: d.Plan.StopWhen}
 		return advancePlan(s, env, Effects{})
@@ -152,7 +152,7 @@ func onDecision(s State, ev Event, env Env) (State, Effects) {
 func invalidOutput(s State, env Env, what string) (State, Effects) {
 	t := s.Turn
 	if t.Corrected {
-		s, eff := failTurn(s, env, contracts.CodeModel, "I couldn't work out how to do that. Could you rephrase it?")
+		s, eff := failTurn(s, env, contracts.CodeModel, say(s, "I couldn't work out how to do that. Could you rephrase it?", "Je n'ai pas compris comment faire. Pouvez-vous reformuler ?"))
 		eff.Rejected = what
 		return s, eff
 	}
@@ -196,7 +196,7 @@ func onCalls(s State, env Env, calls []Call) (State, Effects) {
 		}
 	}
 	if t.StepsUsed+len(calls)+len(lookups) > MaxSteps {
-		return failTurn(s, env, contracts.CodeLimit, fmt.Sprintf("That needs more than %d steps; please ask for less at once.", MaxSteps))
+		return failTurn(s, env, contracts.CodeLimit, fmt.Sprintf(say(s, "That needs more than %d steps; please ask for less at once.", "Cela demande plus de %d étapes ; demandez-en moins à la fois."), MaxSteps))
 	}
 	if len(lookups) == 0 {
 		return offer(s, env, calls, nil)
@@ -267,7 +267,7 @@ func offer(s State, env Env, calls []Call, seen []json.RawMessage) (State, Effec
 		if env.NeedsConfirm(c.Tool) {
 			if !canWrite(s.Roles) {
 				// A refusal, not a failure to retry: no replan.
-				return failTurn(s, env, contracts.CodeForbidden, "You have read-only access, so I can't change anything.")
+				return failTurn(s, env, contracts.CodeForbidden, say(s, "You have read-only access, so I can't change anything.", "Votre accès est en lecture seule : je ne peux rien modifier."))
 			}
 			p := PendingProposal{
 				ID: deriveID("p", t.TurnID, strconv.Itoa(t.Round), strconv.Itoa(i)), TurnID: t.TurnID, Text: t.Text,

@@ -139,7 +139,7 @@ func Transition(s State, ev Event, env Env) (_ State, eff Effects) {
 		s, eff = onDecision(s, ev, env)
 	case EvTimeout:
 		if s.Turn != nil && env.Now.Sub(s.Turn.StartedAt) > TurnBudget {
-			s, eff = failTurn(s, env, contracts.CodeTimeout, "That took too long, so I stopped. Please try again.")
+			s, eff = failTurn(s, env, contracts.CodeTimeout, say(s, "That took too long, so I stopped. Please try again.", "Cela a pris trop de temps, je me suis arrêté. Veuillez réessayer."))
 		}
 	case EvSweep:
 		s, eff = sweepProposals(s, env)
@@ -170,13 +170,13 @@ func onTurn(s State, t contracts.UserTurn, env Env) (State, Effects) {
 	if s.Turn != nil && env.Now.Sub(s.Turn.StartedAt) > TurnBudget {
 		// The running turn outlived its budget (a tool never answered):
 		// end it so that it cannot hold this conversation forever.
-		s, stale = failTurn(s, env, contracts.CodeTimeout, "That took too long, so I stopped. Please try again.")
+		s, stale = failTurn(s, env, contracts.CodeTimeout, say(s, "That took too long, so I stopped. Please try again.", "Cela a pris trop de temps, je me suis arrêté. Veuillez réessayer."))
 	}
 	if s.Turn != nil {
 		// Tools are running: this turn waits and is applied after.
 		if len(s.Queue) >= maxQueued {
 			s = s.withApplied(t.TurnID, env.Now)
-			return s, Effects{Outputs: []Output{turnError(t.TurnID, "busy", contracts.CodeLimit, "I'm still working on your earlier messages; please wait a moment.")}}
+			return s, Effects{Outputs: []Output{turnError(t.TurnID, "busy", contracts.CodeLimit, say(s, "I'm still working on your earlier messages; please wait a moment.", "Je traite encore vos messages précédents ; patientez un instant."))}}
 		}
 		s.Queue = append(s.Queue, t)
 		return s.withApplied(t.TurnID, env.Now), Effects{}
@@ -265,7 +265,7 @@ func onConfirm(s State, t contracts.UserTurn, c contracts.Confirm, env Env) (Sta
 			return offerAgain(s, t, *e, env)
 		}
 		return s, Effects{Outputs: []Output{turnError(t.TurnID, "confirm", contracts.CodeProposalInvalid,
-			"That proposal is unknown or already decided, so nothing was changed.")}}
+			say(s, "That proposal is unknown or already decided, so nothing was changed.", "Cette proposition est inconnue ou déjà décidée : rien n'a été modifié."))}}
 	}
 	p := s.Proposals[i]
 	s.Proposals = slices.Delete(slices.Clone(s.Proposals), i, i+1)
@@ -294,7 +294,7 @@ func onConfirm(s State, t contracts.UserTurn, c contracts.Confirm, env Env) (Sta
 	args, err := canonicalArgs(p.Tool, c.Args, s, env)
 	if err != nil {
 		s.Proposals = append(s.Proposals, p) // still waiting
-		return s, Effects{Outputs: []Output{turnError(t.TurnID, "edit", contracts.CodeInvalidArgs, "Those changes are not valid ("+err.Error()+"); the proposal still waits.")}}
+		return s, Effects{Outputs: []Output{turnError(t.TurnID, "edit", contracts.CodeInvalidArgs, say(s, "Those changes are not valid (", "Ces modifications ne sont pas valides (")+err.Error()+say(s, "); the proposal still waits.", ") ; la proposition attend toujours."))}}
 	}
 	rev := p
 	rev.ID = deriveID("p", p.ID, "rev", fmt.Sprint(p.Revision+1))
