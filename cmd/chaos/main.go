@@ -44,13 +44,15 @@ func main() {
 		}
 		return
 	}
-	defTurns := "1000"
+	// Cluster mode has fewer turns by default, and its killing phase
+	// (the first 40% of them) kills more often.
+	defTurns, defEvery := "1000", "1500ms"
 	if modeArg() == "cluster" {
-		defTurns = "400"
+		defTurns, defEvery = "400", "500ms"
 	}
 	turns, _ := strconv.Atoi(env("CHAOS_TURNS", defTurns))
 	users, _ := strconv.Atoi(env("CHAOS_USERS", "40"))
-	every, _ := time.ParseDuration(env("CHAOS_EVERY", "1500ms"))
+	every, _ := time.ParseDuration(env("CHAOS_EVERY", defEvery))
 	limit, _ := time.ParseDuration(env("CHAOS_LIMIT", "15m"))
 	cfg := chaos.Config{Turns: turns, Users: users, Every: every, Limit: limit, Out: os.Stdout, Seed: uint64(time.Now().UnixNano())}
 	flag.StringVar(&cfg.Binary, "bin", "bin/purser", "the purser binary to run")

@@ -213,6 +213,8 @@ func (c *cluster) start(ctx context.Context, s string) error {
 	}
 	cmd := exec.Command(c.bin, serviceOf(s))
 	cmd.Env = append(append([]string{}, c.env...), "PURSER_HTTP_ADDR="+addr)
+	// Gone with the harness, should it die before it stops them.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()
@@ -267,7 +269,10 @@ func (c *cluster) stop() {
 	if c.dropDB != nil {
 		c.dropDB()
 	}
-	if c.pg != nil {
+	switch {
+	case c.pg != nil && c.keepDB:
+		c.pg.Stop()
+	case c.pg != nil:
 		c.pg.Remove()
 	}
 }

@@ -20,11 +20,12 @@ const clusterReplicas = 2
 // every stream at three replicas, a PostgreSQL server of the harness's
 // own, and two replicas of every service, each a process. Users spread
 // over both ingresses (a user whose ingress dies goes on at the other).
-// In the first half of the turns it SIGKILLs NATS nodes (one at a time,
-// each back and current before the next, so that no stream loses its
-// quorum) and service replicas at random, and once, a quarter of the way
-// in, the PostgreSQL server; then it rolls every replica in turn
-// (SIGTERM, wait for the exit, start again) while the turns go on. At the
+// While the first 40% of the turns are handed out it SIGKILLs NATS nodes
+// (one at a time, each back and current before the next, so that no
+// stream loses its quorum) and service replicas at random, and once,
+// 20% of the way in, the PostgreSQL server; then it rolls every replica
+// in turn (SIGTERM, wait for the exit, start again) while the other turns
+// go on. At the
 // end it compares each user's transcript with the database, as Run does.
 func RunCluster(ctx context.Context, cfg Config) (Report, error) {
 	if cfg.Out == nil {
@@ -46,11 +47,8 @@ func RunCluster(ctx context.Context, cfg Config) (Report, error) {
 	}
 	defer c.stop()
 	if cfg.Keep {
-		// Stop the server but keep its folder, for a look at the data.
-		pg := c.pg
-		c.pg = nil
-		defer pg.Stop()
-		fmt.Fprintf(cfg.Out, "chaos-cluster: PostgreSQL's data is kept in %s\n", pg.DataDir())
+		// The server is stopped at the end but its folder kept.
+		fmt.Fprintf(cfg.Out, "chaos-cluster: PostgreSQL's data (database %s) is kept in %s\n", c.keepDatabase(), c.pg.DataDir())
 	}
 
 	minter := auth.NewMinter([]byte(c.secret), "purser", "purser", time.Now)
@@ -144,7 +142,10 @@ wait:
 	if err != nil {
 		return rep, err
 	}
-	got.NATSKills, got.ReplicaKills, got.Rolled, got.PGRestarts = rep.NATSKills, rep.ReplicaKills, rep.Rolled, rep.PGRestarts
+	got.NATSKills, got.ReplicaKills, got.Rolled, got.PGRestarts, got.RolledIdle = rep.NATSKills, rep.ReplicaKills, rep.Rolled, rep.PGRestarts, rep.RolledIdle
+	if got.RolledIdle > 0 {
+		got.Details = append(got.Details, fmt.Sprintf("%d of the %d replicas were rolled after the last turn, with no load (raise CHAOS_TURNS)", got.RolledIdle, got.Rolled))
+	}
 	got.Kills = got.NATSKills + got.ReplicaKills
 	got.SlowestRecovery = slowestRecovery(events, users)
 	if ctx.Err() != nil {
@@ -154,15 +155,15 @@ wait:
 	return got, nil
 }
 
-// chaosPhase kills at random until half the turns are handed out (or
-// killCtx ends), restarting PostgreSQL once a quarter of the way in, and
+// chaosPhase kills at random until 40% of the turns are handed out (or
+// killCtx ends), restarting PostgreSQL once 20% of the way in, and
 // then rolls every replica, which only ctx interrupts. It counts into
 // rep and tells note of each event.
 func chaosPhase(killCtx, ctx context.Context, c *cluster, cfg Config, rep *Report, next, finished *atomic.Int64,
 	note func(killEvent, string, ...any)) error {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 99))
 	names := replicaNames(clusterReplicas)
-	rollAt, pgAt := int64(cfg.Turns/2), int64(cfg.Turns/4)
+	rollAt, pgAt := int64(cfg.Turns*2/5), int64(cfg.Turns/5)
 	pgDone := false
 	restartPG := func() error {
 		ev := killEvent{what: "postgres", at: time.Now()}
@@ -237,6 +238,9 @@ kill:
 		}
 		ev.back = time.Now()
 		rep.Rolled++
+		if finished.Load() >= int64(cfg.Turns) {
+			rep.RolledIdle++
+		}
 		if termErr != nil {
 			note(ev, "%v", termErr)
 			continue

@@ -42,6 +42,9 @@ type Report struct {
 	// Cluster mode: the kills split into NATS nodes and service
 	// replicas, the replicas rolled, and the PostgreSQL restarts.
 	NATSKills, ReplicaKills, Rolled, PGRestarts int
+	// RolledIdle counts the replicas rolled after the last turn ended,
+	// with no load: the turns were too few for the roll.
+	RolledIdle int
 }
 
 // Line is the last line a run prints.

@@ -165,7 +165,8 @@ func (s *Server) start(ctx context.Context) error {
 	cmd := exec.Command(filepath.Join(s.bin, "postgres"), "-D", s.DataDir(), "-p", strconv.Itoa(s.port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+s.dir, "-c", "fsync=off",
 		"-c", "max_connections=300", "-c", "shared_buffers=64MB")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	// Gone with its parent, should that die before it stops the server.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start postgres: %w", err)
