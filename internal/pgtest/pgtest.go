@@ -200,13 +200,21 @@ func (s *Server) start(ctx context.Context) error {
 	}
 }
 
-// Kill sends SIGKILL to the postmaster and returns once it is gone: what
-// a crash does. Its backends notice and exit by themselves.
+// Kill sends SIGKILL to the postmaster and every process it started
+// (backends, writers), as a crash of the server's machine or container
+// would, and returns once the postmaster is gone. Killed alone, the
+// postmaster would leave its backends serving their sessions for a
+// moment. (Each backend leads a session of its own: killing the
+// postmaster's process group would not reach them.)
 func (s *Server) Kill() {
 	if s.cmd == nil {
 		return
 	}
+	children := childrenOf(s.cmd.Process.Pid)
 	_ = s.cmd.Process.Signal(syscall.SIGKILL)
+	for _, pid := range children {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 	<-s.done
 	s.cmd = nil
 }
@@ -247,4 +255,30 @@ func (s *Server) Remove() {
 		s.log.Close()
 	}
 	os.RemoveAll(s.dir)
+}
+
+// childrenOf lists the processes whose parent is pid, from /proc.
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(stat), ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(stat[i+1:]))
+		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
 }
