@@ -85,7 +85,9 @@ func TestPostgresRestartLosesNothing(t *testing.T) {
 	// While the database is down a new message is refused as not
 	// queued, worth sending again: the client knows it was not taken.
 	c.send(`{"type":"message","id":"m3","conversation_id":"c1","text":"add bun £1.50"}`)
-	if f := c.until(func(f contracts.ServerFrame) bool { return f.Error != nil && f.Error.ID == "m3" || f.Ack != nil && f.Ack.ID == "m3" }); f.Error == nil || f.Error.Code != contracts.ErrCodeUnavailable {
+	if f := c.until(func(f contracts.ServerFrame) bool {
+		return f.Error != nil && f.Error.ID == "m3" || f.Ack != nil && f.Ack.ID == "m3"
+	}); f.Error == nil || f.Error.Code != contracts.ErrCodeUnavailable {
 		t.Fatalf("m3 while the database is down: %s %+v, want an unavailable error", f.Type, f.Error)
 	}
 	if err := pg.Restart(ctx); err != nil {

@@ -32,7 +32,9 @@ type NATSNode struct {
 }
 
 // ClientURL is where clients connect to the node.
-func (n NATSNode) ClientURL() string { return "nats://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(n.Port)) }
+func (n NATSNode) ClientURL() string {
+	return "nats://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(n.Port))
+}
 
 // RunNATSNode runs node n (given as JSON) until ctx ends, then shuts it
 // down. It is cmd/chaos's -nats-node mode.
