@@ -6,7 +6,7 @@ export GOTOOLCHAIN := local
 ## A plain `go build` still works, with the older implementation.
 export GOEXPERIMENT ?= jsonv2
 
-.PHONY: run test test-env test-deploy build vet bench fuzz tidy-check chaos chaos-nats mutate
+.PHONY: run test test-env test-deploy build vet bench fuzz tidy-check chaos chaos-nats chaos-cluster mutate
 
 ## run: all four services in one process on an embedded NATS and SQLite (./data)
 run:
@@ -76,6 +76,14 @@ chaos: build
 ## chaos-nats: the same while the NATS server restarts in a loop
 chaos-nats: build
 	$(GO) run ./cmd/chaos -bin bin/purser -mode nats
+
+## chaos-cluster: a 3-node NATS cluster (streams at 3 replicas), a PostgreSQL of its own and two
+## replicas of every service, each a process; NATS nodes and replicas SIGKILLed at random and
+## PostgreSQL killed once while CHAOS_USERS users make CHAOS_TURNS changes (default 400), then
+## every replica rolled (SIGTERM, exit, start); the last line counts lost, doubled, stuck and
+## failed turns (all must be 0). Needs PostgreSQL's binaries (/usr/lib/postgresql/*/bin).
+chaos-cluster: build
+	$(GO) run ./cmd/chaos -bin bin/purser -mode cluster
 
 ## mutate: the mutation pass of docs/mutation.md: each rule broken in the smallest way, one
 ## mutant at a time, the tests named for it run, the file restored; fails when a mutant

@@ -152,7 +152,8 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			closeConn()
 			return nil, fmt.Errorf("PURSER_TOOLS: none of %v is a tool this toolrunner has", d.cfg.Tools)
 		}
-		limiter, err := toolrunner.NewKVLimiter(ctx, js)
+		tunables, _ := d.cfg.StreamTunables() // checked at start
+		limiter, err := toolrunner.NewKVLimiter(ctx, js, tunables.Replicas)
 		if err != nil {
 			closeConn()
 			return nil, fmt.Errorf("rate limiter: %w", err)

@@ -24,6 +24,8 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/purser-ai/purser/internal/pgtest"
 )
 
 // cluster is the NATS server, the database and the service processes.
@@ -44,6 +46,11 @@ type cluster struct {
 	mu    sync.Mutex
 	procs map[string]*proc
 	addrs map[string]string
+
+	// In cluster mode: the NATS nodes (natsOpt and nats are then unused)
+	// and the harness's own PostgreSQL server.
+	natsNodes *natsCluster
+	pg        *pgtest.Server
 }
 
 // proc is one running service; done closes when it has exited.
@@ -179,8 +186,16 @@ func (c *cluster) command(ctx context.Context, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// start starts service s on a port of its own (the same one again after a
-// kill) and waits until /readyz answers.
+// serviceOf is the service a process name runs: "ingress" for
+// "ingress" and for its replica "ingress-2".
+func serviceOf(name string) string {
+	s, _, _ := strings.Cut(name, "-")
+	return s
+}
+
+// start starts service s (a service, or a replica named
+// <service>-<n>) on a port of its own (the same one again after a kill)
+// and waits until /readyz answers.
 func (c *cluster) start(ctx context.Context, s string) error {
 	c.mu.Lock()
 	addr := c.addrs[s]
@@ -196,8 +211,10 @@ func (c *cluster) start(ctx context.Context, s string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(c.bin, s)
+	cmd := exec.Command(c.bin, serviceOf(s))
 	cmd.Env = append(append([]string{}, c.env...), "PURSER_HTTP_ADDR="+addr)
+	// Gone with the harness, should it die before it stops them.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()
@@ -246,8 +263,17 @@ func (c *cluster) stop() {
 		c.nats.Shutdown()
 	}
 	c.natsMu.Unlock()
+	if c.natsNodes != nil {
+		c.natsNodes.stop()
+	}
 	if c.dropDB != nil {
 		c.dropDB()
+	}
+	switch {
+	case c.pg != nil && c.keepDB:
+		c.pg.Stop()
+	case c.pg != nil:
+		c.pg.Remove()
 	}
 }
 

@@ -23,12 +23,14 @@ type Config struct {
 	BaseDSN string        // a PostgreSQL URL whose user may create databases
 	Turns   int           // changes to make, across all users
 	Users   int           // users at once
-	Mode    string        // "services": kill services; "nats": restart the NATS server
+	Mode    string        // "services": kill services; "nats": restart the NATS server; "cluster": see RunCluster
 	Every   time.Duration // mean time between kills
 	Limit   time.Duration // the whole run's bound
 	Seed    uint64
 	Out     io.Writer
 	Keep    bool // keep the work folder (logs, NATS data) for a look
+	// Self is this program, run again as a NATS node in cluster mode.
+	Self string
 }
 
 // Report is a run's outcome.
@@ -37,6 +39,12 @@ type Report struct {
 	Errored                            int
 	SlowestRecovery                    time.Duration
 	Details                            []string
+	// Cluster mode: the kills split into NATS nodes and service
+	// replicas, the replicas rolled, and the PostgreSQL restarts.
+	NATSKills, ReplicaKills, Rolled, PGRestarts int
+	// RolledIdle counts the replicas rolled after the last turn ended,
+	// with no load: the turns were too few for the roll.
+	RolledIdle int
 }
 
 // Line is the last line a run prints.
@@ -44,6 +52,17 @@ func (r Report) Line() string {
 	return fmt.Sprintf("chaos: %d turns, %d kills, %d lost, %d doubled, %d stuck, slowest recovery %s",
 		r.Turns, r.Kills, r.Lost, r.Doubled, r.Stuck, r.SlowestRecovery.Round(time.Millisecond))
 }
+
+// ClusterLine is the last line a cluster run prints; failed is the turns
+// that ended in an error the user saw.
+func (r Report) ClusterLine() string {
+	return fmt.Sprintf("chaos-cluster: %d turns, %d kills (%d NATS nodes, %d replicas), %d rolled, %d lost, %d doubled, %d stuck, %d failed, slowest recovery %s",
+		r.Turns, r.NATSKills+r.ReplicaKills, r.NATSKills, r.ReplicaKills, r.Rolled, r.Lost, r.Doubled, r.Stuck, r.Errored,
+		r.SlowestRecovery.Round(time.Millisecond))
+}
+
+// ClusterOK reports whether nothing was lost, doubled, stuck or failed.
+func (r Report) ClusterOK() bool { return r.OK() && r.Errored == 0 }
 
 // OK reports whether nothing was lost, doubled or stuck.
 func (r Report) OK() bool { return r.Lost == 0 && r.Doubled == 0 && r.Stuck == 0 }

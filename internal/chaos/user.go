@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/purser-ai/purser/internal/wsclient"
 	"github.com/purser-ai/purser/pkg/contracts"
@@ -72,6 +75,45 @@ func newUser(id, token, ingress string, seed uint64) *user {
 	return &user{id: id, client: wsclient.New(wsclient.Config{URL: "ws://" + ingress + "/v1/ws", Token: token, Buffer: 256}),
 		rng: rand.New(rand.NewPCG(seed, 7)), answers: map[string][]int64{}, expenses: map[int64]*expense{},
 		rules: map[string]string{}, rulesMaybe: map[string]bool{}, cats: map[string]bool{}, catsMaybe: map[string]bool{}, lines: map[int64]*expense{}}
+}
+
+// newUserOn is newUser for several ingress replicas: the user's socket
+// goes to ingresses[first] and, when that one does not answer, to the
+// next that does, where it stays until its socket drops again.
+func newUserOn(id, token string, ingresses []string, first int, seed uint64) *user {
+	u := newUser(id, token, ingresses[first], seed)
+	f := &failover{addrs: ingresses, cur: first}
+	u.client = wsclient.New(wsclient.Config{URL: "ws://" + ingresses[first] + "/v1/ws", Token: token, Buffer: 256, Dial: f.dial})
+	return u
+}
+
+// failover dials the ingress that answered last, then the others in turn.
+type failover struct {
+	mu    sync.Mutex
+	addrs []string
+	cur   int
+}
+
+func (f *failover) dial(ctx context.Context, _ string, opts *websocket.DialOptions) (*websocket.Conn, *http.Response, error) {
+	f.mu.Lock()
+	first := f.cur
+	f.mu.Unlock()
+	var err error
+	for i := range f.addrs {
+		k := (first + i) % len(f.addrs)
+		var conn *websocket.Conn
+		var resp *http.Response
+		if conn, resp, err = websocket.Dial(ctx, "ws://"+f.addrs[k]+"/v1/ws", opts); err == nil {
+			f.mu.Lock()
+			f.cur = k
+			f.mu.Unlock()
+			return conn, resp, nil
+		}
+		if resp != nil && resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests {
+			return nil, resp, err // refused: another replica refuses too
+		}
+	}
+	return nil, nil, err
 }
 
 // connect (re)opens the socket and resumes after the last seq seen.

@@ -175,7 +175,7 @@ func (s *System) startToolrunner(i int) {
 	}
 	s.component(fmt.Sprintf("toolrunner-%d", i), defs,
 		func(pub message.Publisher, js jetstream.JetStream, r *message.Router, sub message.Subscriber, reg prometheus.Registerer) func(context.Context) {
-			lim, err := toolrunner.NewKVLimiter(context.Background(), js)
+			lim, err := toolrunner.NewKVLimiter(context.Background(), js, 1)
 			if err != nil {
 				s.T.Fatalf("limiter: %v", err)
 			}

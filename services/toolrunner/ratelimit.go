@@ -21,10 +21,13 @@ type KVLimiter struct {
 // RateLimitBucket is the KV bucket the limiter keeps its counters in.
 const RateLimitBucket = "purser_ratelimit"
 
-// NewKVLimiter creates (or binds to) the counter bucket. Counters expire
-// after two windows.
-func NewKVLimiter(ctx context.Context, js jetstream.JetStream) (*KVLimiter, error) {
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: RateLimitBucket, TTL: 2 * time.Minute, History: 1, Storage: jetstream.FileStorage})
+// NewKVLimiter creates (or binds to) the counter bucket, kept on replicas
+// NATS nodes as the streams are (PURSER_STREAM_REPLICAS): on fewer, losing
+// the node that holds it fails every rate-limited tool call until the node
+// is back. Counters expire after two windows.
+func NewKVLimiter(ctx context.Context, js jetstream.JetStream, replicas int) (*KVLimiter, error) {
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: RateLimitBucket, TTL: 2 * time.Minute, History: 1,
+		Storage: jetstream.FileStorage, Replicas: max(replicas, 1)})
 	if err != nil {
 		return nil, fmt.Errorf("rate limit bucket: %w", err)
 	}

@@ -1,0 +1,251 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/purser-ai/purser/internal/auth"
+)
+
+// clusterReplicas is how many processes of each service cluster mode runs.
+const clusterReplicas = 2
+
+// RunCluster is `make chaos-cluster`: a three-node NATS cluster with
+// every stream at three replicas, a PostgreSQL server of the harness's
+// own, and two replicas of every service, each a process. Users spread
+// over both ingresses (a user whose ingress dies goes on at the other).
+// While the first 40% of the turns are handed out it SIGKILLs NATS nodes
+// (one at a time, each back and current before the next, so that no
+// stream loses its quorum) and service replicas at random, and once,
+// 20% of the way in, the PostgreSQL server; then it rolls every replica
+// in turn (SIGTERM, wait for the exit, start again) while the other turns
+// go on. At the
+// end it compares each user's transcript with the database, as Run does.
+func RunCluster(ctx context.Context, cfg Config) (Report, error) {
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.Limit)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "purser-chaos-cluster-")
+	if err != nil {
+		return Report{}, err
+	}
+	if !cfg.Keep {
+		defer os.RemoveAll(dir)
+	}
+	fmt.Fprintf(cfg.Out, "chaos-cluster: work folder %s; starting 3 NATS nodes, PostgreSQL and %d replicas of each service\n", dir, clusterReplicas)
+	c, err := startFleet(ctx, cfg.Binary, cfg.Self, dir, clusterReplicas)
+	if err != nil {
+		return Report{}, err
+	}
+	defer c.stop()
+	if cfg.Keep {
+		// The server is stopped at the end but its folder kept.
+		fmt.Fprintf(cfg.Out, "chaos-cluster: PostgreSQL's data (database %s) is kept in %s\n", c.keepDatabase(), c.pg.DataDir())
+	}
+
+	minter := auth.NewMinter([]byte(c.secret), "purser", "purser", time.Now)
+	ingresses := c.ingresses(clusterReplicas)
+	users := make([]*user, cfg.Users)
+	defer func() {
+		for _, u := range users {
+			if u != nil {
+				u.client.Close()
+			}
+		}
+	}()
+	for i := range users {
+		id := fmt.Sprintf("u%03d", i)
+		tok, err := minter.Mint("chaos", id, []auth.Role{auth.RoleMember}, 12*time.Hour)
+		if err != nil {
+			return Report{}, err
+		}
+		users[i] = newUserOn(id, tok, ingresses, i%len(ingresses), cfg.Seed+uint64(i))
+		if err := users[i].connect(ctx); err != nil {
+			return Report{}, err
+		}
+	}
+	if err := seedLines(ctx, c.dsn, users); err != nil {
+		return Report{}, err
+	}
+
+	var next, finished atomic.Int64
+	driveCtx, stopDriving := context.WithCancel(ctx)
+	defer stopDriving()
+	var wg sync.WaitGroup
+	for _, u := range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1))
+				if k > cfg.Turns || driveCtx.Err() != nil {
+					return
+				}
+				u.turn(driveCtx, k, 90*time.Second)
+				finished.Add(1)
+			}
+		}()
+	}
+
+	var (
+		events []killEvent
+		rep    Report
+		evMu   sync.Mutex
+	)
+	note := func(ev killEvent, format string, args ...any) {
+		evMu.Lock()
+		events = append(events, ev)
+		evMu.Unlock()
+		fmt.Fprintf(cfg.Out, "chaos-cluster: %s at turn %d/%d: %s\n", ev.what, finished.Load(), cfg.Turns, fmt.Sprintf(format, args...))
+	}
+	killCtx, stopKilling := context.WithCancel(ctx)
+	killDone := make(chan struct{})
+	var killErr error
+	go func() {
+		defer close(killDone)
+		killErr = chaosPhase(killCtx, ctx, c, cfg, &rep, &next, &finished, note)
+	}()
+
+	progress := time.NewTicker(5 * time.Second)
+	defer progress.Stop()
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+	start := time.Now()
+wait:
+	for {
+		select {
+		case <-allDone:
+			break wait
+		case <-ctx.Done():
+			stopDriving()
+			<-allDone
+			break wait
+		case <-progress.C:
+			fmt.Fprintf(cfg.Out, "chaos-cluster: %d/%d turns done, %s\n", finished.Load(), cfg.Turns, time.Since(start).Round(time.Second))
+		}
+	}
+	stopKilling()
+	<-killDone
+	if killErr != nil {
+		return rep, killErr
+	}
+
+	got, err := compare(ctx, c.dsn, users)
+	if err != nil {
+		return rep, err
+	}
+	got.NATSKills, got.ReplicaKills, got.Rolled, got.PGRestarts, got.RolledIdle = rep.NATSKills, rep.ReplicaKills, rep.Rolled, rep.PGRestarts, rep.RolledIdle
+	if got.RolledIdle > 0 {
+		got.Details = append(got.Details, fmt.Sprintf("%d of the %d replicas were rolled after the last turn, with no load (raise CHAOS_TURNS)", got.RolledIdle, got.Rolled))
+	}
+	got.Kills = got.NATSKills + got.ReplicaKills
+	got.SlowestRecovery = slowestRecovery(events, users)
+	if ctx.Err() != nil {
+		got.Details = append(got.Details, fmt.Sprintf("the run hit its time bound (%s) before every turn was done", cfg.Limit))
+		got.Stuck += cfg.Turns - got.Turns
+	}
+	return got, nil
+}
+
+// chaosPhase kills at random until 40% of the turns are handed out (or
+// killCtx ends), restarting PostgreSQL once 20% of the way in, and
+// then rolls every replica, which only ctx interrupts. It counts into
+// rep and tells note of each event.
+func chaosPhase(killCtx, ctx context.Context, c *cluster, cfg Config, rep *Report, next, finished *atomic.Int64,
+	note func(killEvent, string, ...any)) error {
+	rng := rand.New(rand.NewPCG(cfg.Seed, 99))
+	names := replicaNames(clusterReplicas)
+	rollAt, pgAt := int64(cfg.Turns*2/5), int64(cfg.Turns/5)
+	pgDone := false
+	restartPG := func() error {
+		ev := killEvent{what: "postgres", at: time.Now()}
+		c.pg.Kill()
+		time.Sleep(time.Duration(500+rng.IntN(1500)) * time.Millisecond)
+		if err := c.pg.Restart(ctx); err != nil {
+			return fmt.Errorf("restart PostgreSQL: %w", err)
+		}
+		ev.back = time.Now()
+		pgDone = true
+		rep.PGRestarts++
+		note(ev, "SIGKILLed the postmaster, up again after %s", ev.back.Sub(ev.at).Round(time.Millisecond))
+		return nil
+	}
+kill:
+	for next.Load() < rollAt {
+		wait := time.Duration(float64(cfg.Every) * (0.25 + 1.5*rng.Float64()))
+		select {
+		case <-killCtx.Done():
+			break kill
+		case <-time.After(wait):
+		}
+		if !pgDone && finished.Load() >= pgAt {
+			if err := restartPG(); err != nil {
+				return err
+			}
+			continue
+		}
+		ev := killEvent{at: time.Now()}
+		if rng.IntN(3) == 0 {
+			i := rng.IntN(len(c.natsNodes.nodes))
+			ev.what = "NATS node " + c.natsNodes.nodes[i].Name
+			c.natsNodes.kill(i)
+			time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
+			if err := c.natsNodes.start(ctx, i); err != nil {
+				return err
+			}
+			ev.back = time.Now()
+			// Current again before anything else is killed: a stream
+			// never has two of its three replicas down.
+			if err := c.natsNodes.healthy(ctx, i, 2*time.Minute); err != nil {
+				return err
+			}
+			rep.NATSKills++
+			note(ev, "SIGKILLed, started after %s, current after %s", ev.back.Sub(ev.at).Round(time.Millisecond), time.Since(ev.at).Round(time.Millisecond))
+			continue
+		}
+		ev.what = names[rng.IntN(len(names))]
+		c.kill(ev.what)
+		time.Sleep(time.Duration(rng.IntN(1000)) * time.Millisecond)
+		if err := c.start(ctx, ev.what); err != nil {
+			return fmt.Errorf("restart %s: %w", ev.what, err)
+		}
+		ev.back = time.Now()
+		rep.ReplicaKills++
+		note(ev, "SIGKILLed, ready again after %s", ev.back.Sub(ev.at).Round(time.Millisecond))
+	}
+	if !pgDone {
+		if err := restartPG(); err != nil {
+			return err
+		}
+	}
+	for _, name := range names {
+		ev := killEvent{what: "roll " + name, at: time.Now()}
+		// A replica that outlives its grace is killed, and the roll
+		// says so; the harness bounds the wait at three times purser's
+		// own shutdown grace.
+		termErr := c.term(name, time.Minute)
+		exited := time.Now()
+		if err := c.start(ctx, name); err != nil {
+			return fmt.Errorf("roll %s: %w", name, err)
+		}
+		ev.back = time.Now()
+		rep.Rolled++
+		if finished.Load() >= int64(cfg.Turns) {
+			rep.RolledIdle++
+		}
+		if termErr != nil {
+			note(ev, "%v", termErr)
+			continue
+		}
+		note(ev, "exited %s after SIGTERM, ready again after %s", exited.Sub(ev.at).Round(time.Millisecond), ev.back.Sub(ev.at).Round(time.Millisecond))
+	}
+	return nil
+}
