@@ -136,12 +136,19 @@ func noteLastError(h message.HandlerFunc) message.HandlerFunc {
 	}
 }
 
+// ErrUnavailable marks a handler's failure for want of something it
+// depends on other than NATS (the database, found down when the handler
+// failed): like a bus failure, it is retried without counting towards
+// dead-lettering the message.
+var ErrUnavailable = errors.New("a service the handler depends on is unavailable")
+
 // BusUnavailable reports whether err says NATS could not be reached (a
 // publish that timed out or found no server, a closed or reconnecting
-// connection): the message is fine, the infrastructure is not, so the
-// failure does not count towards dead-lettering it.
+// connection), or is ErrUnavailable: the message is fine, the
+// infrastructure is not, so the failure does not count towards
+// dead-lettering it.
 func BusUnavailable(err error) bool {
-	for _, target := range []error{nats.ErrConnectionClosed, nats.ErrConnectionDraining, nats.ErrConnectionReconnecting,
+	for _, target := range []error{ErrUnavailable, nats.ErrConnectionClosed, nats.ErrConnectionDraining, nats.ErrConnectionReconnecting,
 		nats.ErrNoResponders, nats.ErrTimeout, nats.ErrDisconnected, jetstream.ErrNoStreamResponse, context.DeadlineExceeded} {
 		if errors.Is(err, target) {
 			return true

@@ -145,6 +145,14 @@ func (r *Runner) Handle(msg *message.Message) error {
 
 // Run executes req exactly once per call id and returns its result.
 func (r *Runner) Run(ctx context.Context, req contracts.ToolRequest) (contracts.ToolResult, error) {
+	res, err := r.run(ctx, req)
+	if err != nil && !errors.Is(err, bus.ErrUnavailable) && r.storeDown(ctx, err) {
+		err = fmt.Errorf("%w: %w", bus.ErrUnavailable, err)
+	}
+	return res, err
+}
+
+func (r *Runner) run(ctx context.Context, req contracts.ToolRequest) (contracts.ToolResult, error) {
 	start := time.Now()
 	if done, err := r.store.GetToolCall(ctx, req.TenantID, req.CallID); err == nil {
 		if res, err := storedResult(done); err == nil {
@@ -253,6 +261,9 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 
 	if !mutation {
 		out, err := safeRun(cctx, tool, r.store, call)
+		if r.storeDown(ctx, err) {
+			return outcome{}, args, fmt.Errorf("run %s: %w: %w", req.Tool, bus.ErrUnavailable, err)
+		}
 		res := r.envelope(tool, out, err, cctx)
 		return r.remembered(ctx, r.store, req, res, args, start)
 	}
@@ -280,6 +291,10 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 		r.startJobs(jobs, req)
 	}
 	switch {
+	case r.storeDown(ctx, err):
+		// Nothing was changed and nothing is said: the request comes back
+		// once the database does, as often as that takes.
+		return outcome{}, args, fmt.Errorf("run %s: %w: %w", req.Tool, bus.ErrUnavailable, err)
 	case errors.Is(err, errRollback):
 		// The tool refused (bad id, not found): nothing changed, the
 		// proposal stays approved, and the refusal is the result.
@@ -298,6 +313,25 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 }
 
 var errRollback = errors.New("tool refused")
+
+// storeDown reports whether err, a tool's failure, came of the database
+// being unreachable (it does not answer a ping now): such a call is not
+// answered "timed out" or "failed", which the person would see, but
+// retried, since a database restarting is back within seconds. A tool's
+// own refusal never is.
+func (r *Runner) storeDown(ctx context.Context, err error) bool {
+	var te *ToolError
+	if err == nil || errors.Is(err, errRollback) || errors.As(err, &te) || errors.Is(err, store.ErrConflict) || ctx.Err() != nil {
+		return false
+	}
+	p, ok := r.store.(interface{ Ping(context.Context) error })
+	if !ok {
+		return false
+	}
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return p.Ping(pctx) != nil
+}
 
 // checkProposal lets a mutation run only for a proposal that is approved,
 // belongs to the caller and this conversation, names this tool, and whose
