@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/config"
@@ -22,6 +23,9 @@ func TestRollingRestartOfEachServiceFailsNoTurn(t *testing.T) {
 	n := 0
 	change := func(before func()) {
 		t.Helper()
+		// A person's pace: two turns a change, within the ingress's two
+		// turns a second.
+		time.Sleep(time.Second)
 		n++
 		c.send(fmt.Sprintf(`{"type":"message","id":"m%d","conversation_id":"c1","text":"add coffee £%d"}`, n, n))
 		before()
