@@ -157,6 +157,12 @@ func chat(ctx context.Context, client *wsclient.Client, in io.Reader, out io.Wri
 			return err
 		}
 		connected = true
+		if client.CloseStatus() == wsclient.StatusServiceRestart {
+			// A replica restarting (a rolling deploy): the next socket
+			// lands on another one at once and resumes there.
+			fmt.Fprint(out, "\n(server restarting; reconnecting)\n")
+			continue
+		}
 		fmt.Fprint(out, "\n(connection lost; reconnecting)\n")
 	}
 }

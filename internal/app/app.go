@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -40,9 +41,6 @@ import (
 	"github.com/purser-ai/purser/services/toolrunner/statements"
 )
 
-// shutdownGrace bounds how long in-flight work may take to finish at stop.
-const shutdownGrace = 20 * time.Second
-
 // deps is what every service is built from.
 type deps struct {
 	cfg config.Config
@@ -60,7 +58,11 @@ type deps struct {
 type component struct {
 	name   string
 	routes func(mux *http.ServeMux)
-	run    func(ctx context.Context) error // returns when ctx ends and work is handed back
+	// run serves until ctx ends, then waits for httpStopped (the HTTP
+	// server took its last request and those in flight ended) and stops:
+	// it finishes or hands back the work it holds, within the
+	// configured grace, and returns.
+	run func(ctx context.Context, httpStopped <-chan struct{}) error
 }
 
 // build creates the service named by mode. Connections it opens are closed
@@ -84,9 +86,15 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		in := ingress.New(ingress.Config{AllowedOrigins: d.cfg.AllowedOrigins, MaxUploadBytes: int64(d.cfg.MaxUploadMiB) << 20,
 			UploadsPerMinute: float64(d.cfg.UploadsPerMinute), UploadBurst: d.cfg.UploadsPerMinute}, d.verifier, nc, pub, ingress.NewMetrics(d.reg), log, d.now)
 		in.WithUploads(uploads.New(js))
-		return &component{name: string(mode), routes: in.Routes, run: func(ctx context.Context) error {
+		return &component{name: string(mode), routes: in.Routes, run: func(ctx context.Context, httpStopped <-chan struct{}) error {
 			<-ctx.Done()
-			in.Close()
+			// HTTP turns in flight have had their answers (the connection
+			// is still up for them); sockets go now, told to reconnect at
+			// once elsewhere, and their frames to come reach them there.
+			<-httpStopped
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), socketsCloseTimeout)
+			defer cancel()
+			in.Shutdown(sctx)
 			closeConn()
 			return nil
 		}}, nil
@@ -211,8 +219,12 @@ func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jet
 		return nil, err
 	}
 	register(router, sub)
-	return &component{name: string(mode), run: func(ctx context.Context) error {
-		g, gctx := errgroup.WithContext(ctx)
+	return &component{name: string(mode), run: func(ctx context.Context, httpStopped <-chan struct{}) error {
+		// The router, the relay and the background work outlive ctx: they
+		// stop once the subscriber has drained.
+		life, stop := context.WithCancel(context.WithoutCancel(ctx))
+		defer stop()
+		g, gctx := errgroup.WithContext(life)
 		g.Go(func() error { return router.Run(gctx) })
 		if relay != nil {
 			g.Go(func() error { return relay.Run(gctx, time.Second) })
@@ -220,11 +232,58 @@ func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jet
 		for _, f := range background {
 			g.Go(func() error { f(gctx); return nil })
 		}
+		g.Go(func() error {
+			select {
+			case <-ctx.Done():
+			case <-gctx.Done():
+				return nil
+			}
+			select {
+			case <-httpStopped:
+			case <-gctx.Done():
+				return nil
+			}
+			drainCtx(ctx, graceOf(d.cfg), log, sub)
+			stop()
+			return nil
+		})
 		err := g.Wait()
 		_ = sub.Close()
+		if relay != nil {
+			// Whatever was stored and not yet published goes out now
+			// rather than from another replica's relay later.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			if ferr := relay.Flush(fctx); ferr != nil {
+				log.Warn("shutdown: outbox flush", "err", ferr)
+			}
+			cancel()
+		}
 		closeConn()
 		return err
 	}}, nil
+}
+
+// graceOf is the configured shutdown grace, 10 s when none is.
+func graceOf(cfg config.Config) time.Duration {
+	if cfg.ShutdownGrace > 0 {
+		return cfg.ShutdownGrace
+	}
+	return 10 * time.Second
+}
+
+// socketsCloseTimeout bounds the wait for sockets to close at shutdown.
+const socketsCloseTimeout = 5 * time.Second
+
+// drainCtx drains sub for at most grace, saying what it handed back.
+func drainCtx(ctx context.Context, grace time.Duration, log *slog.Logger, sub *bus.Subscriber) {
+	start := time.Now()
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	defer cancel()
+	if err := sub.Drain(dctx); err != nil {
+		log.Warn("shutdown: work still running after the grace was handed back to the bus", "grace", grace)
+		return
+	}
+	log.Info("shutdown: drained", "took", time.Since(start).Round(time.Millisecond))
 }
 
 // noSniff has every answer of h, whatever its route or status, say
@@ -238,11 +297,21 @@ func noSniff(h http.Handler) http.Handler {
 }
 
 // serve runs the components and one HTTP server until ctx ends, then shuts
-// down: the HTTP server stops taking requests, routers hand unfinished
-// messages back to their streams, connections drain.
-// /metrics is served on metricsLn when it is not nil, else on ln.
-func serve(ctx context.Context, log *slog.Logger, ln, metricsLn net.Listener, reg *prometheus.Registry, checks []ops.Check, comps []*component) error {
+// down: /readyz answers 503 at once, the HTTP server stops taking
+// requests and lets those in flight end (within grace), then each
+// component stops: sockets close with 1012, subscribers stop pulling and
+// finish or hand back what they hold (within grace), outboxes flush,
+// connections drain. /metrics is served on metricsLn when it is not nil,
+// else on ln.
+func serve(ctx context.Context, log *slog.Logger, ln, metricsLn net.Listener, reg *prometheus.Registry, checks []ops.Check, comps []*component, grace time.Duration) error {
 	mux := http.NewServeMux()
+	var stopping atomic.Bool
+	checks = append(checks, ops.Check{Name: "shutdown", Probe: func(context.Context) error {
+		if stopping.Load() {
+			return errors.New("shutting down")
+		}
+		return nil
+	}})
 	ops.HealthRoutes(mux, checks...)
 	servers := map[net.Listener]*http.Server{ln: {Handler: noSniff(mux), ReadHeaderTimeout: 10 * time.Second}}
 	if metricsLn != nil {
@@ -258,9 +327,10 @@ func serve(ctx context.Context, log *slog.Logger, ln, metricsLn net.Listener, re
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
+	httpStopped := make(chan struct{})
 	for _, c := range comps {
 		g.Go(func() error {
-			if err := c.run(gctx); err != nil {
+			if err := c.run(gctx, httpStopped); err != nil {
 				return fmt.Errorf("%s: %w", c.name, err)
 			}
 			return nil
@@ -276,14 +346,22 @@ func serve(ctx context.Context, log *slog.Logger, ln, metricsLn net.Listener, re
 	}
 	g.Go(func() error {
 		<-gctx.Done()
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(gctx), shutdownGrace)
+		stopping.Store(true)
+		defer close(httpStopped)
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(gctx), grace)
 		defer cancel()
-		log.Info("shutting down")
+		log.Info("shutting down", "grace", grace)
 		var errs []error
 		for _, srv := range servers {
-			errs = append(errs, srv.Shutdown(sctx))
+			if err := srv.Shutdown(sctx); err != nil {
+				// Requests still running past the grace end with the process.
+				errs = append(errs, fmt.Errorf("http %s: %w", srv.Addr, err))
+			}
 		}
-		return errors.Join(errs...)
+		if err := errors.Join(errs...); err != nil {
+			log.Warn("shutdown: HTTP requests still running after the grace", "err", err)
+		}
+		return nil
 	})
 	return g.Wait()
 }

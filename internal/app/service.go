@@ -87,5 +87,5 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
-	return serve(ctx, log, ln, mln, reg, checks, []*component{c})
+	return serve(ctx, log, ln, mln, reg, checks, []*component{c}, graceOf(cfg))
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -106,6 +107,18 @@ func startApart(t *testing.T, dsn string) *apart {
 // start runs one service, its own NATS user, until the test ends or stop.
 func (a *apart) start(mode config.Mode) {
 	a.t.Helper()
+	addr, stop := a.replica(mode)
+	if mode == config.ModeIngress {
+		a.ingress = addr
+	}
+	a.stops[mode] = stop
+}
+
+// replica runs one more replica of a service, as another pod would, and
+// returns its HTTP address and its stop (a SIGTERM: a graceful shutdown),
+// which the caller must call before the test ends.
+func (a *apart) replica(mode config.Mode) (addr string, stop func()) {
+	a.t.Helper()
 	cfg := a.cfg
 	cfg.NATSUser, cfg.NATSPassword = string(mode), a.creds[string(mode)]
 	a.logs.forbid(cfg.NATSPassword)
@@ -114,10 +127,7 @@ func (a *apart) start(mode config.Mode) {
 	done := make(chan error, 1)
 	go func() { done <- runService(ctx, cfg, mode, a.logs.logger(), func(addr string) { ready <- addr }) }()
 	select {
-	case addr := <-ready:
-		if mode == config.ModeIngress {
-			a.ingress = addr
-		}
+	case addr = <-ready:
 	case err := <-done:
 		cancel()
 		a.t.Fatalf("%s failed to start: %v", mode, err)
@@ -125,16 +135,19 @@ func (a *apart) start(mode config.Mode) {
 		cancel()
 		a.t.Fatalf("%s not ready", mode)
 	}
-	a.stops[mode] = func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				a.t.Errorf("%s returned %v at shutdown", mode, err)
+	var once sync.Once
+	return addr, func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					a.t.Errorf("%s returned %v at shutdown", mode, err)
+				}
+			case <-time.After(30 * time.Second):
+				a.t.Errorf("%s did not stop within 30 s", mode)
 			}
-		case <-time.After(30 * time.Second):
-			a.t.Errorf("%s did not stop within 30 s", mode)
-		}
+		})
 	}
 }
 

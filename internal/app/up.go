@@ -160,7 +160,7 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 	}
 	log.Info("purser is up", "http", info.HTTPAddr, "nats", info.NATSURL, "data", cfg.DataDir)
 	checks := []ops.Check{natsCheck(probe), {Name: "store", Probe: st.Ping}}
-	return serve(ctx, log, ln, mln, reg, checks, comps)
+	return serve(ctx, log, ln, mln, reg, checks, comps, graceOf(cfg))
 }
 
 // Secret returns the HS256 signing secret: PURSER_JWT_SECRET, or the one

@@ -20,10 +20,17 @@ import (
 // ConsumerDef.OrderKey: a conversation, a user) are handed over one after
 // another in delivery order. A message waiting for its key or a free slot
 // and a message the router works on both send InProgress, so neither is
-// redelivered elsewhere; an ack waits for the server's confirmation; a nak
-// on the last allowed delivery dead-letters the message with its reason
-// instead of leaving it to rot; a message still unfinished at shutdown is
-// naked so that it returns to the stream at once.
+// redelivered elsewhere; a nak on the last allowed delivery dead-letters
+// the message with its reason instead of leaving it to rot; a message
+// still unfinished at shutdown is naked so that it returns to the stream
+// at once, and a pinned consumer's pin is given up once nothing of it is
+// held here, so that another replica takes the lane without waiting out
+// PinnedTTL.
+//
+// Shutdown has two steps: Drain stops taking messages, hands back at once
+// those not yet in a handler, and lets the handlers finish, for as long as
+// its context allows; Close (or the end of Subscribe's context) hands back
+// whatever is still unfinished and cancels the handlers' contexts.
 //
 // Order holds within one process. Replicas sharing a consumer may each get
 // a message of the same key; the store's version check is what keeps them
@@ -40,6 +47,11 @@ type Subscriber struct {
 	closed bool
 	stop   chan struct{}
 	wg     sync.WaitGroup
+	// draining closes when Drain begins; held counts the messages taken
+	// and not yet settled or handed back, across every subscription.
+	draining  chan struct{}
+	drainOnce sync.Once
+	held      sync.WaitGroup
 }
 
 var _ message.Subscriber = (*Subscriber)(nil)
@@ -55,7 +67,7 @@ func NewSubscriber(js jetstream.JetStream, service string, defs []ConsumerDef, l
 	for _, d := range defs {
 		m[d.Name] = d
 	}
-	return &Subscriber{js: js, service: service, defs: m, log: log, stop: make(chan struct{}),
+	return &Subscriber{js: js, service: service, defs: m, log: log, stop: make(chan struct{}), draining: make(chan struct{}),
 		slots: make(chan struct{}, DefaultConcurrency), keys: newKeyQueue()}
 }
 
@@ -91,7 +103,7 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	batch := max(1, min(def.MaxAckPending, cap(s.slots)))
 	opts := []jetstream.PullMessagesOpt{jetstream.PullMaxMessages(batch)}
 	if def.Pinned {
-		opts = append(opts, jetstream.PullPriorityGroup(pinGroup), jetstream.PullExpiry(PullRenew))
+		opts = append(opts, jetstream.PullPriorityGroup(pinGroup), jetstream.PullExpiry(def.pullRenew()))
 	}
 	it, err := cons.Messages(opts...)
 	if err != nil {
@@ -106,20 +118,29 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	drained := make(chan struct{})
 	var drainedOnce sync.Once
 	closeDrained := func() { drainedOnce.Do(func() { close(drained) }) }
+	// pin is the pin id the server gave this subscription, from the
+	// latest message of a pinned consumer: given up once all is handed back.
+	var pin string
 	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
 		select {
 		case <-ctx.Done():
 		case <-s.stop:
+		case <-s.draining:
 		}
 		it.Drain()
 	}()
 	go func() {
 		defer s.wg.Done()
-		defer close(out)
-		defer handlers.Wait() // out closes only when nobody can send on it
-		defer closeDrained()  // before waiting: handlers hand back after it
+		defer func() {
+			closeDrained() // before waiting: handlers hand back after it
+			handlers.Wait()
+			if pin != "" {
+				s.unpin(def, pin)
+			}
+			close(out) // only when nobody can send on it
+		}()
 		for {
 			jm, err := it.Next()
 			if err != nil {
@@ -136,6 +157,11 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 				}
 				continue
 			}
+			if def.Pinned {
+				if id := jm.Headers().Get(headerPinID); id != "" {
+					pin = id
+				}
+			}
 			// Queued here, by this one goroutine, so that a key's
 			// messages keep their delivery order.
 			var turn *keyTurn
@@ -143,8 +169,10 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 				turn = s.keys.join(key)
 			}
 			handlers.Add(1)
+			s.held.Add(1)
 			go func() {
 				defer handlers.Done()
+				defer s.held.Done()
 				s.deliver(ctx, def, jm, turn, out, drained)
 			}()
 		}
@@ -155,6 +183,10 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 // deliver waits for the message's turn under its key and for a free slot,
 // hands it to the router and settles it with NATS. It sends InProgress
 // all along, so a message that waits is not redelivered meanwhile.
+//
+// Draining, a message not yet in a handler is handed back, but only once
+// it is first under its key: the messages of a key go back to the stream
+// in their order, after the one a handler still holds is settled.
 func (s *Subscriber) deliver(ctx context.Context, def ConsumerDef, jm jetstream.Msg, turn *keyTurn, out chan<- *message.Message, drained <-chan struct{}) {
 	handBack := func() {
 		<-drained
@@ -171,7 +203,7 @@ func (s *Subscriber) deliver(ctx context.Context, def ConsumerDef, jm jetstream.
 			return
 		}
 	}
-	if !s.awaitSlot(ctx, jm, beat.C) {
+	if s.isDraining() || !s.awaitSlot(ctx, jm, beat.C) {
 		handBack()
 		return
 	}
@@ -190,6 +222,9 @@ func (s *Subscriber) deliver(ctx context.Context, def ConsumerDef, jm jetstream.
 			handBack()
 			return
 		case <-s.stop:
+			handBack()
+			return
+		case <-s.draining:
 			handBack()
 			return
 		}
@@ -241,7 +276,8 @@ func (s *Subscriber) await(ctx context.Context, jm jetstream.Msg, ready <-chan s
 	}
 }
 
-// awaitSlot takes one of the subscriber's slots while keeping jm alive.
+// awaitSlot takes one of the subscriber's slots while keeping jm alive;
+// false means shutdown or drain.
 func (s *Subscriber) awaitSlot(ctx context.Context, jm jetstream.Msg, beat <-chan time.Time) bool {
 	for {
 		select {
@@ -253,7 +289,18 @@ func (s *Subscriber) awaitSlot(ctx context.Context, jm jetstream.Msg, beat <-cha
 			return false
 		case <-s.stop:
 			return false
+		case <-s.draining:
+			return false
 		}
+	}
+}
+
+func (s *Subscriber) isDraining() bool {
+	select {
+	case <-s.draining:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -315,6 +362,71 @@ func (s *Subscriber) deadLetter(jm jetstream.Msg, reason string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
 	defer cancel()
 	_, err = s.js.PublishMsg(ctx, nm)
+	return err
+}
+
+// headerPinID carries, on each message of a pinned consumer, the pin the
+// server gave the puller.
+const headerPinID = "Nats-Pin-Id"
+
+// unpin gives up the pin of def's consumer if it is still pin, so that
+// the next pull of another replica takes the consumer at once. It runs
+// once everything this subscription took is settled or handed back: the
+// messages handed back are first in line for the next holder, ahead of
+// anything newer. A pin that has moved already (it outlived PinnedTTL) is
+// left alone. Failing is harmless: the pin then lapses after PinnedTTL.
+func (s *Subscriber) unpin(def ConsumerDef, pin string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	// The naks above are published, not requested: a flush has the
+	// server read them before the unpin request that follows them.
+	if nc := s.js.Conn(); nc != nil {
+		_ = nc.FlushWithContext(ctx)
+	}
+	cons, err := s.js.Consumer(ctx, def.Stream, def.Name)
+	if err != nil {
+		s.log.Debug("unpin", "consumer", def.Name, "err", err)
+		return
+	}
+	held := false
+	for _, g := range cons.CachedInfo().PriorityGroups {
+		if g.Group == pinGroup && g.PinnedClientID == pin {
+			held = true
+		}
+	}
+	if !held {
+		return
+	}
+	stream, err := s.js.Stream(ctx, def.Stream)
+	if err == nil {
+		err = stream.UnpinConsumer(ctx, def.Name, pinGroup)
+	}
+	if err != nil {
+		s.log.Debug("unpin", "consumer", def.Name, "err", err)
+	}
+}
+
+// Drain stops taking messages: every subscription stops pulling, messages
+// not yet in a handler go back to their streams at once (in order per
+// key), and those in a handler are left to finish until ctx ends. It then
+// closes the subscriber, which hands back what is still unfinished and
+// gives up pins. It returns ctx's error if the handlers had not all
+// finished by then. Subscribe's context must outlive the call, or the
+// handlers' contexts end with it.
+func (s *Subscriber) Drain(ctx context.Context) error {
+	s.drainOnce.Do(func() { close(s.draining) })
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		s.held.Wait()
+	}()
+	var err error
+	select {
+	case <-finished:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	_ = s.Close()
 	return err
 }
 

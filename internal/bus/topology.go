@@ -40,7 +40,8 @@ const TurnPartitions = 8
 
 // Defaults for every consumer. The ack wait is short so that a message
 // held by a process that died is redelivered within seconds; a live
-// process keeps its messages with InProgress every third of it.
+// process keeps its messages with InProgress every third of it. TURNS
+// lanes have shorter ones still (LaneAckWait).
 const (
 	DefaultAckWait    = 5 * time.Second
 	DefaultMaxDeliver = 5
@@ -79,19 +80,55 @@ type ConsumerDef struct {
 	// Pinned lets one process at a time take the consumer's messages (a
 	// JetStream priority group with the pinned policy): it keeps order
 	// per key across replicas, which a process's own order key cannot.
-	// Another replica takes over PinnedTTL after the pinned one stopped
-	// pulling.
+	// A process that stops gives the pin up once it has handed back what
+	// it held, and another replica takes over at its next pull; one that
+	// dies loses the pin PinnedTTL after its last pull.
 	Pinned bool
+	// PinnedTTL and PullRenew override the package's for this consumer
+	// (zero: PinnedTTL, PullRenew); PullRenew is at least 1 s (nats.go).
+	PinnedTTL time.Duration
+	PullRenew time.Duration
 }
 
 // Pinned consumers: the priority group every puller names, how often an
-// idle puller renews its pull (and so its pin), and how long a silent pin
-// lasts.
+// idle puller renews its pull (and so its pin; nats.go allows no less
+// than 1 s), and how long a pin lasts without a pull. A live holder
+// renews at least every PullRenew, so a pin is lost only to a process
+// that stalled for PinnedTTL-PullRenew or died: another replica then
+// takes the lane within PinnedTTL of the last pull.
+//
+// LaneAckWait, the ack wait of TURNS lanes, is at most
+// PinnedTTL-PullRenew, so that the messages a dead holder held are due
+// again (at most LaneAckWait after its last InProgress) before its pin
+// lapses (at least PinnedTTL-PullRenew after its last pull): the next
+// holder gets them first, ahead of newer turns of their conversations.
+//
+// What keeps two replicas from applying one conversation's events at
+// once is not the pin, which a stalled process can lose while it still
+// holds messages, but the store: a conversation is saved with the
+// version it was loaded at (store.ErrConflict otherwise, nothing stored),
+// and an applied turn is recorded in that same save, so the slower of
+// two replicas reloads, finds the turn applied, and does nothing.
 const (
-	pinGroup  = "pinned"
-	PullRenew = 2 * time.Second
-	PinnedTTL = 3 * PullRenew
+	pinGroup    = "pinned"
+	PullRenew   = time.Second
+	PinnedTTL   = 2 * PullRenew
+	LaneAckWait = PinnedTTL - PullRenew
 )
+
+func (d ConsumerDef) pinnedTTL() time.Duration {
+	if d.PinnedTTL > 0 {
+		return d.PinnedTTL
+	}
+	return PinnedTTL
+}
+
+func (d ConsumerDef) pullRenew() time.Duration {
+	if d.PullRenew > 0 {
+		return d.PullRenew
+	}
+	return PullRenew
+}
 
 // orderKey is the order key of a message on subject, or "" for none. A
 // subject too short for the key is its own key (it is serialised with
@@ -133,7 +170,7 @@ func (d ConsumerDef) config() jetstream.ConsumerConfig {
 	if d.Pinned {
 		c.PriorityGroups = []string{pinGroup}
 		c.PriorityPolicy = jetstream.PriorityPolicyPinned
-		c.PinnedTTL = PinnedTTL
+		c.PinnedTTL = d.pinnedTTL()
 	}
 	return c
 }
@@ -202,6 +239,7 @@ func OrchestratorConsumers() []ConsumerDef {
 		d := consumer(TurnConsumerName(p), StreamTurns, "purser.turns."+strconv.Itoa(p)+".>",
 			DefaultMaxAckPending/TurnPartitions, turnOrder...)
 		d.Pinned = true
+		d.AckWait = LaneAckWait
 		defs = append(defs, d)
 	}
 	return append(defs, consumer(ConsumerOrchestratorToolResults, StreamTools, "purser.tool.result.>", DefaultMaxAckPending, toolResultOrder...))

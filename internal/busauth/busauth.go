@@ -106,7 +106,8 @@ func For(user string) (p Permissions, ok bool) {
 }
 
 // consumerSubjects are the JetStream API subjects that create, look up,
-// pull from and acknowledge each of defs, and nothing else.
+// pull from and acknowledge each of defs, and give up the pin of a pinned
+// one (a replica that stops hands its lanes over), and nothing else.
 func consumerSubjects(defs []bus.ConsumerDef) []string {
 	var out []string
 	for _, d := range defs {
@@ -114,6 +115,9 @@ func consumerSubjects(defs []bus.ConsumerDef) []string {
 		out = append(out,
 			"$JS.API.CONSUMER.CREATE."+sc, "$JS.API.CONSUMER.CREATE."+sc+".>", "$JS.API.CONSUMER.DURABLE.CREATE."+sc,
 			"$JS.API.CONSUMER.INFO."+sc, "$JS.API.CONSUMER.MSG.NEXT."+sc, "$JS.ACK."+sc+".>")
+		if d.Pinned {
+			out = append(out, "$JS.API.CONSUMER.UNPIN."+sc)
+		}
 	}
 	return out
 }

@@ -86,6 +86,10 @@ type Config struct {
 	// ProposalTTL is how long a proposal waits for a yes (default 24h);
 	// -1 marks a value that is not a duration of a minute or more.
 	ProposalTTL time.Duration
+	// ShutdownGrace bounds how long a stopping service lets the work it
+	// holds finish (default 10s) before it hands the rest back; -1 marks
+	// a value that is not a duration of a second or more.
+	ShutdownGrace time.Duration
 	// EmbeddingsURL is the OpenAI-compatible server search asks for
 	// vectors (PURSER_EMBEDDINGS_URL, the model server's OPENAI_BASE_URL
 	// by default); search is semantic too when it or OPENAI_API_KEY is
@@ -153,6 +157,7 @@ func FromEnv(getenv func(string) string) Config {
 	c.FileRetentionDays = count(get("PURSER_FILE_RETENTION_DAYS", ""))
 	c.UploadsPerMinute = count(get("PURSER_UPLOADS_PER_MINUTE", ""))
 	c.ProposalTTL = duration(get("PURSER_PROPOSAL_TTL", "24h"), time.Minute)
+	c.ShutdownGrace = duration(get("PURSER_SHUTDOWN_GRACE", "10s"), time.Second)
 	c.EmbeddingsURL = strings.TrimSpace(get("PURSER_EMBEDDINGS_URL", c.OpenAIBaseURL))
 	c.EmbeddingsModel = strings.TrimSpace(get("PURSER_EMBEDDINGS_MODEL", "text-embedding-3-small"))
 	c.EmbeddingsDimensions = count(get("PURSER_EMBEDDINGS_DIMENSIONS", ""))
@@ -208,6 +213,7 @@ func (c *Config) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.ModelName, "model-name", c.ModelName, "model name (PURSER_MODEL_NAME)")
 	fs.StringVar(&c.ModelProtocol, "model-protocol", c.ModelProtocol, "tools or json (PURSER_MODEL_PROTOCOL)")
 	fs.DurationVar(&c.ProposalTTL, "proposal-ttl", c.ProposalTTL, "how long a proposal waits for a yes (PURSER_PROPOSAL_TTL)")
+	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.ShutdownGrace, "how long a stopping service lets held work finish (PURSER_SHUTDOWN_GRACE)")
 	fs.StringVar(&c.MailboxDir, "mailbox-dir", c.MailboxDir, "local mailbox of .eml files (PURSER_MAILBOX_DIR)")
 	fs.StringVar(&c.Mail, "mail", c.Mail, "local or gmail (PURSER_MAIL)")
 	fs.StringVar(&c.GoogleClientID, "google-client-id", c.GoogleClientID, "Google OAuth client id for connecting Gmail (PURSER_GOOGLE_CLIENT_ID)")
@@ -277,6 +283,9 @@ func (c Config) Check(mode Mode) error {
 	}
 	if c.ProposalTTL < time.Minute {
 		bad("PURSER_PROPOSAL_TTL", "must be a duration of a minute or more, such as 24h or 90m")
+	}
+	if c.ShutdownGrace < time.Second {
+		bad("PURSER_SHUTDOWN_GRACE", "must be a duration of a second or more, such as 10s")
 	}
 	if c.MaxUploadMiB < 0 || c.MaxUploadMiB > 64 {
 		bad("PURSER_MAX_UPLOAD_MIB", "must be a number of MiB from 1 to 64")

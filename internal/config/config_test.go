@@ -39,6 +39,12 @@ func TestDefaultsRunUp(t *testing.T) {
 	if c.ProposalTTL != 24*time.Hour {
 		t.Errorf("proposals wait %v by default, want a day", c.ProposalTTL)
 	}
+	if c.ShutdownGrace != 10*time.Second {
+		t.Errorf("a stopping service waits %v for held work by default, want 10s", c.ShutdownGrace)
+	}
+	if c := FromEnv(env(map[string]string{"PURSER_SHUTDOWN_GRACE": "soon"})); c.Check(ModeUp) == nil {
+		t.Error("PURSER_SHUTDOWN_GRACE=soon passed the check")
+	}
 	if c := FromEnv(env(map[string]string{"PURSER_PROPOSAL_TTL": "90m"})); c.ProposalTTL != 90*time.Minute || c.Check(ModeUp) != nil {
 		t.Errorf("PURSER_PROPOSAL_TTL=90m gave %v", c.ProposalTTL)
 	}

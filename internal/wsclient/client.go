@@ -9,7 +9,9 @@
 //
 // When to reconnect, how long to wait, and what an error naming a frame
 // means for that frame (send it again later, or give it up) are the
-// caller's: the three callers differ there.
+// caller's: the three callers differ there. CloseStatus tells them how
+// the last socket ended: 1012 (a replica restarting) asks for a
+// reconnect at once, with no back-off.
 package wsclient
 
 import (
@@ -62,6 +64,9 @@ type Client struct {
 	// unacked holds the frames with a client id that the server has not
 	// acked yet, in the order they were first sent.
 	unacked []pending
+	// closed is the close status of the latest socket that ended, -1
+	// while it is open or when it ended without a close frame.
+	closed websocket.StatusCode
 }
 
 type pending struct {
@@ -94,7 +99,23 @@ func New(cfg Config) *Client {
 	if cfg.Dial == nil {
 		cfg.Dial = websocket.Dial
 	}
-	return &Client{cfg: cfg}
+	return &Client{cfg: cfg, closed: -1}
+}
+
+// StatusServiceRestart is the close status of a socket whose ingress
+// replica is stopping (a rolling restart): reconnect at once, to another
+// replica, and resume.
+const StatusServiceRestart = websocket.StatusServiceRestart
+
+// CloseStatus is the status the server closed the latest socket with,
+// once that socket's Frames channel has closed: StatusServiceRestart,
+// 4001 (token expired), 1008 (too slow) and so on. It is -1 while the
+// socket is open, before the first, and when a socket dropped without a
+// close frame.
+func (c *Client) CloseStatus() websocket.StatusCode {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
 }
 
 // Connect opens a socket in place of the current one, which it closes. It
@@ -123,6 +144,7 @@ func (c *Client) Connect(ctx context.Context) error {
 	c.mu.Lock()
 	old := c.sock
 	c.sock = s
+	c.closed = -1
 	c.mu.Unlock()
 	if old != nil {
 		old.close()
@@ -138,6 +160,11 @@ func (c *Client) read(ctx context.Context, s *socket) {
 	for {
 		_, data, err := s.conn.Read(ctx)
 		if err != nil {
+			c.mu.Lock()
+			if c.sock == s || c.sock == nil {
+				c.closed = websocket.CloseStatus(err)
+			}
+			c.mu.Unlock()
 			return
 		}
 		var f contracts.ServerFrame

@@ -22,6 +22,8 @@ type hub struct {
 
 	mu    sync.Mutex
 	users map[userKey]*userConns
+	// closing refuses new sockets once shutdown began.
+	closing bool
 }
 
 type userKey struct{ tenant, user string }
@@ -38,6 +40,9 @@ func newHub(nc *nats.Conn, log *slog.Logger, m *metrics) *hub {
 // errTooManySockets refuses a socket past the user's cap.
 var errTooManySockets = errors.New("too many open sockets for this user")
 
+// errClosing refuses a socket that opens while the ingress shuts down.
+var errClosing = errors.New("shutting down")
+
 // sockets is how many sockets the user has open here.
 func (h *hub) sockets(k userKey) int {
 	h.mu.Lock()
@@ -53,6 +58,9 @@ func (h *hub) sockets(k userKey) int {
 func (h *hub) add(c *client, max int) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closing {
+		return errClosing
+	}
 	k := userKey{c.tenant, c.user}
 	uc, ok := h.users[k]
 	if ok && len(uc.conns) >= max {
@@ -123,11 +131,22 @@ func (h *hub) refillAll() {
 	}
 }
 
-// closeAll closes every socket; their handlers remove them.
+// closeAll closes every socket, and refuses new ones from now on; their
+// handlers remove them.
 func (h *hub) closeAll() {
+	h.mu.Lock()
+	h.closing = true
+	h.mu.Unlock()
 	for _, c := range h.all() {
 		c.shutdown()
 	}
+}
+
+// empty reports whether no socket is open.
+func (h *hub) empty() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.users) == 0
 }
 
 // all is every open socket, at the moment of asking.

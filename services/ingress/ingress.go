@@ -200,8 +200,28 @@ func randomID() string {
 	return "h" + hex.EncodeToString(b[:])
 }
 
-// Close disconnects every socket and drops the deliver subscriptions.
+// Close disconnects every socket, with 1012 (Service Restart: reconnect
+// at once, to another replica, and resume), refuses new ones, and drops
+// the deliver subscriptions. It does not wait for the sockets' close
+// handshakes; Shutdown does.
 func (in *Ingress) Close() { in.hub.closeAll() }
+
+// Shutdown is Close, then waits until every socket's handler has ended
+// (its close frame written, its subscription dropped) or ctx ends. Frames
+// of turns still running reach their clients on the replica they resume
+// on: the notifier stores every one.
+func (in *Ingress) Shutdown(ctx context.Context) {
+	in.hub.closeAll()
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for !in.hub.empty() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
 
 // turnID derives a stable turn id from who sent what: a client that resends
 // a frame with the same id produces the same turn, which JetStream's

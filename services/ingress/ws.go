@@ -62,6 +62,9 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	if err := in.hub.add(c, in.cfg.MaxSocketsPerUser); errors.Is(err, errTooManySockets) {
 		_ = conn.Close(websocket.StatusPolicyViolation, "too many open connections for this user")
 		return
+	} else if errors.Is(err, errClosing) {
+		_ = conn.Close(websocket.StatusServiceRestart, restartReason)
+		return
 	} else if err != nil {
 		_ = conn.Close(websocket.StatusInternalError, "unavailable")
 		return
@@ -425,4 +428,8 @@ func (c *client) closeWith(code websocket.StatusCode, reason string) {
 	})
 }
 
-func (c *client) shutdown() { c.closeWith(websocket.StatusGoingAway, "server shutting down") }
+// restartReason goes with 1012 (Service Restart) when a replica stops:
+// the client reconnects at once, lands on another replica, and resumes.
+const restartReason = "server restarting: reconnect and resume"
+
+func (c *client) shutdown() { c.closeWith(websocket.StatusServiceRestart, restartReason) }

@@ -54,6 +54,8 @@ const state = {
   failures: 0,
   retry: null,
   catchingUp: false,
+  // restarting is set by a 1012 close until a socket opens again.
+  restarting: false,
   connStatus: "notConnected", // a string key
   streaming: new Map(), // turn id -> bubble being streamed
   thinking: new Map(), // client frame id -> "Thinking…" bubble
@@ -724,6 +726,7 @@ function connect() {
   ws.onopen = () => {
     state.opened = true;
     state.failures = 0;
+    state.restarting = false;
     state.askedHost = false;
     setStatus("connected");
     if (state.lastSeq >= 0) {
@@ -754,13 +757,18 @@ function connect() {
   ws.onclose = (ev) => {
     if (state.ws !== ws) return;
     if (ev.code === 4001) { expired(); return; }
-    if (!state.opened && ++state.failures >= 3) {
+    // 1012: the server is restarting (a rolling deploy): connect again at
+    // once, which reaches another replica, and resume; until a socket
+    // opens, failures mean the restart is not over, not a refusal.
+    if (ev.code === 1012) state.restarting = true;
+    if (!state.opened && ++state.failures >= 3 && !state.restarting) {
       if (state.tokenFromHost && !state.askedHost) { expired(); return; }
       signIn("couldNotConnect");
       return;
     }
-    const wait = ev.code === 1008 ? 0 : Math.min(15000, 1000 * 2 ** state.failures);
-    setStatus(ev.code === 1008 ? "catchingUp" : "disconnected");
+    const now = state.opened && (ev.code === 1008 || ev.code === 1012);
+    const wait = now ? 0 : Math.min(15000, 1000 * 2 ** state.failures);
+    setStatus(now ? "catchingUp" : "disconnected");
     state.retry = setTimeout(connect, wait);
   };
 }
