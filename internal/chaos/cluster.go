@@ -51,6 +51,8 @@ type cluster struct {
 	// and the harness's own PostgreSQL server.
 	natsNodes *natsCluster
 	pg        *pgtest.Server
+	// used is what the service processes used, in cluster mode.
+	used *usage
 }
 
 // proc is one running service; done closes when it has exited.
@@ -221,7 +223,7 @@ func (c *cluster) start(ctx context.Context, s string) error {
 		return fmt.Errorf("start %s: %w", s, err)
 	}
 	p := &proc{cmd: cmd, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); logf.Close(); close(p.done) }()
+	go func() { _ = cmd.Wait(); c.used.exited(serviceOf(s), cmd.ProcessState); logf.Close(); close(p.done) }()
 	c.mu.Lock()
 	c.procs[s], c.addrs[s] = p, addr
 	c.mu.Unlock()

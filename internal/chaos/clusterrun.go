@@ -138,6 +138,7 @@ wait:
 		return rep, killErr
 	}
 
+	fmt.Fprintf(cfg.Out, "chaos-cluster: %s\n", c.usageLine(cfg.Turns))
 	got, err := compare(ctx, c.dsn, users)
 	if err != nil {
 		return rep, err

@@ -31,11 +31,12 @@ func replicaNames(replicas int) []string {
 // of every service, each given every node's URL and told to create
 // streams at three replicas.
 func startFleet(ctx context.Context, bin, self, dir string, replicas int) (*cluster, error) {
-	c := &cluster{bin: bin, dir: dir, procs: map[string]*proc{}, addrs: map[string]string{}, secret: randomHex(32)}
+	c := &cluster{bin: bin, dir: dir, procs: map[string]*proc{}, addrs: map[string]string{}, secret: randomHex(32), used: newUsage()}
 	nodes, err := newNATSCluster(self, dir, 3)
 	if err != nil {
 		return nil, err
 	}
+	nodes.used = c.used
 	c.natsNodes = nodes
 	for i := range nodes.nodes {
 		if err := nodes.start(ctx, i); err != nil {
@@ -145,4 +146,20 @@ func (c *cluster) ingresses(replicas int) []string {
 		out = append(out, c.addrs[fmt.Sprintf("ingress-%d", i+1)])
 	}
 	return out
+}
+
+// usageLine adds what the processes still running have used to what
+// those that exited did, and says it per 1,000 turns.
+func (c *cluster) usageLine(turns int) string {
+	c.mu.Lock()
+	for name, p := range c.procs {
+		c.used.running(serviceOf(name), p.cmd.Process.Pid)
+	}
+	c.mu.Unlock()
+	for _, p := range c.natsNodes.procs {
+		if p != nil {
+			c.used.running("nats", p.cmd.Process.Pid)
+		}
+	}
+	return c.used.Line(turns)
 }

@@ -75,6 +75,7 @@ type natsCluster struct {
 	self  string // this program, run again as a node
 	nodes []NATSNode
 	procs []*proc // nil while a node is down
+	used  *usage  // what the nodes used, over all their lives
 }
 
 func newNATSCluster(self, dir string, size int) (*natsCluster, error) {
@@ -120,7 +121,7 @@ func (nc *natsCluster) start(ctx context.Context, i int) error {
 		return fmt.Errorf("start NATS node %s: %w", nc.nodes[i].Name, err)
 	}
 	p := &proc{cmd: cmd, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.done) }()
+	go func() { _ = cmd.Wait(); nc.used.exited("nats", cmd.ProcessState); close(p.done) }()
 	nc.procs[i] = p
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(nc.nodes[i].Port))
 	for deadline := time.Now().Add(60 * time.Second); ; {

@@ -1,0 +1,36 @@
+package chaos
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The sizing figures come from real processes: a live one's /proc and an
+// exited one's rusage both count, per kind, per 1,000 turns.
+func TestUsageCountsLiveAndExitedProcesses(t *testing.T) {
+	sum := 0
+	for i := range 20_000_000 { // burn some CPU, so ours is not zero
+		sum += i
+	}
+	_ = sum
+	cpu, rss, err := procUsage(os.Getpid())
+	if err != nil || cpu <= 0 || rss <= 0 {
+		t.Fatalf("this process: cpu %v, peak %d KiB, %v", cpu, rss, err)
+	}
+	cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	u := newUsage()
+	u.exited("toolrunner", cmd.ProcessState)
+	u.running("ingress", os.Getpid())
+	if u.cpu["toolrunner"] <= 0 || u.peak["toolrunner"] <= 0 || u.cpu["ingress"] != cpu && u.cpu["ingress"] < cpu {
+		t.Fatalf("usage = %+v %+v", u.cpu, u.peak)
+	}
+	line := u.Line(500)
+	if !strings.Contains(line, "ingress ") || !strings.Contains(line, "toolrunner ") || !strings.Contains(line, "MiB") {
+		t.Errorf("line = %q", line)
+	}
+}
