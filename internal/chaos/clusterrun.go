@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -227,7 +228,7 @@ kill:
 			return err
 		}
 	}
-	for _, name := range names {
+	for _, name := range rollOrder(names) {
 		ev := killEvent{what: "roll " + name, at: time.Now()}
 		// A replica that outlives its grace is killed, and the roll
 		// says so; the harness bounds the wait at three times purser's
@@ -249,4 +250,15 @@ kill:
 		note(ev, "exited %s after SIGTERM, ready again after %s", exited.Sub(ev.at).Round(time.Millisecond), ev.back.Sub(ev.at).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// rollOrder is the order replicas are rolled in: the ones a person's turn
+// crosses first (the ingress, whose sockets close with 1012, and the
+// orchestrator, whose lanes move) while the load is surely still on, and
+// the toolrunner, slowest to be ready again, last.
+func rollOrder(names []string) []string {
+	rank := map[string]int{"ingress": 0, "orchestrator": 1, "notifier": 2, "toolrunner": 3}
+	out := slices.Clone(names)
+	slices.SortStableFunc(out, func(a, b string) int { return rank[serviceOf(a)] - rank[serviceOf(b)] })
+	return out
 }
