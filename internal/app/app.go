@@ -225,7 +225,17 @@ func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jet
 		life, stop := context.WithCancel(context.WithoutCancel(ctx))
 		defer stop()
 		g, gctx := errgroup.WithContext(life)
-		g.Go(func() error { return router.Run(gctx) })
+		g.Go(func() error {
+			err := router.Run(gctx)
+			if err != nil && ctx.Err() != nil {
+				// Stopped before it had subscribed everything (a stop
+				// right after the start): the drain closed the subscriber
+				// under it, which is the stop, not a failure.
+				log.Info("shutdown: stopped while subscribing", "err", err)
+				return nil
+			}
+			return err
+		})
 		if relay != nil {
 			g.Go(func() error { return relay.Run(gctx, time.Second) })
 		}
