@@ -143,11 +143,10 @@ func TestRunWritesMarksInBatches(t *testing.T) {
 	}
 }
 
-// Published messages do not pile up: Run deletes those published longer
-// ago than Retention, and keeps the rest.
-func TestRunDeletesWhatWasPublishedLongAgo(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// Published messages do not pile up: Prune deletes those published
+// longer ago than Retention, and keeps the rest.
+func TestPruneDeletesWhatWasPublishedLongAgo(t *testing.T) {
+	ctx := context.Background()
 	st := storetest.Open(t, storetest.SQLiteDSN(t))
 	now := time.Now().UTC()
 	var msgs []store.OutboxMessage
@@ -164,12 +163,10 @@ func TestRunDeletesWhatWasPublishedLongAgo(t *testing.T) {
 		t.Fatal(err)
 	}
 	relay := outbox.NewRelay(st, &recorder{failOn: "unsent"}, quiet, time.Now)
-	relay.Retention, relay.PruneEvery = 10*time.Minute, 5*time.Millisecond
-	done := make(chan struct{})
-	go func() { defer close(done); _ = relay.Run(ctx, time.Hour) }()
-	time.Sleep(200 * time.Millisecond) // many prune ticks
-	cancel()
-	<-done
+	relay.Retention = 10 * time.Minute
+	if n, err := relay.Prune(ctx, now); err != nil || n != 2 {
+		t.Fatalf("pruned %d (%v), want a and b, published an hour ago", n, err)
+	}
 	// What remains published: c alone, pruned only with a later cutoff.
 	if n, err := st.PruneOutbox(context.Background(), now.Add(-time.Minute)); err != nil || n != 0 {
 		t.Fatalf("%d messages published an hour ago were left for a later prune (%v)", n, err)
