@@ -53,10 +53,10 @@ type deps struct {
 	routerMetrics *bus.RouterMetrics
 	// pruneMetrics are shared by the pruners of one process.
 	pruneMetrics *prune.Metrics
-	store         *store.Store // nil for the ingress alone
-	connect       func(name string) (*nats.Conn, error)
-	verifier      ingress.Verifier
-	now           func() time.Time
+	store        *store.Store // nil for the ingress alone
+	connect      func(name string) (*nats.Conn, error)
+	verifier     ingress.Verifier
+	now          func() time.Time
 }
 
 // component is one running service.

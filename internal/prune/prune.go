@@ -54,6 +54,12 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
+// Rows is the counter of rows pruned from table.
+func (m *Metrics) Rows(table string) prometheus.Counter { return m.rows.WithLabelValues(table) }
+
+// Errors is the counter of failed passes over table.
+func (m *Metrics) Errors(table string) prometheus.Counter { return m.errors.WithLabelValues(table) }
+
 // Pruner runs its jobs every interval.
 type Pruner struct {
 	jobs  []Job
