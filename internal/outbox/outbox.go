@@ -219,6 +219,13 @@ func (r *Relay) flush(ctx context.Context, cutoff time.Time) error {
 		if err := r.Publish(ctx, pending); err != nil {
 			return err
 		}
+		// While Run batches, Publish leaves its marks to Run, which waits
+		// for this flush: mark the page now, or the next read finds the
+		// same hundred messages pending and publishes them again, for
+		// good (a backlog of stragglers stalled every mark that way).
+		if err := r.writeMarks(ctx); err != nil {
+			return err
+		}
 		if len(pending) < 100 || n != len(pending) {
 			return nil
 		}

@@ -178,3 +178,42 @@ func TestPruneDeletesWhatWasPublishedLongAgo(t *testing.T) {
 		t.Fatalf("pending = %v, want the unsent message kept", pending)
 	}
 }
+
+// A backlog of more than a page of stragglers (published by nobody, or
+// whose marks were lost) is published once each and marked while Run
+// runs: the page after page of them neither repeats nor stalls the marks.
+func TestRunWorksThroughABacklogOfStragglers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := storetest.Open(t, storetest.SQLiteDSN(t))
+	old := time.Now().UTC().Add(-time.Hour)
+	var msgs []store.OutboxMessage
+	for i := range 250 {
+		msgs = append(msgs, store.OutboxMessage{ID: fmt.Sprintf("m%03d", i), Subject: "s", Payload: []byte("x"), CreatedAt: old})
+	}
+	if err := st.AppendOutbox(ctx, msgs); err != nil {
+		t.Fatal(err)
+	}
+	pub := &recorder{}
+	relay := outbox.NewRelay(st, pub, quiet, time.Now)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = relay.Run(ctx, 10*time.Millisecond) }()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		pending, err := st.PendingOutbox(context.Background(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pending) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s, %d publishes and %s still pending: the backlog is republished without being marked", len(pub.published()), pending[0].ID)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if n := len(pub.published()); n != 250 {
+		t.Errorf("published %d times for 250 messages, want each once", n)
+	}
+}
