@@ -56,7 +56,7 @@ func newRoot(getenv func(string) string, stdout, stderr io.Writer) *cobra.Comman
 	root.AddCommand(tokenCmd(&cfg, stdout), migrateCmd(&cfg, stdout), reindexCmd(&cfg, stdout), chatCmd(&cfg, stdout), mailTokenCmd(&cfg, stdout))
 	root.AddCommand(auditCmd(&cfg, stdout))
 	root.AddCommand(streamsCmd(&cfg, stdout))
-	root.AddCommand(benchCmd(&cfg, stdout, stderr))
+	root.AddCommand(benchCmd(&cfg, stdout, stderr), soakCmd(&cfg, stdout, stderr))
 	root.AddCommand(&cobra.Command{
 		Use:    app.ImportWorkerCommand,
 		Short:  "Parse one statement from stdin under sandbox limits (started by the toolrunner)",

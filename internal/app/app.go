@@ -29,6 +29,7 @@ import (
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/ops"
 	"github.com/purser-ai/purser/internal/outbox"
+	"github.com/purser-ai/purser/internal/prune"
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/uploads"
 	"github.com/purser-ai/purser/pkg/contracts"
@@ -48,10 +49,12 @@ type deps struct {
 	reg *prometheus.Registry
 	// routerMetrics are shared by the routers of one process.
 	routerMetrics *bus.RouterMetrics
-	store         *store.Store // nil for the ingress alone
-	connect       func(name string) (*nats.Conn, error)
-	verifier      ingress.Verifier
-	now           func() time.Time
+	// pruneMetrics are shared by the pruners of one process.
+	pruneMetrics *prune.Metrics
+	store        *store.Store // nil for the ingress alone
+	connect      func(name string) (*nats.Conn, error)
+	verifier     ingress.Verifier
+	now          func() time.Time
 }
 
 // component is one running service.
@@ -105,9 +108,15 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			return nil, err
 		}
 		relay := outbox.NewRelay(d.store, pub, log, d.now)
+		relay.Retention = d.cfg.OutboxRetention
 		orch := orchestrator.New(orchestrator.Config{ModelConcurrency: d.cfg.ModelConcurrency, ProposalTTL: d.cfg.ProposalTTL}, d.store, relay, pub, model, d.reg, log, d.now)
+		prune, err := pruner(mode, d, relay)
+		if err != nil {
+			closeConn()
+			return nil, err
+		}
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.OrchestratorConsumers(), orch.Register, relay,
-			func(ctx context.Context) { orch.Sweep(ctx, 5*time.Second) })
+			func(ctx context.Context) { orch.Sweep(ctx, 5*time.Second) }, prune)
 	case config.ModeNotifier:
 		n := notifier.New(d.store, pub, d.reg, log, d.now).WithSearch(searcherFor(d.cfg, d.store, d.reg, log), d.store)
 		// Catch-up and inbox requests from the ingress; they stop, and
@@ -119,7 +128,12 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			return nil, err
 		}
 		stop := func() { resp.Close(); closeConn() }
-		return routed(ctx, mode, d, nc, js, pub, log, stop, bus.NotifierConsumers(), n.Register, nil)
+		prune, err := pruner(mode, d, nil)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		return routed(ctx, mode, d, nc, js, pub, log, stop, bus.NotifierConsumers(), n.Register, nil, prune)
 	case config.ModeToolrunner:
 		mail, err := mailFor(d.cfg, d.store, nc, pub, log, d.now)
 		if err != nil {
@@ -191,6 +205,12 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			}
 			background = append(background, prune)
 		}
+		prune, err := pruner(mode, d, nil)
+		if err != nil {
+			closeConn()
+			return nil, err
+		}
+		background = append(background, prune)
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, consumers, register, nil, background...)
 	}
 	closeConn()

@@ -12,6 +12,7 @@ import (
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/ops"
+	"github.com/purser-ai/purser/internal/prune"
 	"github.com/purser-ai/purser/internal/store"
 )
 
@@ -47,7 +48,11 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 	if err := registerStreamDepth(reg, probe); err != nil {
 		return err
 	}
-	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), connect: connect, now: time.Now}
+	pm, err := prune.NewMetrics(reg)
+	if err != nil {
+		return err
+	}
+	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), pruneMetrics: pm, connect: connect, now: time.Now}
 	checks := []ops.Check{natsCheck(probe)}
 	if mode != config.ModeIngress {
 		st, err := store.Open(ctx, cfg.DatabaseURL)

@@ -19,6 +19,7 @@ import (
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/natsembed"
 	"github.com/purser-ai/purser/internal/ops"
+	"github.com/purser-ai/purser/internal/prune"
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/services/toolrunner/mailbox"
 )
@@ -125,7 +126,11 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 		return err
 	}
 	reg.MustRegister(st.Collector())
-	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), store: st, verifier: verifier, now: time.Now}
+	pm, err := prune.NewMetrics(reg)
+	if err != nil {
+		return err
+	}
+	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), pruneMetrics: pm, store: st, verifier: verifier, now: time.Now}
 	var comps []*component
 	for _, mode := range []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress} {
 		user := string(mode)

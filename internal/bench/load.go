@@ -40,6 +40,10 @@ type Options struct {
 	Dial     wsclient.DialFunc     // default websocket.Dial
 	Timeout  time.Duration         // one turn's limit, default 60 s
 	Label    string                // names conversations apart between runs
+	// Turns, when positive, ends the run once this many turns ended
+	// (served or failed): users start no turn after it, and finish the
+	// ones they are in.
+	Turns int
 }
 
 // Progress is a running count.
@@ -101,6 +105,12 @@ func (r *recorder) ok(e2e, ttfb time.Duration) {
 	r.ttfb = append(r.ttfb, ttfb)
 	r.mu.Unlock()
 	r.turns.Add(1)
+}
+
+// enough reports whether turns ended (served or failed) reached limit, 0
+// being none.
+func (r *recorder) enough(limit int) bool {
+	return limit > 0 && r.turns.Load()+r.errors.Load() >= int64(limit)
 }
 
 func (r *recorder) fail(err error) {
@@ -198,7 +208,7 @@ func user(ctx context.Context, opts Options, i int, stopAt time.Time, rec *recor
 	rec.connected.Add(1)
 	conv := fmt.Sprintf("%s-u%d", opts.Label, i)
 	u := &session{client: client, frames: client.Frames(), conv: conv, timeout: opts.Timeout, rec: rec}
-	for n := 0; time.Now().Before(stopAt) && ctx.Err() == nil; n++ {
+	for n := 0; time.Now().Before(stopAt) && ctx.Err() == nil && !rec.enough(opts.Turns); n++ {
 		kind := opts.Mix[(i+n)%len(opts.Mix)]
 		id := fmt.Sprintf("%s-%d", conv, n)
 		switch kind {

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/prune"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -98,6 +99,19 @@ type Config struct {
 	EmbeddingsURL        string
 	EmbeddingsModel      string
 	EmbeddingsDimensions int
+	// PruneInterval is how often each service prunes the tables it owns
+	// (PURSER_PRUNE_INTERVAL, default 5m); OutboxRetention how long a
+	// published outbox message is kept (PURSER_OUTBOX_RETENTION, default
+	// 10m, at least JetStream's 2-minute duplicate window). -1 marks a
+	// value out of bounds.
+	PruneInterval   time.Duration
+	OutboxRetention time.Duration
+	// Retention and TenantRetention are how long documents, messages and
+	// the audit log are kept, by default and per tenant
+	// (PURSER_RETENTION, PURSER_TENANT_RETENTION); see prune.ParseRetention.
+	// Empty keeps everything.
+	Retention       string
+	TenantRetention string
 }
 
 // Embeddings reports whether search has an embeddings server.
@@ -161,6 +175,10 @@ func FromEnv(getenv func(string) string) Config {
 	c.EmbeddingsURL = strings.TrimSpace(get("PURSER_EMBEDDINGS_URL", c.OpenAIBaseURL))
 	c.EmbeddingsModel = strings.TrimSpace(get("PURSER_EMBEDDINGS_MODEL", "text-embedding-3-small"))
 	c.EmbeddingsDimensions = count(get("PURSER_EMBEDDINGS_DIMENSIONS", ""))
+	c.PruneInterval = duration(get("PURSER_PRUNE_INTERVAL", "5m"), time.Second)
+	c.OutboxRetention = duration(get("PURSER_OUTBOX_RETENTION", "10m"), 2*time.Minute)
+	c.Retention = get("PURSER_RETENTION", "")
+	c.TenantRetention = get("PURSER_TENANT_RETENTION", "")
 	return c
 }
 
@@ -212,6 +230,7 @@ func (c *Config) Flags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", c.OpenAIBaseURL, "OpenAI-compatible endpoint (OPENAI_BASE_URL)")
 	fs.StringVar(&c.ModelName, "model-name", c.ModelName, "model name (PURSER_MODEL_NAME)")
 	fs.StringVar(&c.ModelProtocol, "model-protocol", c.ModelProtocol, "tools or json (PURSER_MODEL_PROTOCOL)")
+	fs.DurationVar(&c.PruneInterval, "prune-interval", c.PruneInterval, "how often each service prunes what it keeps only for a while (PURSER_PRUNE_INTERVAL)")
 	fs.DurationVar(&c.ProposalTTL, "proposal-ttl", c.ProposalTTL, "how long a proposal waits for a yes (PURSER_PROPOSAL_TTL)")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.ShutdownGrace, "how long a stopping service lets held work finish (PURSER_SHUTDOWN_GRACE)")
 	fs.StringVar(&c.MailboxDir, "mailbox-dir", c.MailboxDir, "local mailbox of .eml files (PURSER_MAILBOX_DIR)")
@@ -306,6 +325,15 @@ func (c Config) Check(mode Mode) error {
 	}
 	if c.UploadsPerMinute < 0 {
 		bad("PURSER_UPLOADS_PER_MINUTE", "must be a positive number")
+	}
+	if c.PruneInterval < time.Second {
+		bad("PURSER_PRUNE_INTERVAL", "must be a duration of a second or more, such as 5m")
+	}
+	if c.OutboxRetention < 2*time.Minute {
+		bad("PURSER_OUTBOX_RETENTION", "must be a duration of 2m (JetStream's duplicate window) or more, such as 10m")
+	}
+	if _, err := c.RetentionPolicy(); err != nil {
+		errs = append(errs, err)
 	}
 	if mode == ModeUp {
 		host, port, err := net.SplitHostPort(c.NATSListen)
@@ -452,6 +480,11 @@ func (c Config) checkGoogle(bad func(name, problem string)) {
 			bad(u.name, "must be an http(s) URL")
 		}
 	}
+}
+
+// RetentionPolicy reads PURSER_RETENTION and PURSER_TENANT_RETENTION.
+func (c Config) RetentionPolicy() (prune.Retention, error) {
+	return prune.ParseRetention(c.Retention, c.TenantRetention)
 }
 
 // StreamTunables reads PURSER_STREAM_REPLICAS, PURSER_STREAM_MAX_BYTES and

@@ -22,6 +22,12 @@ var (
 		"Messages held by the stream (for DLQ: the dead letters waiting for a person).", []string{"stream"}, nil)
 	streamBytesDesc = prometheus.NewDesc("purser_bus_stream_bytes",
 		"Bytes held by the stream.", []string{"stream"}, nil)
+	// The bounds JetStream enforces: past either, a stream drops its
+	// oldest messages (TURNS and UPLOADS refuse new ones when full).
+	streamMaxBytesDesc = prometheus.NewDesc("purser_bus_stream_max_bytes",
+		"The most bytes the stream holds (its max_bytes).", []string{"stream"}, nil)
+	streamMaxAgeDesc = prometheus.NewDesc("purser_bus_stream_max_age_seconds",
+		"How long the stream keeps a message (its max_age).", []string{"stream"}, nil)
 )
 
 // ConsumerRef names one durable consumer.
@@ -84,5 +90,8 @@ func (s streamDepth) Collect(ch chan<- prometheus.Metric) {
 		state := st.CachedInfo().State
 		ch <- prometheus.MustNewConstMetric(streamMessagesDesc, prometheus.GaugeValue, float64(state.Msgs), name)
 		ch <- prometheus.MustNewConstMetric(streamBytesDesc, prometheus.GaugeValue, float64(state.Bytes), name)
+		cfg := st.CachedInfo().Config
+		ch <- prometheus.MustNewConstMetric(streamMaxBytesDesc, prometheus.GaugeValue, float64(cfg.MaxBytes), name)
+		ch <- prometheus.MustNewConstMetric(streamMaxAgeDesc, prometheus.GaugeValue, cfg.MaxAge.Seconds(), name)
 	}
 }

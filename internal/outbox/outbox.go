@@ -35,17 +35,21 @@ type Relay struct {
 	log   *slog.Logger
 	now   func() time.Time
 
-	// Retention is how long Run keeps a published message before deleting
-	// it, every PruneEvery. Kept, its id makes a handler that stores the
-	// same message again keep the first; JetStream's duplicate window (2
+	// Retention is how long a published message is kept before Prune
+	// deletes it. Kept, its id makes a handler that stores the same
+	// message again keep the first; JetStream's duplicate window (2
 	// minutes) covers a republish only that long. Set before Run.
-	Retention, PruneEvery time.Duration
+	Retention time.Duration
 
 	mu      sync.Mutex
 	running bool     // Run batches the marks
 	marks   []string // published, not yet marked
 	full    chan struct{}
 }
+
+// DefaultRetention is how long a published message is kept unless
+// configured (PURSER_OUTBOX_RETENTION): five duplicate windows.
+const DefaultRetention = 10 * time.Minute
 
 // markBatch is how many marks make Run write them at once rather than at
 // its next mark tick.
@@ -57,7 +61,7 @@ const MarkInterval = 50 * time.Millisecond
 // NewRelay builds a relay; pub must wait for the stream's ack.
 func NewRelay(st Store, pub message.Publisher, log *slog.Logger, now func() time.Time) *Relay {
 	return &Relay{store: st, pub: pub, log: log, now: now, full: make(chan struct{}, 1),
-		Retention: 10 * time.Minute, PruneEvery: time.Minute}
+		Retention: DefaultRetention}
 }
 
 // Publish sends msgs in order and marks them published. It stops at the
@@ -154,12 +158,6 @@ func (r *Relay) Run(ctx context.Context, interval time.Duration) error {
 	defer t.Stop()
 	m := time.NewTicker(MarkInterval)
 	defer m.Stop()
-	pruned := make(chan struct{})
-	go func() {
-		defer close(pruned)
-		r.prune(ctx)
-	}()
-	defer func() { <-pruned }()
 	for {
 		select {
 		case <-ctx.Done():
@@ -181,24 +179,13 @@ func (r *Relay) Run(ctx context.Context, interval time.Duration) error {
 	}
 }
 
-// prune deletes, every PruneEvery until ctx ends, what was published
-// longer than Retention ago: published messages would otherwise stay
-// forever, two or three for every turn. It runs beside Run's loop, so
-// that a long backlog (the first prune after an upgrade) holds up no
-// marks and no stragglers.
-func (r *Relay) prune(ctx context.Context) {
-	t := time.NewTicker(r.PruneEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		if _, err := r.store.PruneOutbox(ctx, r.now().Add(-r.Retention)); err != nil && ctx.Err() == nil {
-			r.log.Warn("outbox relay: prune", "err", err)
-		}
-	}
+// Prune deletes what was published longer than Retention before now
+// and returns how many: published messages would otherwise stay forever,
+// two or three for every turn. The orchestrator's pruner calls it on its
+// schedule, beside Run, so that a long backlog (the first prune after an
+// upgrade) holds up no marks and no stragglers.
+func (r *Relay) Prune(ctx context.Context, now time.Time) (int64, error) {
+	return r.store.PruneOutbox(ctx, now.Add(-r.Retention))
 }
 
 // Flush publishes every pending message once, oldest first.
@@ -230,6 +217,13 @@ func (r *Relay) flush(ctx context.Context, cutoff time.Time) error {
 			return nil
 		}
 		if err := r.Publish(ctx, pending); err != nil {
+			return err
+		}
+		// While Run batches, Publish leaves its marks to Run, which waits
+		// for this flush: mark the page now, or the next read finds the
+		// same hundred messages pending and publishes them again, for
+		// good (a backlog of stragglers stalled every mark that way).
+		if err := r.writeMarks(ctx); err != nil {
 			return err
 		}
 		if len(pending) < 100 || n != len(pending) {

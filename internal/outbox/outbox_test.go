@@ -143,11 +143,10 @@ func TestRunWritesMarksInBatches(t *testing.T) {
 	}
 }
 
-// Published messages do not pile up: Run deletes those published longer
-// ago than Retention, and keeps the rest.
-func TestRunDeletesWhatWasPublishedLongAgo(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+// Published messages do not pile up: Prune deletes those published
+// longer ago than Retention, and keeps the rest.
+func TestPruneDeletesWhatWasPublishedLongAgo(t *testing.T) {
+	ctx := context.Background()
 	st := storetest.Open(t, storetest.SQLiteDSN(t))
 	now := time.Now().UTC()
 	var msgs []store.OutboxMessage
@@ -164,12 +163,10 @@ func TestRunDeletesWhatWasPublishedLongAgo(t *testing.T) {
 		t.Fatal(err)
 	}
 	relay := outbox.NewRelay(st, &recorder{failOn: "unsent"}, quiet, time.Now)
-	relay.Retention, relay.PruneEvery = 10*time.Minute, 5*time.Millisecond
-	done := make(chan struct{})
-	go func() { defer close(done); _ = relay.Run(ctx, time.Hour) }()
-	time.Sleep(200 * time.Millisecond) // many prune ticks
-	cancel()
-	<-done
+	relay.Retention = 10 * time.Minute
+	if n, err := relay.Prune(ctx, now); err != nil || n != 2 {
+		t.Fatalf("pruned %d (%v), want a and b, published an hour ago", n, err)
+	}
 	// What remains published: c alone, pruned only with a later cutoff.
 	if n, err := st.PruneOutbox(context.Background(), now.Add(-time.Minute)); err != nil || n != 0 {
 		t.Fatalf("%d messages published an hour ago were left for a later prune (%v)", n, err)
@@ -179,5 +176,44 @@ func TestRunDeletesWhatWasPublishedLongAgo(t *testing.T) {
 	}
 	if pending, _ := st.PendingOutbox(context.Background(), 10); len(pending) != 1 || pending[0].ID != "unsent" {
 		t.Fatalf("pending = %v, want the unsent message kept", pending)
+	}
+}
+
+// A backlog of more than a page of stragglers (published by nobody, or
+// whose marks were lost) is published once each and marked while Run
+// runs: the page after page of them neither repeats nor stalls the marks.
+func TestRunWorksThroughABacklogOfStragglers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := storetest.Open(t, storetest.SQLiteDSN(t))
+	old := time.Now().UTC().Add(-time.Hour)
+	var msgs []store.OutboxMessage
+	for i := range 250 {
+		msgs = append(msgs, store.OutboxMessage{ID: fmt.Sprintf("m%03d", i), Subject: "s", Payload: []byte("x"), CreatedAt: old})
+	}
+	if err := st.AppendOutbox(ctx, msgs); err != nil {
+		t.Fatal(err)
+	}
+	pub := &recorder{}
+	relay := outbox.NewRelay(st, pub, quiet, time.Now)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = relay.Run(ctx, 10*time.Millisecond) }()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		pending, err := st.PendingOutbox(context.Background(), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pending) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s, %d publishes and %s still pending: the backlog is republished without being marked", len(pub.published()), pending[0].ID)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if n := len(pub.published()); n != 250 {
+		t.Errorf("published %d times for 250 messages, want each once", n)
 	}
 }

@@ -175,7 +175,8 @@ func (s *Store) appendFrameTx(ctx context.Context, f newFrame) (int64, error) {
 // the seq is one more than the user's latest frame's, found at the end of
 // the frames' primary key, on the leaf the new frame goes to. SQLite has
 // one writer, so no other transaction can take the same seq meanwhile;
-// frames are never deleted, so a seq is never given twice; and a
+// a user's newest frame is never deleted (PruneFrames keeps it), so a seq
+// is never given twice; and a
 // rolled-back frame leaves no gap. It replaces the counter row's step,
 // a statement and a page of its own for every frame. A frame whose event
 // was stored before stores nothing and is errFrameExists.

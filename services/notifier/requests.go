@@ -434,13 +434,20 @@ func (n *Notifier) withSeqs(ctx context.Context, tenant string, stored []store.F
 // withOutcome sets a replayed proposal's status once it is no longer
 // pending, so that a client rebuilding its transcript (another device, a
 // reload) shows the decision instead of buttons that would be refused.
-// The store unreadable leaves the frame as it was stored.
+// A proposal no longer stored (pruned) shows as expired. The store
+// unreadable leaves the frame as it was stored.
 func (n *Notifier) withOutcome(ctx context.Context, tenant string, f *contracts.ServerFrame) {
 	if f.Type != contracts.FrameProposal || f.Proposal == nil {
 		return
 	}
 	p, err := n.store.GetProposal(ctx, tenant, f.Proposal.ProposalID)
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		// Pruned: only proposals long past their expiry are, so its
+		// buttons would be refused.
+		f.Proposal.Status = store.ProposalExpired
+		return
+	case err != nil:
 		return
 	}
 	status := p.Status

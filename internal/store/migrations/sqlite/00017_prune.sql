@@ -1,0 +1,22 @@
+-- +goose Up
+-- Indexes the pruner walks from the oldest row, so that a pass reads
+-- only what it deletes: tool results kept for exactly-once by age,
+-- proposals by expiry, and a tenant's frames by age (the message
+-- retention). Documents, notifications and the audit log are found
+-- through indexes they already have.
+CREATE INDEX tool_calls_age ON tool_calls (created_at);
+CREATE INDEX proposals_expiry ON proposals (expires_at);
+CREATE INDEX frames_age ON frames (tenant_id, created_at);
+
+-- A frame removed by the retention leaves the search index too.
+-- +goose StatementBegin
+CREATE TRIGGER search_frame_del AFTER DELETE ON frames WHEN old.conversation_id <> '' BEGIN
+    INSERT OR REPLACE INTO search_queue (tenant_id, user_id, kind, ref) VALUES (old.tenant_id, old.user_id, 'message', CAST(old.seq AS TEXT));
+END;
+-- +goose StatementEnd
+
+-- +goose Down
+DROP TRIGGER search_frame_del;
+DROP INDEX frames_age;
+DROP INDEX proposals_expiry;
+DROP INDEX tool_calls_age;
