@@ -45,13 +45,15 @@ func main() {
 		return
 	}
 	// Cluster mode has fewer turns by default, and its killing phase
-	// (the first 40% of them) kills more often.
-	defTurns, defEvery := "1000", "1500ms"
+	// (the first 40% of them) kills more often; fewer users at once spread
+	// its turns over long enough for every replica to be rolled under load
+	// (eight rolls of 1-4 s each while the last 60% of the turns run).
+	defTurns, defEvery, defUsers := "1000", "1500ms", "40"
 	if modeArg() == "cluster" {
-		defTurns, defEvery = "400", "500ms"
+		defTurns, defEvery, defUsers = "400", "500ms", "16"
 	}
 	turns, _ := strconv.Atoi(env("CHAOS_TURNS", defTurns))
-	users, _ := strconv.Atoi(env("CHAOS_USERS", "40"))
+	users, _ := strconv.Atoi(env("CHAOS_USERS", defUsers))
 	every, _ := time.ParseDuration(env("CHAOS_EVERY", defEvery))
 	limit, _ := time.ParseDuration(env("CHAOS_LIMIT", "15m"))
 	cfg := chaos.Config{Turns: turns, Users: users, Every: every, Limit: limit, Out: os.Stdout, Seed: uint64(time.Now().UnixNano())}
