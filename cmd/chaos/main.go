@@ -45,9 +45,9 @@ func main() {
 		return
 	}
 	// Cluster mode has fewer turns by default, and its killing phase
-	// (the first 40% of them) kills more often; fewer users at once spread
+	// (the first 30% of them) kills more often; fewer users at once spread
 	// its turns over long enough for every replica to be rolled under load
-	// (eight rolls of 1-4 s each while the last 60% of the turns run).
+	// (eight rolls of 1-4 s each while the last 70% of the turns run).
 	defTurns, defEvery, defUsers := "1000", "1500ms", "40"
 	if modeArg() == "cluster" {
 		defTurns, defEvery, defUsers = "400", "500ms", "16"

@@ -21,10 +21,10 @@ const clusterReplicas = 2
 // every stream at three replicas, a PostgreSQL server of the harness's
 // own, and two replicas of every service, each a process. Users spread
 // over both ingresses (a user whose ingress dies goes on at the other).
-// While the first 40% of the turns are handed out it SIGKILLs NATS nodes
+// While the first 30% of the turns are handed out it SIGKILLs NATS nodes
 // (one at a time, each back and current before the next, so that no
 // stream loses its quorum) and service replicas at random, and once,
-// 20% of the way in, the PostgreSQL server; then it rolls every replica
+// 15% of the way in, the PostgreSQL server; then it rolls every replica
 // in turn (SIGTERM, wait for the exit, start again) while the other turns
 // go on. At the
 // end it compares each user's transcript with the database, as Run does.
@@ -157,15 +157,15 @@ wait:
 	return got, nil
 }
 
-// chaosPhase kills at random until 40% of the turns are handed out (or
-// killCtx ends), restarting PostgreSQL once 20% of the way in, and
+// chaosPhase kills at random until 30% of the turns are handed out (or
+// killCtx ends), restarting PostgreSQL once 15% of the way in, and
 // then rolls every replica, which only ctx interrupts. It counts into
 // rep and tells note of each event.
 func chaosPhase(killCtx, ctx context.Context, c *cluster, cfg Config, rep *Report, next, finished *atomic.Int64,
 	note func(killEvent, string, ...any)) error {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 99))
 	names := replicaNames(clusterReplicas)
-	rollAt, pgAt := int64(cfg.Turns*2/5), int64(cfg.Turns/5)
+	rollAt, pgAt := int64(cfg.Turns*3/10), int64(cfg.Turns*3/20)
 	pgDone := false
 	restartPG := func() error {
 		ev := killEvent{what: "postgres", at: time.Now()}
@@ -200,8 +200,18 @@ kill:
 			ev.what = "NATS node " + c.natsNodes.nodes[i].Name
 			c.natsNodes.kill(i)
 			time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
-			if err := c.natsNodes.start(ctx, i); err != nil {
-				return err
+			// A node that fails to come back is started again, as its
+			// supervisor would; the failure is said.
+			for try := 1; ; try++ {
+				err := c.natsNodes.start(ctx, i)
+				if err == nil {
+					break
+				}
+				if try == 3 || ctx.Err() != nil {
+					return err
+				}
+				fmt.Fprintf(cfg.Out, "chaos-cluster: %v; starting it again\n", err)
+				time.Sleep(time.Second)
 			}
 			ev.back = time.Now()
 			// Current again before anything else is killed: a stream

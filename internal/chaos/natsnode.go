@@ -131,7 +131,7 @@ func (nc *natsCluster) start(ctx context.Context, i int) error {
 		}
 		select {
 		case <-p.done:
-			return fmt.Errorf("NATS node %s exited at start (see %s)", nc.nodes[i].Name, nc.nodes[i].LogFile)
+			return fmt.Errorf("NATS node %s exited at start (see %s): %s", nc.nodes[i].Name, nc.nodes[i].LogFile, tailOf(nc.nodes[i].LogFile, 600))
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
@@ -195,4 +195,16 @@ func (nc *natsCluster) stop() {
 		}
 		nc.procs[i] = nil
 	}
+}
+
+// tailOf is the last n bytes of the file at path, on one line, or "".
+func tailOf(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
 }
