@@ -180,8 +180,24 @@ func chaosPhase(killCtx, ctx context.Context, c *cluster, cfg Config, rep *Repor
 		note(ev, "SIGKILLed the postmaster, up again after %s", ev.back.Sub(ev.at).Round(time.Millisecond))
 		return nil
 	}
+	var restarts sync.WaitGroup
+	down := map[string]bool{}                   // services with a replica down
+	backUp := make(chan string, len(names))     // services whose killed replica is back
+	restartErrs := make(chan error, len(names)) // restarts that failed
 kill:
 	for next.Load() < rollAt {
+	drain:
+		for {
+			select {
+			case s := <-backUp:
+				down[s] = false
+			case err := <-restartErrs:
+				restarts.Wait()
+				return err
+			default:
+				break drain
+			}
+		}
 		wait := time.Duration(float64(cfg.Every) * (0.25 + 1.5*rng.Float64()))
 		select {
 		case <-killCtx.Done():
@@ -223,15 +239,41 @@ kill:
 			note(ev, "SIGKILLed, started after %s, current after %s", ev.back.Sub(ev.at).Round(time.Millisecond), time.Since(ev.at).Round(time.Millisecond))
 			continue
 		}
-		ev.what = names[rng.IntN(len(names))]
-		c.kill(ev.what)
-		time.Sleep(time.Duration(rng.IntN(1000)) * time.Millisecond)
-		if err := c.start(ctx, ev.what); err != nil {
-			return fmt.Errorf("restart %s: %w", ev.what, err)
+		// A replica of a service none of whose replicas is down: it comes
+		// back in the background, as the next kills go on, so that a slow
+		// start (a toolrunner's) does not end the killing early.
+		var up []string
+		for _, n := range names {
+			if !down[serviceOf(n)] {
+				up = append(up, n)
+			}
 		}
-		ev.back = time.Now()
+		if len(up) == 0 {
+			continue
+		}
+		ev.what = up[rng.IntN(len(up))]
+		down[serviceOf(ev.what)] = true
+		c.kill(ev.what)
 		rep.ReplicaKills++
-		note(ev, "SIGKILLed, ready again after %s", ev.back.Sub(ev.at).Round(time.Millisecond))
+		restarts.Add(1)
+		go func(ev killEvent, pause time.Duration) {
+			defer restarts.Done()
+			time.Sleep(pause)
+			if err := c.start(ctx, ev.what); err != nil {
+				restartErrs <- fmt.Errorf("restart %s: %w", ev.what, err)
+				return
+			}
+			ev.back = time.Now()
+			note(ev, "SIGKILLed, ready again after %s", ev.back.Sub(ev.at).Round(time.Millisecond))
+			backUp <- serviceOf(ev.what)
+		}(ev, time.Duration(rng.IntN(1000))*time.Millisecond)
+	}
+	restarts.Wait()
+	close(backUp)
+	select {
+	case err := <-restartErrs:
+		return err
+	default:
 	}
 	if !pgDone {
 		if err := restartPG(); err != nil {
