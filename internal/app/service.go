@@ -41,7 +41,7 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 		return fmt.Errorf("NATS_URL: %w", err)
 	}
 	defer probe.Close()
-	if err := ensureStreams(ctx, probe, cfg, log); err != nil {
+	if err := waitFor(ctx, log, "JetStream", func(ctx context.Context) error { return ensureStreams(ctx, probe, cfg, log) }); err != nil {
 		return err
 	}
 	reg := newRegistry()
@@ -55,7 +55,11 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), pruneMetrics: pm, connect: connect, now: time.Now}
 	checks := []ops.Check{natsCheck(probe)}
 	if mode != config.ModeIngress {
-		st, err := store.Open(ctx, cfg.DatabaseURL)
+		var st *store.Store
+		err := waitFor(ctx, log, "the database", func(ctx context.Context) (err error) {
+			st, err = store.Open(ctx, cfg.DatabaseURL)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("DATABASE_URL: %w", err)
 		}
