@@ -175,7 +175,11 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			return nil, fmt.Errorf("PURSER_TOOLS: none of %v is a tool this toolrunner has", d.cfg.Tools)
 		}
 		tunables, _ := d.cfg.StreamTunables() // checked at start
-		limiter, err := toolrunner.NewKVLimiter(ctx, js, tunables.Replicas)
+		var limiter *toolrunner.KVLimiter
+		err = waitFor(ctx, log, "the rate-limit bucket", func(ctx context.Context) (err error) {
+			limiter, err = toolrunner.NewKVLimiter(ctx, js, tunables.Replicas)
+			return err
+		})
 		if err != nil {
 			closeConn()
 			return nil, fmt.Errorf("rate limiter: %w", err)
@@ -221,7 +225,7 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jetstream.JetStream, pub message.Publisher, log *slog.Logger,
 	closeConn func(), consumers []bus.ConsumerDef, register func(*message.Router, message.Subscriber), relay *outbox.Relay,
 	background ...func(ctx context.Context)) (*component, error) {
-	if err := bus.Provision(ctx, js, consumers...); err != nil {
+	if err := waitFor(ctx, log, "JetStream's consumers", func(ctx context.Context) error { return bus.Provision(ctx, js, consumers...) }); err != nil {
 		closeConn()
 		return nil, fmt.Errorf("provision streams: %w", err)
 	}
