@@ -92,6 +92,13 @@ func RunCluster(ctx context.Context, cfg Config) (Report, error) {
 				}
 				u.turn(driveCtx, k, 90*time.Second)
 				finished.Add(1)
+				// A person reads the answer before the next change: the
+				// pause spreads the turns over long enough for every
+				// replica to be rolled while they go on.
+				select {
+				case <-driveCtx.Done():
+				case <-time.After(readingPause):
+				}
 			}
 		}()
 	}
@@ -303,6 +310,10 @@ kill:
 	}
 	return nil
 }
+
+// readingPause is how long each user of a cluster run waits between
+// changes.
+const readingPause = time.Second
 
 // rollOrder is the order replicas are rolled in: the ones a person's turn
 // crosses first (the ingress, whose sockets close with 1012, and the
