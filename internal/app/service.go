@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -13,6 +14,7 @@ import (
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/ops"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/tracing"
 )
 
 // RunService runs one service against NATS_URL (and DATABASE_URL, but for
@@ -47,7 +49,12 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 	if err := registerStreamDepth(reg, probe); err != nil {
 		return err
 	}
-	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), connect: connect, now: time.Now}
+	traces, err := tracing.FromEnv(ctx, os.Getenv)
+	if err != nil {
+		return err
+	}
+	defer flushTraces(ctx, traces, log)
+	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), connect: connect, now: time.Now, traces: traces}
 	checks := []ops.Check{natsCheck(probe)}
 	if mode != config.ModeIngress {
 		st, err := store.Open(ctx, cfg.DatabaseURL)
@@ -88,4 +95,14 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 		ready(ln.Addr().String())
 	}
 	return serve(ctx, log, ln, mln, reg, checks, []*component{c})
+}
+
+// flushTraces sends the spans still waiting, within a few seconds, once
+// the services have stopped.
+func flushTraces(ctx context.Context, traces *tracing.Exporter, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := traces.Shutdown(ctx); err != nil {
+		log.Warn("traces", "err", err)
+	}
 }

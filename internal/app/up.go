@@ -20,6 +20,7 @@ import (
 	"github.com/purser-ai/purser/internal/natsembed"
 	"github.com/purser-ai/purser/internal/ops"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/tracing"
 	"github.com/purser-ai/purser/services/toolrunner/mailbox"
 )
 
@@ -125,7 +126,12 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 		return err
 	}
 	reg.MustRegister(st.Collector())
-	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), store: st, verifier: verifier, now: time.Now}
+	traces, err := tracing.FromEnv(ctx, os.Getenv)
+	if err != nil {
+		return err
+	}
+	defer flushTraces(ctx, traces, log)
+	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), store: st, verifier: verifier, now: time.Now, traces: traces}
 	var comps []*component
 	for _, mode := range []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress} {
 		user := string(mode)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/tracing"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -73,6 +74,9 @@ type Config struct {
 	// ProposalTTL is how long a proposal waits for a yes before it
 	// expires. Default ProposalTTL (24 hours).
 	ProposalTTL time.Duration
+	// Tracer records each turn's invoke_agent span and parents the
+	// model calls and messages of the turn to it. Zero: no spans.
+	Tracer tracing.Tracer
 }
 
 // Orchestrator handles turns and tool results. Create it with New.
@@ -352,18 +356,11 @@ func (o *Orchestrator) observe(ref convRef, ev Event, eff Effects, started time.
 	}
 	outcome := "continued"
 	for _, op := range eff.Outputs {
-		switch op.Type {
-		case contracts.TypeAnswer:
-			outcome = "answered"
-		case contracts.TypeClarify:
-			outcome = "clarified"
-		case contracts.TypeProposal:
-			outcome = "proposed"
-		case contracts.TypeTurnError:
-			outcome = "error"
-			if te, ok := op.Payload.(contracts.TurnError); ok {
-				o.metrics.bounds.WithLabelValues(te.Code).Inc()
-			}
+		if end := turnOutcome(op.Type); end != "" {
+			outcome = end
+		}
+		if te, ok := op.Payload.(contracts.TurnError); ok && op.Type == contracts.TypeTurnError {
+			o.metrics.bounds.WithLabelValues(te.Code).Inc()
 		}
 	}
 	o.metrics.turns.WithLabelValues(outcome).Inc()
