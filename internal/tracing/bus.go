@@ -31,8 +31,9 @@ var _ dedupPublisher = (*Publisher)(nil)
 // "publish <subject>", with the ids its traceparent header names: the
 // consumer's span hangs under it. It returns pub itself when t makes no
 // spans. The span's parent is the span in the message's context when it
-// is of the same turn; otherwise the span starts the turn's trace anew
-// (a message published by the outbox relay after a crash, say).
+// is of the same turn; otherwise the publish of the turn itself (for a
+// message of a turn published outside its spans: answer tokens, or the
+// outbox relay's republish after a crash), or none.
 func (t Tracer) Publisher(pub *bus.Publisher) message.Publisher {
 	if t.t == nil {
 		return pub
@@ -86,7 +87,16 @@ func (p *Publisher) start(topic string, m *message.Message) trace.Span {
 		sid = sc.SpanID()
 	}
 	if parent := trace.SpanContextFromContext(ctx); parent.TraceID() != sc.TraceID() {
-		opts = append(opts, trace.WithNewRoot())
+		// Published outside the turn's spans (answer tokens, a republish
+		// by the outbox relay): under the publish of the turn itself.
+		turn := m.Metadata.Get(bus.HeaderCorrelation)
+		tid, psid := ids(turn, turn)
+		if turn == "" || tid != sc.TraceID() || psid == sid {
+			opts = append(opts, trace.WithNewRoot())
+		} else {
+			ctx = trace.ContextWithRemoteSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
+				TraceID: tid, SpanID: psid, TraceFlags: trace.FlagsSampled, Remote: true}))
+		}
 	}
 	_, span := p.t.startWithIDs(ctx, sc.TraceID(), sid, name, opts...)
 	return span
