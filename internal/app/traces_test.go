@@ -313,4 +313,3 @@ func traceNames(byTrace map[string][]span) map[string][]string {
 	}
 	return out
 }
-

@@ -90,12 +90,10 @@ func (p *Publisher) start(topic string, m *message.Message) trace.Span {
 		// Published outside the turn's spans (answer tokens, a republish
 		// by the outbox relay): under the publish of the turn itself.
 		turn := m.Metadata.Get(bus.HeaderCorrelation)
-		tid, psid := ids(turn, turn)
-		if turn == "" || tid != sc.TraceID() || psid == sid {
+		if parent := turnPublish(turn); turn == "" || parent.TraceID() != sc.TraceID() || parent.SpanID() == sid {
 			opts = append(opts, trace.WithNewRoot())
 		} else {
-			ctx = trace.ContextWithRemoteSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
-				TraceID: tid, SpanID: psid, TraceFlags: trace.FlagsSampled, Remote: true}))
+			ctx = trace.ContextWithRemoteSpanContext(ctx, parent)
 		}
 	}
 	_, span := p.t.startWithIDs(ctx, sc.TraceID(), sid, name, opts...)

@@ -26,6 +26,14 @@ func agentIDs(turnID string) (trace.TraceID, trace.SpanID) {
 	return tid, sid
 }
 
+// turnPublish is the span context of the ingress's publish of the turn
+// turnID: the parent of what belongs to the turn but runs outside its
+// spans.
+func turnPublish(turnID string) trace.SpanContext {
+	tid, sid := ids(turnID, turnID)
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled, Remote: true})
+}
+
 // parseTraceparent reads a W3C traceparent; invalid gives an invalid
 // span context.
 func parseTraceparent(tp string) trace.SpanContext {

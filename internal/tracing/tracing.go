@@ -128,9 +128,7 @@ func (t Tracer) EndTurn(tenant, conversation, turnID, outcome string, start, end
 		return
 	}
 	tid, sid := agentIDs(turnID)
-	_, psid := ids(turnID, turnID)
-	parent := trace.NewSpanContext(trace.SpanContextConfig{TraceID: tid, SpanID: psid, TraceFlags: trace.FlagsSampled, Remote: true})
-	ctx := trace.ContextWithSpanContext(context.Background(), parent)
+	ctx := trace.ContextWithRemoteSpanContext(context.Background(), turnPublish(turnID))
 	attrs := append(conversationAttr(ctx, conversation), keyOperation.String("invoke_agent"), keyAgentName.String(AgentName),
 		keyTurn.String(turnID), keyTenant.String(tenant), keyOutcome.String(outcome))
 	_, span := t.startWithIDs(ctx, tid, sid, "invoke_agent "+AgentName, trace.WithSpanKind(trace.SpanKindInternal),
@@ -180,10 +178,15 @@ func (t Tracer) Tool(ctx context.Context, conversation, tool, callID string) (co
 }
 
 // Deliver starts the span of the notifier storing a frame of a
-// conversation and sending it to the person's sockets.
-func (t Tracer) Deliver(ctx context.Context, conversation, frameType string) (context.Context, trace.Span) {
+// conversation and sending it to the person's sockets. Outside any span
+// (the person's own message, which the ingress hands over by request) it
+// hangs under the publish of the turn turnID, if named.
+func (t Tracer) Deliver(ctx context.Context, conversation, turnID, frameType string) (context.Context, trace.Span) {
 	if t.t == nil {
 		return ctx, none
+	}
+	if !trace.SpanContextFromContext(ctx).IsValid() && turnID != "" {
+		ctx = trace.ContextWithRemoteSpanContext(ctx, turnPublish(turnID))
 	}
 	attrs := append(conversationAttr(ctx, conversation), keyFrame.String(frameType))
 	return t.t.Start(withConversation(ctx, conversation), "deliver "+frameType, trace.WithSpanKind(trace.SpanKindInternal),

@@ -5,6 +5,7 @@
 package notifier
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -201,7 +202,7 @@ func (n *Notifier) HandleNotify(msg *message.Message) error {
 // conversation is touched (and titled the first time) in the same commit.
 // created is false when the frame was stored before (its event came again).
 func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame contracts.ServerFrame, title string) (created bool, err error) {
-	ctx, span := n.tracer.Deliver(msg.Context(), frame.ConversationID, frame.Type)
+	ctx, span := n.tracer.Deliver(msg.Context(), frame.ConversationID, cmp.Or(frame.TurnID, msg.Metadata.Get(bus.HeaderCorrelation)), frame.Type)
 	defer func() { tracing.End(span, err, "") }()
 	stored, err := json.Marshal(frame)
 	if err != nil {

@@ -317,7 +317,7 @@ func (o *Orchestrator) streamTokens(ref convRef, eff Effects) {
 	f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(),
 		Token: &contracts.TokenBody{Text: eff.Stream}}
 	b, _ := json.Marshal(f)
-	_ = o.pub.Publish(subject, message.NewMessage(turnID+"-tok-0", b))
+	_ = o.pub.Publish(subject, o.tokenMessage(turnID+"-tok-0", b, ref, turnID))
 }
 
 // tokenContext gives the model a sink that forwards answer tokens to the
@@ -342,7 +342,7 @@ func (o *Orchestrator) tokenContext(ctx context.Context, ref convRef, s State, s
 		f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(),
 			Token: &contracts.TokenBody{Text: text, Index: index}}
 		b, _ := json.Marshal(f)
-		_ = o.pub.Publish(subject, message.NewMessage(fmt.Sprintf("%s-tok-%d-%d", turnID, round, index), b))
+		_ = o.pub.Publish(subject, o.tokenMessage(fmt.Sprintf("%s-tok-%d-%d", turnID, round, index), b, ref, turnID))
 		index++
 	})
 }

@@ -3,6 +3,9 @@ package orchestrator
 import (
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -41,4 +44,14 @@ func (o *Orchestrator) traceEnds(ref convRef, before State, eff Effects, now tim
 		}
 		o.cfg.Tracer.EndTurn(ref.tenant, ref.id, turn, outcome, start, o.now())
 	}
+}
+
+// tokenMessage is an answer token for the sockets. Tokens go bare, but
+// while spans are made they carry the turn's correlation and trace, so
+// their publish is in the turn's trace.
+func (o *Orchestrator) tokenMessage(id string, payload []byte, ref convRef, turnID string) *message.Message {
+	if !o.cfg.Tracer.Enabled() {
+		return message.NewMessage(id, payload)
+	}
+	return bus.NewMessage(id, payload, bus.Headers{Type: contracts.FrameToken, Tenant: ref.tenant, User: ref.user, Conversation: ref.id, Correlation: turnID})
 }
