@@ -26,23 +26,31 @@ func turnOutcome(typ string) string {
 }
 
 // traceEnds records the invoke_agent span of each turn that eff ended,
-// from when the turn started (before holds it; a turn that ended in the
-// event that started it started at now) until now.
+// once, with the last output that ended it, from when the turn started
+// (before holds it; a turn that ended in the event that started it
+// started at now) until now.
 func (o *Orchestrator) traceEnds(ref convRef, before State, eff Effects, now time.Time) {
 	if !o.cfg.Tracer.Enabled() {
 		return
 	}
+	var turns []string
+	outcomes := map[string]string{}
 	for _, op := range eff.Outputs {
-		outcome := turnOutcome(op.Type)
-		turn := correlationOf(op.Payload)
+		outcome, turn := turnOutcome(op.Type), correlationOf(op.Payload)
 		if outcome == "" || turn == "" {
 			continue
 		}
+		if _, seen := outcomes[turn]; !seen {
+			turns = append(turns, turn)
+		}
+		outcomes[turn] = outcome
+	}
+	for _, turn := range turns {
 		start := now
 		if before.Turn != nil && before.Turn.TurnID == turn && !before.Turn.StartedAt.IsZero() {
 			start = before.Turn.StartedAt
 		}
-		o.cfg.Tracer.EndTurn(ref.tenant, ref.id, turn, outcome, start, o.now())
+		o.cfg.Tracer.EndTurn(ref.tenant, ref.id, turn, outcomes[turn], start, o.now())
 	}
 }
 
