@@ -6,7 +6,7 @@ export GOTOOLCHAIN := local
 ## A plain `go build` still works, with the older implementation.
 export GOEXPERIMENT ?= jsonv2
 
-.PHONY: run test test-env test-deploy build vet bench fuzz tidy-check chaos chaos-nats chaos-cluster mutate
+.PHONY: run test test-env test-deploy test-traces build vet bench fuzz tidy-check chaos chaos-nats chaos-cluster mutate
 
 ## run: all four services in one process on an embedded NATS and SQLite (./data)
 run:
@@ -25,6 +25,12 @@ test: test-env vet
 
 test-env:
 	@scripts/test-env.sh
+
+## test-traces: a turn's spans reach a real OTLP receiver, the OpenTelemetry collector's otlpreceiver,
+## which the test builds from internal/tracing/otlpsink (a module of its own, from the Go module proxy):
+## minutes on a cold build cache, seconds once cached, so it is not part of `make test`
+test-traces:
+	$(GO) test -race -count=1 -tags traces -run TestTraces -v ./internal/app
 
 ## test-deploy: every kustomize overlay renders and decodes strictly (deploy/ is a module of its own);
 ## the alert rules pass promtool's check and their unit tests

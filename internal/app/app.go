@@ -31,6 +31,7 @@ import (
 	"github.com/purser-ai/purser/internal/outbox"
 	"github.com/purser-ai/purser/internal/prune"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/tracing"
 	"github.com/purser-ai/purser/internal/uploads"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/ingress"
@@ -55,6 +56,9 @@ type deps struct {
 	connect      func(name string) (*nats.Conn, error)
 	verifier     ingress.Verifier
 	now          func() time.Time
+	// traces exports spans (nil: none are made); tracer is the service's.
+	traces *tracing.Exporter
+	tracer tracing.Tracer
 }
 
 // component is one running service.
@@ -81,14 +85,19 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
 	log := d.log.With("service", string(mode))
-	pub := bus.NewPublisher(nc, js)
 	closeConn := func() { _ = nc.Drain() }
+	if d.tracer, err = d.traces.Tracer(string(mode)); err != nil {
+		closeConn()
+		return nil, err
+	}
+	pub := d.tracer.Publisher(bus.NewPublisher(nc, js))
 
 	switch mode {
 	case config.ModeIngress:
 		in := ingress.New(ingress.Config{AllowedOrigins: d.cfg.AllowedOrigins, MaxUploadBytes: int64(d.cfg.MaxUploadMiB) << 20,
 			UploadsPerMinute: float64(d.cfg.UploadsPerMinute), UploadBurst: d.cfg.UploadsPerMinute}, d.verifier, nc, pub, ingress.NewMetrics(d.reg), log, d.now)
 		in.WithUploads(uploads.New(js))
+		in.WithTracing(d.tracer)
 		return &component{name: string(mode), routes: in.Routes, run: func(ctx context.Context, httpStopped <-chan struct{}) error {
 			<-ctx.Done()
 			// HTTP turns in flight have had their answers (the connection
@@ -102,14 +111,14 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			return nil
 		}}, nil
 	case config.ModeOrchestrator:
-		model, err := modelFor(d.cfg, d.reg, log)
+		model, err := modelFor(d.cfg, d.reg, log, d.tracer)
 		if err != nil {
 			closeConn()
 			return nil, err
 		}
 		relay := outbox.NewRelay(d.store, pub, log, d.now)
 		relay.Retention = d.cfg.OutboxRetention
-		orch := orchestrator.New(orchestrator.Config{ModelConcurrency: d.cfg.ModelConcurrency, ProposalTTL: d.cfg.ProposalTTL}, d.store, relay, pub, model, d.reg, log, d.now)
+		orch := orchestrator.New(orchestrator.Config{ModelConcurrency: d.cfg.ModelConcurrency, ProposalTTL: d.cfg.ProposalTTL, Tracer: d.tracer}, d.store, relay, pub, model, d.reg, log, d.now)
 		prune, err := pruner(mode, d, relay)
 		if err != nil {
 			closeConn()
@@ -118,7 +127,7 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 		return routed(ctx, mode, d, nc, js, pub, log, closeConn, bus.OrchestratorConsumers(), orch.Register, relay,
 			func(ctx context.Context) { orch.Sweep(ctx, 5*time.Second) }, prune)
 	case config.ModeNotifier:
-		n := notifier.New(d.store, pub, d.reg, log, d.now).WithSearch(searcherFor(d.cfg, d.store, d.reg, log), d.store)
+		n := notifier.New(d.store, pub, d.reg, log, d.now).WithSearch(searcherFor(d.cfg, d.store, d.reg, log), d.store).WithTracing(d.tracer)
 		// Catch-up and inbox requests from the ingress; they stop, and
 		// those being answered finish, before the connection drains (and
 		// before the store closes).
@@ -185,6 +194,7 @@ func build(ctx context.Context, mode config.Mode, d deps) (*component, error) {
 			return nil, fmt.Errorf("rate limiter: %w", err)
 		}
 		runner := toolrunner.New(tools, toolrunner.FromStore(d.store), limiter, pub, toolrunner.NewMetrics(d.reg), log, d.now)
+		runner.WithTracing(d.tracer)
 		var consumers []bus.ConsumerDef
 		for _, name := range runner.Names() {
 			consumers = append(consumers, bus.ToolConsumer(name))
@@ -242,6 +252,7 @@ func routed(ctx context.Context, mode config.Mode, d deps, nc *nats.Conn, js jet
 		closeConn()
 		return nil, err
 	}
+	router.AddMiddleware(d.tracer.Consume())
 	register(router, sub)
 	return &component{name: string(mode), run: func(ctx context.Context, httpStopped <-chan struct{}) error {
 		// The router, the relay and the background work outlive ctx: they
@@ -421,12 +432,12 @@ func verifierFor(cfg config.Config, secret []byte) (*auth.Verifier, error) {
 
 // modelFor is the model server named by the configuration, or the offline
 // model when there is none; start-up says which.
-func modelFor(cfg config.Config, reg prometheus.Registerer, log *slog.Logger) (orchestrator.Model, error) {
+func modelFor(cfg config.Config, reg prometheus.Registerer, log *slog.Logger, tr tracing.Tracer) (orchestrator.Model, error) {
 	if !cfg.UsesModelServer() {
 		log.Info("model: the offline rule-based model (set OPENAI_API_KEY or OPENAI_BASE_URL to use a model server)")
 		return offline.Model{}, nil
 	}
-	m, err := llm.New(llm.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ModelName, Protocol: cfg.ModelProtocol, Registerer: reg, Logger: log})
+	m, err := llm.New(llm.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ModelName, Protocol: cfg.ModelProtocol, Registerer: reg, Logger: log, Tracer: tr})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -14,6 +15,7 @@ import (
 	"github.com/purser-ai/purser/internal/ops"
 	"github.com/purser-ai/purser/internal/prune"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/tracing"
 )
 
 // RunService runs one service against NATS_URL (and DATABASE_URL, but for
@@ -52,7 +54,12 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 	if err != nil {
 		return err
 	}
-	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), pruneMetrics: pm, connect: connect, now: time.Now}
+	traces, err := tracing.FromEnv(ctx, os.Getenv)
+	if err != nil {
+		return err
+	}
+	defer flushTraces(ctx, traces, log)
+	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), pruneMetrics: pm, connect: connect, now: time.Now, traces: traces}
 	checks := []ops.Check{natsCheck(probe)}
 	if mode != config.ModeIngress {
 		var st *store.Store
@@ -97,4 +104,14 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 		ready(ln.Addr().String())
 	}
 	return serve(ctx, log, ln, mln, reg, checks, []*component{c}, graceOf(cfg))
+}
+
+// flushTraces sends the spans still waiting, within a few seconds, once
+// the services have stopped.
+func flushTraces(ctx context.Context, traces *tracing.Exporter, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := traces.Shutdown(ctx); err != nil {
+		log.Warn("traces", "err", err)
+	}
 }

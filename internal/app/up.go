@@ -21,6 +21,7 @@ import (
 	"github.com/purser-ai/purser/internal/ops"
 	"github.com/purser-ai/purser/internal/prune"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/tracing"
 	"github.com/purser-ai/purser/services/toolrunner/mailbox"
 )
 
@@ -130,7 +131,12 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 	if err != nil {
 		return err
 	}
-	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), pruneMetrics: pm, store: st, verifier: verifier, now: time.Now}
+	traces, err := tracing.FromEnv(ctx, os.Getenv)
+	if err != nil {
+		return err
+	}
+	defer flushTraces(ctx, traces, log)
+	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), pruneMetrics: pm, store: st, verifier: verifier, now: time.Now, traces: traces}
 	var comps []*component
 	for _, mode := range []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress} {
 		user := string(mode)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/purser-ai/purser/internal/auth"
 	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/tracing"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -150,6 +151,7 @@ type Ingress struct {
 	metrics      *metrics
 	now          func() time.Time
 	newID        func() string
+	tracer       tracing.Tracer
 }
 
 // New builds an ingress. nc subscribes to deliver subjects and asks the
@@ -241,6 +243,8 @@ type dedupPublisher interface {
 // stream already had a turn of that id: the same message or confirm sent
 // again.
 func (in *Ingress) publishTurn(ctx context.Context, t contracts.UserTurn) (repeated bool, err error) {
+	ctx, span := in.tracer.ReceiveTurn(ctx, t.TenantID, t.ConversationID, t.TurnID)
+	defer func() { tracing.End(span, err, "") }()
 	if err := contracts.Validate(&t); err != nil {
 		return false, err
 	}

@@ -5,6 +5,7 @@
 package notifier
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/tracing"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -64,6 +66,7 @@ type Notifier struct {
 	// nil until WithSearch.
 	searcher Searcher
 	records  RecordStore
+	tracer   tracing.Tracer
 }
 
 // userLock locks tenant/user's frames.
@@ -200,7 +203,8 @@ func (n *Notifier) HandleNotify(msg *message.Message) error {
 // conversation is touched (and titled the first time) in the same commit.
 // created is false when the frame was stored before (its event came again).
 func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame contracts.ServerFrame, title string) (created bool, err error) {
-	ctx := msg.Context()
+	ctx, span := n.tracer.Deliver(msg.Context(), frame.ConversationID, cmp.Or(frame.TurnID, msg.Metadata.Get(bus.HeaderCorrelation)), frame.Type)
+	defer func() { tracing.End(span, err, "") }()
 	stored, err := json.Marshal(frame)
 	if err != nil {
 		return false, bus.Permanent(fmt.Errorf("encode frame: %w", err))
@@ -229,7 +233,7 @@ func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame cont
 		return false, fmt.Errorf("append frame: %w", err)
 	}
 	frame.Seq = seq
-	if err := n.publish(msg, tenant, user, frame); err != nil {
+	if err := n.publish(ctx, msg, tenant, user, frame); err != nil {
 		return false, err
 	}
 	if at, err := time.Parse(time.RFC3339Nano, msg.Metadata.Get(bus.HeaderCreatedAt)); err == nil {
@@ -263,7 +267,7 @@ func (n *Notifier) callEnded(ctx context.Context, tenant, user, turn, callID str
 // event's Purser-Created-At travels along so the ingress can measure
 // delivery lag, and its correlation id and trace, so a turn stays one trace
 // up to the socket.
-func (n *Notifier) publish(event *message.Message, tenant, user string, frame contracts.ServerFrame) error {
+func (n *Notifier) publish(ctx context.Context, event *message.Message, tenant, user string, frame contracts.ServerFrame) error {
 	subject, err := bus.DeliverSubject(tenant, user)
 	if err != nil {
 		return bus.Permanent(err)
@@ -282,6 +286,7 @@ func (n *Notifier) publish(event *message.Message, tenant, user string, frame co
 	if createdAt := event.Metadata.Get(bus.HeaderCreatedAt); createdAt != "" {
 		out.Metadata.Set(bus.HeaderCreatedAt, createdAt)
 	}
+	out.SetContext(ctx)
 	if err := n.pub.Publish(subject, out); err != nil {
 		return fmt.Errorf("publish frame: %w", err)
 	}

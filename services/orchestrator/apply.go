@@ -69,9 +69,11 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event) err
 		return err
 	}
 	o.observe(ref, ev, eff, turnStart(state, next, ev, env.Now))
+	o.traceEnds(ref, state, eff, env.Now)
 	if eff.Stream != "" && !model.streamed {
 		o.streamTokens(ref, eff)
 	}
+	ctx = o.cfg.Tracer.InTurn(ctx, ref.id, cmp.Or(currentTurnID(next), currentTurnID(state)))
 	if err := o.relay.Publish(ctx, out); err != nil {
 		return err
 	}

@@ -138,6 +138,7 @@ func (o *Orchestrator) startCall(ref convRef, s State, env Env, inline bool) *mo
 	ctx := o.life
 	var streamed bool
 	tctx := WithTenant(o.tokenContext(ctx, ref, s, &streamed), ref.tenant)
+	tctx = o.cfg.Tracer.InTurn(tctx, ref.id, currentTurnID(s))
 	ok := o.pool.submit(ref.tenant, func() {
 		defer o.untrack(c)
 		ev := o.decide(tctx, ref.tenant, prompt)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/tracing"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -73,6 +74,9 @@ type Config struct {
 	// ProposalTTL is how long a proposal waits for a yes before it
 	// expires. Default ProposalTTL (24 hours).
 	ProposalTTL time.Duration
+	// Tracer records each turn's invoke_agent span and parents the
+	// model calls and messages of the turn to it. Zero: no spans.
+	Tracer tracing.Tracer
 }
 
 // Orchestrator handles turns and tool results. Create it with New.
@@ -313,7 +317,7 @@ func (o *Orchestrator) streamTokens(ref convRef, eff Effects) {
 	f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(),
 		Token: &contracts.TokenBody{Text: eff.Stream}}
 	b, _ := json.Marshal(f)
-	_ = o.pub.Publish(subject, message.NewMessage(turnID+"-tok-0", b))
+	_ = o.pub.Publish(subject, o.tokenMessage(turnID+"-tok-0", b, ref, turnID))
 }
 
 // tokenContext gives the model a sink that forwards answer tokens to the
@@ -338,7 +342,7 @@ func (o *Orchestrator) tokenContext(ctx context.Context, ref convRef, s State, s
 		f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(),
 			Token: &contracts.TokenBody{Text: text, Index: index}}
 		b, _ := json.Marshal(f)
-		_ = o.pub.Publish(subject, message.NewMessage(fmt.Sprintf("%s-tok-%d-%d", turnID, round, index), b))
+		_ = o.pub.Publish(subject, o.tokenMessage(fmt.Sprintf("%s-tok-%d-%d", turnID, round, index), b, ref, turnID))
 		index++
 	})
 }
@@ -352,18 +356,11 @@ func (o *Orchestrator) observe(ref convRef, ev Event, eff Effects, started time.
 	}
 	outcome := "continued"
 	for _, op := range eff.Outputs {
-		switch op.Type {
-		case contracts.TypeAnswer:
-			outcome = "answered"
-		case contracts.TypeClarify:
-			outcome = "clarified"
-		case contracts.TypeProposal:
-			outcome = "proposed"
-		case contracts.TypeTurnError:
-			outcome = "error"
-			if te, ok := op.Payload.(contracts.TurnError); ok {
-				o.metrics.bounds.WithLabelValues(te.Code).Inc()
-			}
+		if end := turnOutcome(op.Type); end != "" {
+			outcome = end
+		}
+		if te, ok := op.Payload.(contracts.TurnError); ok && op.Type == contracts.TypeTurnError {
+			o.metrics.bounds.WithLabelValues(te.Code).Inc()
 		}
 	}
 	o.metrics.turns.WithLabelValues(outcome).Inc()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/tracing"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -94,6 +95,7 @@ type Runner struct {
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *Metrics
+	tracer  tracing.Tracer
 }
 
 // New builds a runner serving tools (all of Catalog() when empty).
@@ -136,11 +138,16 @@ func (r *Runner) Handle(msg *message.Message) error {
 		return err
 	}
 	ctx := msg.Context()
-	res, err := r.Run(ctx, req)
+	tctx, span := r.tracer.Tool(ctx, req.ConversationID, req.Tool, req.CallID)
+	res, err := r.Run(tctx, req)
+	if err == nil && outcomeOf(res) != "ok" {
+		tracing.Fail(span, outcomeOf(res))
+	}
+	tracing.End(span, err, "")
 	if err != nil {
 		return err
 	}
-	return r.publish(req, res)
+	return r.publish(ctx, req, res)
 }
 
 // Run executes req exactly once per call id and returns its result.
@@ -444,7 +451,7 @@ func storedResult(c store.ToolCall) (contracts.ToolResult, error) {
 // publish sends res on the result subject of req's conversation. Its
 // Purser-User header names req's user, which the subject does not: the
 // orchestrator applies the result to that user's conversation of the id.
-func (r *Runner) publish(req contracts.ToolRequest, res contracts.ToolResult) error {
+func (r *Runner) publish(ctx context.Context, req contracts.ToolRequest, res contracts.ToolResult) error {
 	subject, err := bus.ToolResultSubject(req.TenantID, req.ConversationID)
 	if err != nil {
 		return bus.Permanent(err)
@@ -455,6 +462,7 @@ func (r *Runner) publish(req contracts.ToolRequest, res contracts.ToolResult) er
 	}
 	msg := bus.NewMessage(req.CallID+"-result", payload, bus.Headers{Type: contracts.TypeToolResult, Tenant: req.TenantID, User: req.UserID,
 		Conversation: req.ConversationID, Correlation: req.TurnID})
+	msg.SetContext(ctx)
 	if err := r.pub.Publish(subject, msg); err != nil {
 		return fmt.Errorf("publish result: %w", err)
 	}

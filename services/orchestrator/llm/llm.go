@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/purser-ai/purser/internal/tracing"
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/orchestrator"
 )
@@ -55,6 +56,9 @@ type Config struct {
 	// fallback, with the reason; never the key, the prompt or the reply.
 	// nil: discarded.
 	Logger *slog.Logger
+	// Tracer records a "chat <model>" span for each call, with its token
+	// counts. Zero: no spans.
+	Tracer tracing.Tracer
 }
 
 // Model is an orchestrator.Model over an OpenAI-compatible server.
@@ -126,6 +130,7 @@ func tenantOf(ctx context.Context) string {
 // for whoever accounts for use per tenant.
 func (m *Model) usage(ctx context.Context, prompt, completion int) {
 	m.metrics.usage(prompt, completion)
+	tracing.Usage(ctx, "", prompt, completion)
 	if m.log != nil && (prompt > 0 || completion > 0) {
 		m.log.DebugContext(ctx, "model tokens", "tenant", tenantOf(ctx), "prompt", prompt, "completion", completion)
 	}
@@ -140,9 +145,17 @@ func (m *Model) Decide(ctx context.Context, p orchestrator.Prompt) (orchestrator
 	defer cancel()
 	sink := orchestrator.TokenSinkFrom(ctx)
 	ctx = orchestrator.WithTokenSink(ctx, func(text string) { sink(contracts.VisibleText(text)) })
+	ctx, span := m.cfg.Tracer.Chat(ctx, "openai", m.cfg.Model)
 	start := time.Now()
 	var d orchestrator.Decision
 	var err error
+	defer func() {
+		errType := ""
+		if errors.Is(err, orchestrator.ErrInvalidOutput) {
+			errType = "invalid_output"
+		}
+		tracing.End(span, err, errType)
+	}()
 	if m.cfg.Protocol == ProtocolJSON {
 		d, err = m.decideJSON(ctx, p)
 	} else {
