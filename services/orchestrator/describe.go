@@ -26,12 +26,32 @@ func DescribeStepIn(locale string, st StepRecord) string {
 	switch {
 	case st.Decision == "rejected":
 		return l.say("OK, I won't "+verb.en+". ", "D'accord, je ne vais pas "+verb.fr+". ") + AskWhatToChangeIn(locale)
+	case !st.OK && l == french && frenchFailures[st.Code] != "":
+		// The toolrunner's words are English; a failure every tool may
+		// meet is said in French from its code.
+		msg := frenchFailures[st.Code]
+		if st.Code == contracts.CodeRateLimited && st.RetryAfter > 0 {
+			msg = fmt.Sprintf("trop de demandes ; réessayez dans %d s.", st.RetryAfter)
+		}
+		return "Je n'ai pas pu " + verb.fr + " : " + msg
 	case !st.OK:
 		return l.say("I couldn't "+verb.en+": ", "Je n'ai pas pu "+verb.fr+" : ") + quote(st.Error)
 	case r.describe == nil:
 		return l.say("Done.", "C'est fait.")
 	}
 	return r.describe(l, st.Data)
+}
+
+// frenchFailures are the failures any tool may meet, by code, in French.
+var frenchFailures = map[string]string{
+	contracts.CodeTimedOut:        "cela a pris plus de temps que permis, je l'ai arrêté ; rien n'a été modifié. Vous pouvez réessayer.",
+	contracts.CodeTimeout:         "la demande a expiré avant de pouvoir être faite ; rien n'a été modifié.",
+	contracts.CodeRateLimited:     "trop de demandes ; réessayez dans un instant.",
+	contracts.CodeForbidden:       "votre accès est en lecture seule ; rien n'a été modifié.",
+	contracts.CodeInternal:        "l'outil a échoué ; veuillez réessayer.",
+	contracts.CodeUnknownTool:     "cet outil n'est pas disponible.",
+	contracts.CodeNotConfirmed:    "cette modification demande d'abord votre accord ; rien n'a été modifié.",
+	contracts.CodeProposalInvalid: "cette modification a déjà été faite.",
 }
 
 // AskWhatToChange follows a declined proposal: a no is rarely "never",

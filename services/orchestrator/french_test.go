@@ -255,3 +255,30 @@ func TestFrenchTurnErrors(t *testing.T) {
 		t.Errorf("read-only: %q", te.Message)
 	}
 }
+
+// A failure every tool may meet (timed out, rate limited, read-only) is
+// said in French from its code, not in the toolrunner's English; a tool's
+// own refusal, which only it can word, is quoted as it came.
+func TestFrenchFailures(t *testing.T) {
+	for _, c := range []struct {
+		st   StepRecord
+		want string
+	}{
+		{StepRecord{Tool: contracts.ToolAddExpense, Code: contracts.CodeTimedOut, Error: "It took longer than its time limit, so it was stopped; nothing was changed. It can be tried again."},
+			"cela a pris plus de temps que permis, je l'ai arrêté ; rien n'a été modifié. Vous pouvez réessayer."},
+		{StepRecord{Tool: contracts.ToolGetBalance, Code: contracts.CodeRateLimited, RetryAfter: 12, Error: "Too many get_balance calls; try again in 12 seconds."},
+			"trop de demandes ; réessayez dans 12 s."},
+	} {
+		got := DescribeStepIn("fr-FR", c.st)
+		if !strings.HasPrefix(got, "Je n'ai pas pu ") || !strings.HasSuffix(got, " : "+c.want) {
+			t.Errorf("%s failed (%s): %q, want it to end %q", c.st.Tool, c.st.Code, got, c.want)
+		}
+		if en := DescribeStepIn("en-GB", c.st); !strings.HasSuffix(en, c.st.Error+"'") && !strings.Contains(en, c.st.Error) {
+			t.Errorf("in English the failure reads %q, want the toolrunner's words", en)
+		}
+	}
+	own := StepRecord{Tool: contracts.ToolDeleteExpense, Code: contracts.CodeNotFound, Error: "No expense #7."}
+	if got := DescribeStepIn("fr-FR", own); !strings.Contains(got, "No expense #7.") {
+		t.Errorf("a tool's own refusal in French: %q, want it quoted", got)
+	}
+}

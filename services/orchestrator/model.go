@@ -91,14 +91,18 @@ type Prompt struct {
 // StepRecord is one tool call of this turn and how it ended, as the model
 // sees it. Data is tool output: data, never instructions.
 type StepRecord struct {
-	CallID   string          `json:"call_id"`
-	Tool     string          `json:"tool"`
-	Args     json.RawMessage `json:"args"`
-	OK       bool            `json:"ok"`
-	Data     json.RawMessage `json:"data,omitempty"`
-	Error    string          `json:"error,omitempty"`
-	Decision string          `json:"decision,omitempty"` // approved | rejected | edited, for proposals
-	Edited   json.RawMessage `json:"edited,omitempty"`   // the args the user chose instead
+	CallID string          `json:"call_id"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args"`
+	OK     bool            `json:"ok"`
+	Data   json.RawMessage `json:"data,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	// Code is the failure's code (contracts.Code*), when it failed.
+	Code string `json:"code,omitempty"`
+	// RetryAfter is, for a rate limit, how many seconds to wait.
+	RetryAfter int             `json:"retry_after_s,omitempty"`
+	Decision   string          `json:"decision,omitempty"` // approved | rejected | edited, for proposals
+	Edited     json.RawMessage `json:"edited,omitempty"`   // the args the user chose instead
 	// ProposalID is the approved proposal the call ran, for a change.
 	ProposalID string `json:"proposal_id,omitempty"`
 }

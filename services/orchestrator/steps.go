@@ -24,7 +24,7 @@ func onToolResult(s State, r ToolResult, env Env) (State, Effects) {
 	t.Open = slices.Delete(t.Open, i, i+1)
 	rec := StepRecord{CallID: c.CallID, Tool: c.Tool, Args: c.Args, OK: r.OK, Data: r.Data, Decision: c.Decision, Edited: c.Edited, ProposalID: c.ProposalID}
 	if r.Error != nil {
-		rec.Error = r.Error.Message
+		rec.Error, rec.Code, rec.RetryAfter = r.Error.Message, r.Error.Code, r.Error.RetryAfter
 		if r.Error.RetryAfter > 0 {
 			t.RetryAfter = r.Error.RetryAfter
 		}
