@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"testing"
 	"time"
 
@@ -22,17 +21,7 @@ import (
 func TestPostgresRestartLosesNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	pg, err := pgtest.Start(ctx)
-	if errors.Is(err, pgtest.ErrNoPostgres) {
-		t.Skip("PostgreSQL is not installed here (initdb under /usr/lib/postgresql/*/bin); this test runs a server of its own")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pg.Remove)
-	if err := pg.CreateDatabase(ctx, "purser"); err != nil {
-		t.Fatal(err)
-	}
+	pg := pgtest.ForTest(t, ctx, "purser")
 	svc := startApart(t, pg.URL("purser"))
 	c := &backlog{wsClient: dial(t, Info{HTTPAddr: svc.ingress}, svc.mint("acme", "ann", auth.RoleMember))}
 	// turn sends frame (a message or a confirm with client id id) until

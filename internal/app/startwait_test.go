@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"strings"
@@ -22,17 +21,7 @@ import (
 func TestAServiceStartedWhileTheDatabaseIsDownWaitsForIt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pg, err := pgtest.Start(ctx)
-	if errors.Is(err, pgtest.ErrNoPostgres) {
-		t.Skip("PostgreSQL is not installed here (initdb under /usr/lib/postgresql/*/bin); this test runs a server of its own")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pg.Remove)
-	if err := pg.CreateDatabase(ctx, "purser"); err != nil {
-		t.Fatal(err)
-	}
+	pg := pgtest.ForTest(t, ctx, "purser")
 	srv, _ := natstest.Start(t)
 	cfg := config.FromEnv(func(string) string { return "" })
 	cfg.NATSURL = srv.ClientURL()

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -281,4 +282,23 @@ func childrenOf(pid int) []int {
 		}
 	}
 	return out
+}
+
+// ForTest starts a server for t with database db created, removed when t
+// ends; t is skipped, saying why, only when the machine has no PostgreSQL
+// binaries to run.
+func ForTest(t testing.TB, ctx context.Context, db string) *Server {
+	t.Helper()
+	s, err := Start(ctx)
+	if errors.Is(err, ErrNoPostgres) {
+		t.Skip("PostgreSQL is not installed here (initdb under /usr/lib/postgresql/*/bin); this test runs a server of its own")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Remove)
+	if err := s.CreateDatabase(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -107,6 +107,22 @@ func endsTurn(typ string) bool {
 	return false
 }
 
+// readBody reads a request's body of at most limit bytes; when it cannot,
+// it has answered why (413 past the limit) and ok is false.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) (body []byte, ok bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeJSONError(w, http.StatusRequestEntityTooLarge, "too_large", "the body is larger than the limit")
+			return nil, false
+		}
+		writeJSONError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
+		return nil, false
+	}
+	return body, true
+}
+
 // serveChat is POST /v1/chat: it publishes the turn like a websocket
 // message and answers with the frame that ends it, or streams the turn's
 // frames as server-sent events when asked to.
@@ -116,14 +132,8 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 			writeJSONError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, in.cfg.MaxChatBytes))
-		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				writeJSONError(w, http.StatusRequestEntityTooLarge, "too_large", "the body is larger than the limit")
-				return
-			}
-			writeJSONError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
+		body, ok := readBody(w, r, in.cfg.MaxChatBytes)
+		if !ok {
 			return
 		}
 		var req chatRequest
@@ -144,7 +154,8 @@ func (in *Ingress) serveChat(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		if text, err = contracts.CleanText("message", text); err != nil {
+		text, err := contracts.CleanText("message", text)
+		if err != nil {
 			writeJSONError(w, http.StatusBadRequest, "bad_request", err.Error())
 			return
 		}

@@ -1,8 +1,6 @@
 package ingress
 
 import (
-	"errors"
-	"io"
 	"net/http"
 
 	"github.com/purser-ai/purser/internal/auth"
@@ -43,14 +41,8 @@ func (in *Ingress) putSettings(w http.ResponseWriter, r *http.Request, p auth.Pr
 		writeJSONError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSettingsBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeJSONError(w, http.StatusRequestEntityTooLarge, "too_large", "the body is larger than the limit")
-			return
-		}
-		writeJSONError(w, http.StatusBadRequest, "bad_request", "the body could not be read")
+	body, ok := readBody(w, r, maxSettingsBytes)
+	if !ok {
 		return
 	}
 	var req settingsBody

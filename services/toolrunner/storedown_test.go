@@ -26,17 +26,7 @@ import (
 func TestACallDuringADatabaseRestartWaitsForIt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	pg, err := pgtest.Start(ctx)
-	if errors.Is(err, pgtest.ErrNoPostgres) {
-		t.Skip("PostgreSQL is not installed here (initdb under /usr/lib/postgresql/*/bin); this test runs a server of its own")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pg.Remove)
-	if err := pg.CreateDatabase(ctx, "purser"); err != nil {
-		t.Fatal(err)
-	}
+	pg := pgtest.ForTest(t, ctx, "purser")
 	st := storetest.Open(t, pg.URL("purser"))
 	r := toolrunner.New(toolrunner.Catalog(), toolrunner.FromStore(st), allowAll{}, nil, toolrunner.NewMetrics(prometheus.NewRegistry()),
 		slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
