@@ -80,28 +80,10 @@ func RunCluster(ctx context.Context, cfg Config) (Report, error) {
 	var next, finished atomic.Int64
 	driveCtx, stopDriving := context.WithCancel(ctx)
 	defer stopDriving()
-	var wg sync.WaitGroup
-	for _, u := range users {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1))
-				if k > cfg.Turns || driveCtx.Err() != nil {
-					return
-				}
-				u.turn(driveCtx, k, 90*time.Second)
-				finished.Add(1)
-				// A person reads the answer before the next change: the
-				// pause spreads the turns over long enough for every
-				// replica to be rolled while they go on.
-				select {
-				case <-driveCtx.Done():
-				case <-time.After(readingPause):
-				}
-			}
-		}()
-	}
+	// A person reads the answer before the next change: the pause spreads
+	// the turns over long enough for every replica to be rolled while they
+	// go on.
+	wg := drivers(driveCtx, users, cfg.Turns, readingPause, &next, &finished)
 
 	var (
 		events []killEvent
@@ -122,24 +104,9 @@ func RunCluster(ctx context.Context, cfg Config) (Report, error) {
 		killErr = chaosPhase(killCtx, ctx, c, cfg, &rep, &next, &finished, note)
 	}()
 
-	progress := time.NewTicker(5 * time.Second)
-	defer progress.Stop()
-	allDone := make(chan struct{})
-	go func() { wg.Wait(); close(allDone) }()
-	start := time.Now()
-wait:
-	for {
-		select {
-		case <-allDone:
-			break wait
-		case <-ctx.Done():
-			stopDriving()
-			<-allDone
-			break wait
-		case <-progress.C:
-			fmt.Fprintf(cfg.Out, "chaos-cluster: %d/%d turns done, %s\n", finished.Load(), cfg.Turns, time.Since(start).Round(time.Second))
-		}
-	}
+	awaitTurns(ctx, wg, stopDriving, func(elapsed time.Duration) {
+		fmt.Fprintf(cfg.Out, "chaos-cluster: %d/%d turns done, %s\n", finished.Load(), cfg.Turns, elapsed)
+	})
 	stopKilling()
 	<-killDone
 	if killErr != nil {

@@ -122,21 +122,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	var finished atomic.Int64
 	driveCtx, stopDriving := context.WithCancel(ctx)
 	defer stopDriving()
-	var wg sync.WaitGroup
-	for _, u := range users {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1))
-				if k > cfg.Turns || driveCtx.Err() != nil {
-					return
-				}
-				u.turn(driveCtx, k, 90*time.Second)
-				finished.Add(1)
-			}
-		}()
-	}
+	wg := drivers(driveCtx, users, cfg.Turns, 0, &next, &finished)
 
 	// The killer runs until every turn is handed out and done.
 	var kills []killEvent
@@ -177,27 +163,12 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 		}
 	}()
 
-	progress := time.NewTicker(5 * time.Second)
-	defer progress.Stop()
-	allDone := make(chan struct{})
-	go func() { wg.Wait(); close(allDone) }()
-	start := time.Now()
-wait:
-	for {
-		select {
-		case <-allDone:
-			break wait
-		case <-ctx.Done():
-			stopDriving()
-			<-allDone
-			break wait
-		case <-progress.C:
-			killMu.Lock()
-			n := len(kills)
-			killMu.Unlock()
-			fmt.Fprintf(cfg.Out, "chaos: %d/%d turns done, %d kills, %s\n", finished.Load(), cfg.Turns, n, time.Since(start).Round(time.Second))
-		}
-	}
+	awaitTurns(ctx, wg, stopDriving, func(elapsed time.Duration) {
+		killMu.Lock()
+		n := len(kills)
+		killMu.Unlock()
+		fmt.Fprintf(cfg.Out, "chaos: %d/%d turns done, %d kills, %s\n", finished.Load(), cfg.Turns, n, elapsed)
+	})
 	stopKilling()
 	<-killDone
 

@@ -1,0 +1,59 @@
+package chaos
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// drivers runs every user's turns, numbered from next, until turns are
+// handed out or ctx ends; each user waits pause between its changes.
+// finished counts the turns done; wg ends when every user has stopped.
+func drivers(ctx context.Context, users []*user, turns int, pause time.Duration, next, finished *atomic.Int64) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for _, u := range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1))
+				if k > turns || ctx.Err() != nil {
+					return
+				}
+				u.turn(ctx, k, 90*time.Second)
+				finished.Add(1)
+				if pause > 0 {
+					select {
+					case <-ctx.Done():
+					case <-time.After(pause):
+					}
+				}
+			}
+		}()
+	}
+	return &wg
+}
+
+// awaitTurns waits until every driver of wg is done, or ctx ends, which
+// stops them (stopDriving) and waits for them; every 5 s it calls say
+// with the time since it began.
+func awaitTurns(ctx context.Context, wg *sync.WaitGroup, stopDriving func(), say func(elapsed time.Duration)) {
+	progress := time.NewTicker(5 * time.Second)
+	defer progress.Stop()
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+	start := time.Now()
+	for {
+		select {
+		case <-allDone:
+			return
+		case <-ctx.Done():
+			stopDriving()
+			<-allDone
+			return
+		case <-progress.C:
+			say(time.Since(start).Round(time.Second))
+		}
+	}
+}
