@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/purser-ai/purser/internal/auth"
 )
 
 // clusterReplicas is how many processes of each service cluster mode runs.
@@ -52,26 +50,10 @@ func RunCluster(ctx context.Context, cfg Config) (Report, error) {
 		fmt.Fprintf(cfg.Out, "chaos-cluster: PostgreSQL's data (database %s) is kept in %s\n", c.keepDatabase(), c.pg.DataDir())
 	}
 
-	minter := auth.NewMinter([]byte(c.secret), "purser", "purser", time.Now)
-	ingresses := c.ingresses(clusterReplicas)
-	users := make([]*user, cfg.Users)
-	defer func() {
-		for _, u := range users {
-			if u != nil {
-				u.client.Close()
-			}
-		}
-	}()
-	for i := range users {
-		id := fmt.Sprintf("u%03d", i)
-		tok, err := minter.Mint("chaos", id, []auth.Role{auth.RoleMember}, 12*time.Hour)
-		if err != nil {
-			return Report{}, err
-		}
-		users[i] = newUserOn(id, tok, ingresses, i%len(ingresses), cfg.Seed+uint64(i))
-		if err := users[i].connect(ctx); err != nil {
-			return Report{}, err
-		}
+	users, closeUsers, err := connectUsers(ctx, c.secret, cfg.Users, cfg.Seed, c.ingresses(clusterReplicas))
+	defer closeUsers()
+	if err != nil {
+		return Report{}, err
 	}
 	if err := seedLines(ctx, c.dsn, users); err != nil {
 		return Report{}, err

@@ -2,9 +2,12 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/purser-ai/purser/internal/auth"
 )
 
 // drivers runs every user's turns, numbered from next, until turns are
@@ -56,4 +59,36 @@ func awaitTurns(ctx context.Context, wg *sync.WaitGroup, stopDriving func(), say
 			say(time.Since(start).Round(time.Second))
 		}
 	}
+}
+
+// connectUsers mints a member's token for each of n users and connects
+// them, user i to ingresses[i%len(ingresses)] (going on at the others when
+// that one stops answering). closeAll closes every socket opened, also
+// when err says a user could not connect.
+func connectUsers(ctx context.Context, secret string, n int, seed uint64, ingresses []string) (users []*user, closeAll func(), err error) {
+	minter := auth.NewMinter([]byte(secret), "purser", "purser", time.Now)
+	users = make([]*user, n)
+	closeAll = func() {
+		for _, u := range users {
+			if u != nil {
+				u.client.Close()
+			}
+		}
+	}
+	for i := range users {
+		id := fmt.Sprintf("u%03d", i)
+		tok, err := minter.Mint("chaos", id, []auth.Role{auth.RoleMember}, 12*time.Hour)
+		if err != nil {
+			return users, closeAll, err
+		}
+		if len(ingresses) == 1 {
+			users[i] = newUser(id, tok, ingresses[0], seed+uint64(i))
+		} else {
+			users[i] = newUserOn(id, tok, ingresses, i%len(ingresses), seed+uint64(i))
+		}
+		if err := users[i].connect(ctx); err != nil {
+			return users, closeAll, err
+		}
+	}
+	return users, closeAll, nil
 }

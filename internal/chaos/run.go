@@ -13,8 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/purser-ai/purser/internal/auth"
 )
 
 // Config says what a chaos run does.
@@ -91,27 +89,11 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	defer c.stop()
 
-	minter := auth.NewMinter([]byte(c.secret), "purser", "purser", time.Now)
-	users := make([]*user, cfg.Users)
-	defer func() {
-		for _, u := range users {
-			if u != nil {
-				u.client.Close()
-			}
-		}
-	}()
-	for i := range users {
-		id := fmt.Sprintf("u%03d", i)
-		tok, err := minter.Mint("chaos", id, []auth.Role{auth.RoleMember}, 12*time.Hour)
-		if err != nil {
-			return Report{}, err
-		}
-		users[i] = newUser(id, tok, c.ingress, cfg.Seed+uint64(i))
-		if err := users[i].connect(ctx); err != nil {
-			return Report{}, err
-		}
+	users, closeUsers, err := connectUsers(ctx, c.secret, cfg.Users, cfg.Seed, []string{c.ingress})
+	defer closeUsers()
+	if err != nil {
+		return Report{}, err
 	}
-
 	if err := seedLines(ctx, c.dsn, users); err != nil {
 		return Report{}, err
 	}
