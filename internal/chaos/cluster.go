@@ -227,7 +227,9 @@ func (c *cluster) start(ctx context.Context, s string) error {
 	c.mu.Lock()
 	c.procs[s], c.addrs[s] = p, addr
 	c.mu.Unlock()
-	return waitReady(ctx, "http://"+addr+"/readyz", 60*time.Second)
+	// Longer than a service's own wait at start for JetStream or the
+	// database (2 minutes, internal/app's startWaitLimit).
+	return waitReady(ctx, "http://"+addr+"/readyz", 3*time.Minute)
 }
 
 // kill sends SIGKILL to service s and returns once it is gone.

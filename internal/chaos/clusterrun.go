@@ -140,8 +140,16 @@ func chaosPhase(killCtx, ctx context.Context, c *cluster, cfg Config, rep *Repor
 	down := map[string]bool{}                   // services with a replica down
 	backUp := make(chan string, len(names))     // services whose killed replica is back
 	restartErrs := make(chan error, len(names)) // restarts that failed
+	// After a NATS node is back, the next kill waits until a turn has
+	// finished (for at most 30 s): each blow lands on a cluster that has
+	// shown it serves again, rather than on one still electing leaders
+	// after the last.
+	servedAfter := int64(-1)
 kill:
 	for next.Load() < rollAt {
+		for since := time.Now(); finished.Load() <= servedAfter && time.Since(since) < 30*time.Second && killCtx.Err() == nil; {
+			time.Sleep(100 * time.Millisecond)
+		}
 	drain:
 		for {
 			select {
@@ -192,6 +200,7 @@ kill:
 				return err
 			}
 			rep.NATSKills++
+			servedAfter = finished.Load()
 			note(ev, "SIGKILLed, started after %s, current after %s", ev.back.Sub(ev.at).Round(time.Millisecond), time.Since(ev.at).Round(time.Millisecond))
 			continue
 		}
