@@ -136,7 +136,7 @@ func (n *Notifier) Respond(nc *nats.Conn) (*Responder, error) {
 		_ = sub.SetPendingLimits(64<<10, 64<<20)
 		r.subs = append(r.subs, sub)
 	}
-	if err := nc.Flush(); err != nil {
+	if err := bus.FlushSubscriptions(nc); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("subscribe requests: %w", err)
 	}

@@ -95,7 +95,7 @@ func RespondMail(nc *nats.Conn, accounts MailAccounts, log *slog.Logger) (*MailR
 		}
 		r.subs = append(r.subs, sub)
 	}
-	if err := nc.Flush(); err != nil {
+	if err := bus.FlushSubscriptions(nc); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("subscribe mail requests: %w", err)
 	}

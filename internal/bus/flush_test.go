@@ -1,0 +1,129 @@
+package bus_test
+
+import (
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/purser-ai/purser/internal/bus"
+	"github.com/purser-ai/purser/internal/natstest"
+)
+
+// A service subscribing while its NATS node goes away (the connection
+// moving on to another) must not take the flush that the disconnect
+// interrupted for a closed connection: a toolrunner exited at start with
+// "nats: connection closed" in a chaos-cluster run. Here the server's
+// answers are held back while the flush waits, the connection is cut,
+// and the client reconnects; the flush must succeed and the subscription
+// work.
+func TestFlushSubscriptionsOutlivesAReconnect(t *testing.T) {
+	s, _ := natstest.Start(t)
+	p := newHoldingProxy(t, s.Addr().String())
+	nc, err := nats.Connect("nats://"+p.addr, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	got := make(chan *nats.Msg, 1)
+	if _, err := nc.Subscribe("purser.test.flush", func(m *nats.Msg) { got <- m }); err != nil {
+		t.Fatal(err)
+	}
+	p.hold(true)
+	flushed := make(chan error, 1)
+	go func() { flushed <- bus.FlushSubscriptions(nc) }()
+	time.Sleep(200 * time.Millisecond) // the flush's PING is out, its PONG held
+	p.hold(false)
+	p.cut()
+	if err := <-flushed; err != nil {
+		t.Fatalf("flush across a reconnect: %v", err)
+	}
+	if err := nc.Publish("purser.test.flush", []byte("hi")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-got:
+		if string(m.Data) != "hi" {
+			t.Fatalf("got %q", m.Data)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the subscription got nothing after the reconnect")
+	}
+}
+
+// holdingProxy relays TCP to a server; while held, the server's bytes wait
+// (so a PING goes unanswered), and cut closes every relayed connection.
+type holdingProxy struct {
+	addr  string
+	mu    sync.Mutex
+	held  bool
+	wake  *sync.Cond
+	conns []net.Conn
+}
+
+func newHoldingProxy(t *testing.T, target string) *holdingProxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	p := &holdingProxy{addr: ln.Addr().String()}
+	p.wake = sync.NewCond(&p.mu)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, u)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(u, c); u.Close() }()
+			go func() {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := u.Read(buf)
+					p.mu.Lock()
+					for p.held {
+						p.wake.Wait()
+					}
+					p.mu.Unlock()
+					if n > 0 {
+						if _, werr := c.Write(buf[:n]); werr != nil {
+							break
+						}
+					}
+					if err != nil {
+						break
+					}
+				}
+				c.Close()
+			}()
+		}
+	}()
+	return p
+}
+
+func (p *holdingProxy) hold(on bool) {
+	p.mu.Lock()
+	p.held = on
+	p.mu.Unlock()
+	p.wake.Broadcast()
+}
+
+func (p *holdingProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
