@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -53,6 +54,10 @@ type cluster struct {
 	pg        *pgtest.Server
 	// used is what the service processes used, in cluster mode.
 	used *usage
+	// startExits are the processes that exited before they were ready
+	// and were started again.
+	startExits []string
+	readyOnce  map[*proc]bool // processes that were ready once
 }
 
 // proc is one running service; done closes when it has exited.
@@ -82,7 +87,7 @@ func randomHex(n int) string {
 // startCluster starts NATS, creates the database, migrates it and starts
 // every service.
 func startCluster(ctx context.Context, bin, baseDSN, dir string) (*cluster, error) {
-	c := &cluster{bin: bin, dir: dir, procs: map[string]*proc{}, addrs: map[string]string{}, secret: randomHex(32)}
+	c := &cluster{bin: bin, dir: dir, procs: map[string]*proc{}, addrs: map[string]string{}, readyOnce: map[*proc]bool{}, secret: randomHex(32)}
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -197,8 +202,34 @@ func serviceOf(name string) string {
 
 // start starts service s (a service, or a replica named
 // <service>-<n>) on a port of its own (the same one again after a kill)
-// and waits until /readyz answers.
+// and waits until /readyz answers. A process that exits before it is
+// ready is started again, up to three times in all, as its supervisor
+// (Kubernetes) would; each such exit is kept, with its log's last
+// words, for the report.
 func (c *cluster) start(ctx context.Context, s string) error {
+	for try := 1; ; try++ {
+		err := c.startOnce(ctx, s)
+		var exit *exitedAtStart
+		if err == nil || !errors.As(err, &exit) || try == 3 || ctx.Err() != nil {
+			return err
+		}
+		c.mu.Lock()
+		c.startExits = append(c.startExits, "started again: "+err.Error())
+		c.mu.Unlock()
+		time.Sleep(time.Second)
+	}
+}
+
+// exitedAtStart is a service process that ended before it was ready.
+type exitedAtStart struct {
+	name, state, tail string
+}
+
+func (e *exitedAtStart) Error() string {
+	return fmt.Sprintf("%s exited before it was ready (%s): %s", e.name, e.state, e.tail)
+}
+
+func (c *cluster) startOnce(ctx context.Context, s string) error {
 	c.mu.Lock()
 	addr := c.addrs[s]
 	c.mu.Unlock()
@@ -209,7 +240,8 @@ func (c *cluster) start(ctx context.Context, s string) error {
 		}
 		addr = net.JoinHostPort("127.0.0.1", fmt.Sprint(port))
 	}
-	logf, err := os.OpenFile(filepath.Join(c.dir, s+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	logPath := filepath.Join(c.dir, s+".log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return err
 	}
@@ -223,13 +255,40 @@ func (c *cluster) start(ctx context.Context, s string) error {
 		return fmt.Errorf("start %s: %w", s, err)
 	}
 	p := &proc{cmd: cmd, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); c.used.exited(serviceOf(s), cmd.ProcessState); logf.Close(); close(p.done) }()
+	go func() {
+		_ = cmd.Wait()
+		c.used.exited(serviceOf(s), cmd.ProcessState)
+		logf.Close()
+		close(p.done)
+		// Neither killed nor stopped by the harness (which forgets a
+		// process first), nor waited for at start: it ended on its own.
+		c.mu.Lock()
+		if c.procs[s] == p && c.readyOnce[p] {
+			delete(c.procs, s)
+			c.startExits = append(c.startExits, fmt.Sprintf("%s exited on its own (%s): %s", s, cmd.ProcessState, tailOf(logPath, 400)))
+		}
+		c.mu.Unlock()
+	}()
 	c.mu.Lock()
 	c.procs[s], c.addrs[s] = p, addr
 	c.mu.Unlock()
 	// Longer than a service's own wait at start for JetStream or the
 	// database (2 minutes, internal/app's startWaitLimit).
-	return waitReady(ctx, "http://"+addr+"/readyz", 3*time.Minute)
+	err = waitReady(ctx, "http://"+addr+"/readyz", 3*time.Minute, p.done)
+	if err == nil {
+		c.mu.Lock()
+		c.readyOnce[p] = true
+		c.mu.Unlock()
+	}
+	if errors.Is(err, errExited) {
+		c.mu.Lock()
+		if c.procs[s] == p {
+			delete(c.procs, s)
+		}
+		c.mu.Unlock()
+		return &exitedAtStart{name: s, state: cmd.ProcessState.String(), tail: tailOf(logPath, 400)}
+	}
+	return err
 }
 
 // kill sends SIGKILL to service s and returns once it is gone.
@@ -281,7 +340,12 @@ func (c *cluster) stop() {
 	}
 }
 
-func waitReady(ctx context.Context, u string, limit time.Duration) error {
+// errExited is waitReady's answer when the process ended first.
+var errExited = errors.New("exited before it was ready")
+
+// waitReady waits until u answers 200, for at most limit, or until
+// exited (when not nil) closes.
+func waitReady(ctx context.Context, u string, limit time.Duration, exited <-chan struct{}) error {
 	deadline := time.Now().Add(limit)
 	client := &http.Client{Timeout: 2 * time.Second}
 	for {
@@ -298,6 +362,8 @@ func waitReady(ctx context.Context, u string, limit time.Duration) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-exited:
+			return errExited
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -308,4 +374,17 @@ func waitReady(ctx context.Context, u string, limit time.Duration) error {
 func (c *cluster) keepDatabase() string {
 	c.keepDB = true
 	return c.dbName
+}
+
+// startDetails are the report's lines for the processes that exited at
+// start and were started again: not a lost turn, but a start that
+// should not fail.
+func (c *cluster) startDetails() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, e := range c.startExits {
+		out = append(out, e)
+	}
+	return out
 }

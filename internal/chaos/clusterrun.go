@@ -105,6 +105,7 @@ func RunCluster(ctx context.Context, cfg Config) (Report, error) {
 		got.Details = append(got.Details, fmt.Sprintf("%d of the %d replicas were rolled after the last turn, with no load (raise CHAOS_TURNS)", got.RolledIdle, got.Rolled))
 	}
 	got.Kills = got.NATSKills + got.ReplicaKills
+	got.Details = append(got.Details, c.startDetails()...)
 	got.SlowestRecovery = slowestRecovery(events, users)
 	if ctx.Err() != nil {
 		got.Details = append(got.Details, fmt.Sprintf("the run hit its time bound (%s) before every turn was done", cfg.Limit))

@@ -160,6 +160,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	}
 	rep.Kills = len(kills)
 	rep.SlowestRecovery = slowestRecovery(kills, users)
+	rep.Details = append(rep.Details, c.startDetails()...)
 	if ctx.Err() != nil {
 		rep.Details = append(rep.Details, fmt.Sprintf("the run hit its time bound (%s) before every turn was done", cfg.Limit))
 		rep.Stuck += cfg.Turns - rep.Turns

@@ -5,17 +5,26 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The sizing figures come from real processes: a live one's /proc and an
 // exited one's rusage both count, per kind, per 1,000 turns.
 func TestUsageCountsLiveAndExitedProcesses(t *testing.T) {
-	sum := 0
-	for i := range 20_000_000 { // burn some CPU, so ours is not zero
-		sum += i
+	// /proc counts CPU in clock ticks (10 ms): burn until one shows, for
+	// at most 5 s of wall time.
+	var (
+		cpu time.Duration
+		rss int64
+		err error
+	)
+	for deadline, sum := time.Now().Add(5*time.Second), 0; cpu <= 0 && time.Now().Before(deadline); {
+		for i := range 20_000_000 {
+			sum += i
+		}
+		cpu, rss, err = procUsage(os.Getpid())
+		_ = sum
 	}
-	_ = sum
-	cpu, rss, err := procUsage(os.Getpid())
 	if err != nil || cpu <= 0 || rss <= 0 {
 		t.Fatalf("this process: cpu %v, peak %d KiB, %v", cpu, rss, err)
 	}
