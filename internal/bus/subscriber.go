@@ -60,6 +60,20 @@ var _ message.Subscriber = (*Subscriber)(nil)
 // at once unless told otherwise.
 const DefaultConcurrency = 256
 
+// PullWait is how long a pull request waits at the server before the
+// next replaces it, and PullHeartbeat how often the server says an idle
+// one is still there. A pull request lives only on its consumer's
+// leader: when that node dies the request is gone with it, and nothing
+// comes until the client misses two heartbeats and pulls again (from the
+// new leader). With nats.go's defaults (30 s, heartbeat 15 s) that was a
+// stall of up to 30 s after a NATS node's death in chaos-cluster runs;
+// these bound it to about two seconds, for one small message a second
+// on an idle subscription. Pinned consumers renew faster (PullRenew).
+const (
+	PullWait      = 10 * time.Second
+	PullHeartbeat = time.Second
+)
+
 // NewSubscriber serves the given consumers (by name) for service, whose
 // dead letters go to purser.dlq.<service>, with DefaultConcurrency.
 func NewSubscriber(js jetstream.JetStream, service string, defs []ConsumerDef, log *slog.Logger) *Subscriber {
@@ -101,9 +115,9 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 		return nil, fmt.Errorf("consumer %s: %w", def.Name, err)
 	}
 	batch := max(1, min(def.MaxAckPending, cap(s.slots)))
-	opts := []jetstream.PullMessagesOpt{jetstream.PullMaxMessages(batch)}
+	opts := []jetstream.PullMessagesOpt{jetstream.PullMaxMessages(batch), jetstream.PullExpiry(PullWait), jetstream.PullHeartbeat(PullHeartbeat)}
 	if def.Pinned {
-		opts = append(opts, jetstream.PullPriorityGroup(pinGroup), jetstream.PullExpiry(def.pullRenew()))
+		opts = append(opts[:1], jetstream.PullPriorityGroup(pinGroup), jetstream.PullExpiry(def.pullRenew()))
 	}
 	it, err := cons.Messages(opts...)
 	if err != nil {
