@@ -19,7 +19,7 @@ run:
 ## installs chromium, chromium-driver and promtool) or stops naming what is missing.
 export PURSER_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 test: test-env vet
-	$(GO) test -race -count=1 -timeout 15m ./...
+	$(GO) test -race -count=1 -timeout 25m ./...
 	GOEXPERIMENT= $(GO) test -count=1 ./pkg/contracts
 	$(MAKE) test-deploy
 
