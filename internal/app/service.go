@@ -46,20 +46,13 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 	if err := waitFor(ctx, log, "JetStream", func(ctx context.Context) error { return ensureStreams(ctx, probe, cfg, log) }); err != nil {
 		return err
 	}
-	reg := newRegistry()
-	if err := registerStreamDepth(reg, probe); err != nil {
-		return err
-	}
-	pm, err := prune.NewMetrics(reg)
+	d, flush, err := commonDeps(ctx, cfg, log, probe)
 	if err != nil {
 		return err
 	}
-	traces, err := tracing.FromEnv(ctx, os.Getenv)
-	if err != nil {
-		return err
-	}
-	defer flushTraces(ctx, traces, log)
-	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), pruneMetrics: pm, connect: connect, now: time.Now, traces: traces}
+	defer flush()
+	reg := d.reg
+	d.connect = connect
 	checks := []ops.Check{natsCheck(probe)}
 	if mode != config.ModeIngress {
 		var st *store.Store
@@ -104,6 +97,27 @@ func runService(ctx context.Context, cfg config.Config, mode config.Mode, log *s
 		ready(ln.Addr().String())
 	}
 	return serve(ctx, log, ln, mln, reg, checks, []*component{c}, graceOf(cfg))
+}
+
+// commonDeps are what every way of running purser gives its services:
+// a metrics registry with the streams' depth, the pruning's and the
+// routers' metrics, and the trace exporter OTEL_EXPORTER_OTLP_ENDPOINT
+// names (flush sends the spans still waiting; call it at the end).
+func commonDeps(ctx context.Context, cfg config.Config, log *slog.Logger, probe *nats.Conn) (d deps, flush func(), err error) {
+	reg := newRegistry()
+	if err := registerStreamDepth(reg, probe); err != nil {
+		return deps{}, nil, err
+	}
+	pm, err := prune.NewMetrics(reg)
+	if err != nil {
+		return deps{}, nil, err
+	}
+	traces, err := tracing.FromEnv(ctx, os.Getenv)
+	if err != nil {
+		return deps{}, nil, err
+	}
+	d = deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), pruneMetrics: pm, now: time.Now, traces: traces}
+	return d, func() { flushTraces(ctx, traces, log) }, nil
 }
 
 // flushTraces sends the spans still waiting, within a few seconds, once

@@ -14,14 +14,11 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/purser-ai/purser/internal/auth"
-	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/busauth"
 	"github.com/purser-ai/purser/internal/config"
 	"github.com/purser-ai/purser/internal/natsembed"
 	"github.com/purser-ai/purser/internal/ops"
-	"github.com/purser-ai/purser/internal/prune"
 	"github.com/purser-ai/purser/internal/store"
-	"github.com/purser-ai/purser/internal/tracing"
 	"github.com/purser-ai/purser/services/toolrunner/mailbox"
 )
 
@@ -122,21 +119,14 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 		return err
 	}
 
-	reg := newRegistry()
-	if err := registerStreamDepth(reg, probe); err != nil {
+	d, flush, err := commonDeps(ctx, cfg, log, probe)
+	if err != nil {
 		return err
 	}
+	defer flush()
+	reg := d.reg
 	reg.MustRegister(st.Collector())
-	pm, err := prune.NewMetrics(reg)
-	if err != nil {
-		return err
-	}
-	traces, err := tracing.FromEnv(ctx, os.Getenv)
-	if err != nil {
-		return err
-	}
-	defer flushTraces(ctx, traces, log)
-	d := deps{cfg: cfg, log: log, reg: reg, routerMetrics: bus.NewRouterMetrics(reg), pruneMetrics: pm, store: st, verifier: verifier, now: time.Now, traces: traces}
+	d.store, d.verifier = st, verifier
 	var comps []*component
 	for _, mode := range []config.Mode{config.ModeNotifier, config.ModeToolrunner, config.ModeOrchestrator, config.ModeIngress} {
 		user := string(mode)
