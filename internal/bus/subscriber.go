@@ -161,6 +161,12 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 				if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
 					return
 				}
+				if errors.Is(err, jetstream.ErrNoHeartbeat) {
+					// nats.go pulls again at once; so do we. On a busy
+					// machine a heartbeat may merely be late.
+					s.log.Info("consume: pulling again after a missed heartbeat", "consumer", def.Name)
+					continue
+				}
 				s.log.Warn("consume", "consumer", def.Name, "err", err)
 				select {
 				case <-ctx.Done():
