@@ -64,7 +64,8 @@ With the stub model, each message ends with a tag naming its conversation
 and number, which the stub reads and decides without: it logs its calls by
 them, so the bench prints the first token's p50 against the model's own
 time on the same turns, and, after the timed run, --growth-users users
-send --growth-messages messages each (pausing 300ms) and it prints the
+send --growth-messages messages each (pausing 700ms, under the per-user
+rate limit of 2 frames a second with an add's approval) and it prints the
 prompt tokens a turn at the second message against the last.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -249,9 +250,10 @@ prompt tokens a turn at the second message against the last.`,
 			fmt.Fprintln(stdout)
 			var growth *bench.GrowthReport
 			if err == nil && stubURL != "" && growthUsers > 0 && growthMessages > 1 {
-				fmt.Fprintf(stdout, "prompt growth: %d users, %d messages each, pause 300ms, a tenant each\n", growthUsers, growthMessages)
+				const growthPause = 700 * time.Millisecond
+				fmt.Fprintf(stdout, "prompt growth: %d users, %d messages each, pause %s, a tenant each\n", growthUsers, growthMessages, growthPause)
 				gopts := opts
-				gopts.Users, gopts.Messages, gopts.Duration, gopts.Pause, gopts.Ramp = growthUsers, growthMessages, time.Hour, 300*time.Millisecond, 0
+				gopts.Users, gopts.Messages, gopts.Duration, gopts.Pause, gopts.Ramp = growthUsers, growthMessages, time.Hour, growthPause, 0
 				gopts.Token, gopts.Label, gopts.Progress = growthToken, label+"g", show
 				gres, gerr := bench.Run(gctx, gopts)
 				fmt.Fprintln(stdout)

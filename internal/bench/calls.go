@@ -122,10 +122,27 @@ type TurnTime struct {
 // the socket, and the bench's own client. Each slice is sorted.
 type FirstTokenSplit struct {
 	Turn, Model, Added []time.Duration
+	// Kinds splits what purser added by kind of turn (named by the calls
+	// the stub answered in it, "list_expenses,text" for a read), and by
+	// where it fell.
+	Kinds map[string]*TurnParts
+}
+
+// TurnParts is where purser's part of a kind of turn's first token fell,
+// each slice sorted: Before, from the turn sent to the stub receiving its
+// first call (the ingress, the bus, the orchestrator before it asks the
+// model); Between, from a call's usable output to the next call (a tool's
+// round trip: the orchestrator, the bus, the toolrunner); After, from the
+// last call's usable output to the first frame read by the client (the
+// orchestrator's stream or its stored reply, the notifier, the ingress,
+// the socket). Model is the stub's own time in the same turns.
+type TurnParts struct {
+	Before, Model, Between, After []time.Duration
 }
 
 // SplitFirstToken matches turns with the stub's calls by conversation and
-// time. Only turns of conversations the stub saw tagged are counted.
+// time. Only turns of conversations the stub saw tagged are counted; turns
+// the stub served no call in are counted in Turn, Model and Added only.
 func SplitFirstToken(turns []TurnTime, calls []Call) FirstTokenSplit {
 	byConv := map[string][]Call{}
 	for _, c := range calls {
@@ -136,14 +153,17 @@ func SplitFirstToken(turns []TurnTime, calls []Call) FirstTokenSplit {
 	for _, cs := range byConv {
 		slices.SortFunc(cs, func(a, b Call) int { return a.Received.Compare(b.Received) })
 	}
-	var s FirstTokenSplit
+	s := FirstTokenSplit{Kinds: map[string]*TurnParts{}}
 	for _, t := range turns {
 		cs, ok := byConv[t.Conv]
 		if !ok || t.First.Before(t.Sent) {
 			continue
 		}
-		var model time.Duration
+		var model, between time.Duration
+		var replies []string
+		var prevReady time.Time
 		i, _ := slices.BinarySearchFunc(cs, t.Sent, func(c Call, at time.Time) int { return c.Received.Compare(at) })
+		first := i
 		for ; i < len(cs) && !cs[i].Received.After(t.First); i++ {
 			end := cs[i].Ready
 			if end.IsZero() || end.After(t.First) {
@@ -152,15 +172,38 @@ func SplitFirstToken(turns []TurnTime, calls []Call) FirstTokenSplit {
 			if d := end.Sub(cs[i].Received); d > 0 {
 				model += d
 			}
+			if !prevReady.IsZero() {
+				between += cs[i].Received.Sub(prevReady)
+			}
+			prevReady = end
+			replies = append(replies, cs[i].Reply)
 		}
 		total := t.First.Sub(t.Sent)
 		s.Turn = append(s.Turn, total)
 		s.Model = append(s.Model, model)
 		s.Added = append(s.Added, total-model)
+		if len(replies) == 0 {
+			continue
+		}
+		kind := strings.Join(replies, ",")
+		p := s.Kinds[kind]
+		if p == nil {
+			p = &TurnParts{}
+			s.Kinds[kind] = p
+		}
+		p.Before = append(p.Before, cs[first].Received.Sub(t.Sent))
+		p.Model = append(p.Model, model)
+		p.Between = append(p.Between, between)
+		p.After = append(p.After, t.First.Sub(prevReady))
 	}
 	slices.Sort(s.Turn)
 	slices.Sort(s.Model)
 	slices.Sort(s.Added)
+	for _, p := range s.Kinds {
+		for _, d := range [][]time.Duration{p.Before, p.Model, p.Between, p.After} {
+			slices.Sort(d)
+		}
+	}
 	return s
 }
 

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -54,12 +55,12 @@ func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) 
 func TestSplitFirstToken(t *testing.T) {
 	calls := []Call{
 		// conversation a, the read: 10-410 tool call, 430-630 first text.
-		{Conv: "a", Received: at(430), FirstToken: at(630), Ready: at(630), Done: at(830)},
-		{Conv: "a", Received: at(10), FirstToken: at(210), Ready: at(410), Done: at(410)},
+		{Conv: "a", Reply: "text", Received: at(430), FirstToken: at(630), Ready: at(630), Done: at(830)},
+		{Conv: "a", Reply: "list_expenses", Received: at(10), FirstToken: at(210), Ready: at(410), Done: at(410)},
 		// conversation a, a call of an earlier turn.
-		{Conv: "a", Received: at(-500), Ready: at(-100), Done: at(-100)},
+		{Conv: "a", Reply: "ask_clarification", Received: at(-500), Ready: at(-100), Done: at(-100)},
 		// conversation b, one clarify call, overlapping in time.
-		{Conv: "b", Received: at(20), FirstToken: at(220), Ready: at(420), Done: at(420)},
+		{Conv: "b", Reply: "ask_clarification", Received: at(20), FirstToken: at(220), Ready: at(420), Done: at(420)},
 		// untagged: not matched.
 		{Received: at(0), Ready: at(1000), Done: at(1000)},
 	}
@@ -83,6 +84,29 @@ func TestSplitFirstToken(t *testing.T) {
 			if pair[0][i] != pair[1][i] {
 				t.Fatalf("%s: %v, want %v", name, pair[0], pair[1])
 			}
+		}
+	}
+	// Where purser's part fell, by kind of turn: the read's 40 ms are 10
+	// before its first call, 20 between its calls and 10 after the text's
+X
+	// and 95 after it.
+	read, clarify := s.Kinds["list_expenses,text"], s.Kinds["ask_clarification"]
+	if len(s.Kinds) != 2 || read == nil || clarify == nil {
+		t.Fatalf("kinds %v", s.Kinds)
+	}
+	ms := func(d ...int) []time.Duration {
+		var out []time.Duration
+		for _, n := range d {
+			out = append(out, time.Duration(n)*time.Millisecond)
+		}
+		return out
+	}
+	for name, pair := range map[string][2][]time.Duration{
+		"read before": {read.Before, ms(10)}, "read between": {read.Between, ms(20)}, "read after": {read.After, ms(10)}, "read model": {read.Model, ms(600)},
+		"clarify before": {clarify.Before, ms(15, 20)}, "clarify after": {clarify.After, ms(5, 95)}, "clarify between": {clarify.Between, ms(0, 0)},
+	} {
+		if fmt.Sprint(pair[0]) != fmt.Sprint(pair[1]) {
+			t.Errorf("%s: %v, want %v", name, pair[0], pair[1])
 		}
 	}
 	// A call still not ready when the first frame arrived counts to the

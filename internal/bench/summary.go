@@ -119,6 +119,36 @@ func (f FirstTokenReport) Write(w io.Writer) {
 		fmt.Fprintf(w, "; a stub call's own first token p50 %s", ms(Quantile(f.StubFirst, .5)))
 	}
 	fmt.Fprintln(w)
+	kinds := make([]string, 0, len(s.Kinds))
+	for k := range s.Kinds {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		p := s.Kinds[k]
+		line := fmt.Sprintf("%s (%d turns), p50: before the model %s, the model %s", kindOfCalls(k), len(p.Before), ms(Quantile(p.Before, .5)), ms(Quantile(p.Model, .5)))
+		if strings.Contains(k, ",") {
+			line += fmt.Sprintf(", between its calls %s", ms(Quantile(p.Between, .5)))
+		}
+		line += fmt.Sprintf(", after the model %s", ms(Quantile(p.After, .5)))
+		fmt.Fprintf(w, "%-9s %s\n", "", line)
+	}
+}
+
+// kindOfCalls names a turn by the calls the stub answered in it, the
+// bench's way where it knows it.
+func kindOfCalls(replies string) string {
+	switch replies {
+	case "list_expenses,text":
+		return "read"
+	case "add_expense":
+		return "add (to its proposal)"
+	case "text":
+		return "approval (to the answer's first token)"
+	case "ask_clarification":
+		return "clarify"
+	}
+	return replies
 }
 
 // GrowthReport is how prompts grow along conversations of the stub model.
