@@ -59,7 +59,9 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 
 At the end it prints what a turn costs against the baseline: CPU a turn
 and their ratio, and bytes written to storage a turn (on Postgres, with
---up and DATABASE_URL, the growth of the server's write-ahead log too).
+--up and DATABASE_URL, the growth of the server's write-ahead log too, and
+with the pg_walinspect extension in the database what of it was that
+database's own).
 With the stub model, each message ends with a tag naming its conversation
 and number, which the stub reads and decides without: it logs its calls by
 them, so the bench prints the first token's p50 against the model's own
@@ -242,7 +244,15 @@ prompt tokens a turn at the second message against the last.`,
 			}
 			walFrom := walAt()
 			res, err := bench.Run(gctx, opts)
-			cost := bench.Cost{Purser: res, WAL: walDiff(walFrom, walAt()), WALIdle: -1}
+			walTo := walAt()
+			cost := bench.Cost{Purser: res, WAL: walDiff(walFrom, walTo), WALIdle: -1, WALOwn: -1}
+			if cost.WAL >= 0 {
+				if own, ok, err := wal.Own(gctx, walFrom, walTo); err != nil {
+					fmt.Fprintf(stderr, "the database's own WAL: %v\n", err)
+				} else if ok {
+					cost.WALOwn = own
+				}
+			}
 			runCalls := calls.Calls()
 			if metricsURL != "" && storeFrom.Series != nil {
 				storeTo, _ = bench.SampleStore(gctx, metricsURL)

@@ -88,7 +88,7 @@ func TestSplitFirstToken(t *testing.T) {
 	}
 	// Where purser's part fell, by kind of turn: the read's 40 ms are 10
 	// before its first call, 20 between its calls and 10 after the text's
-X
+	// first piece; the two clarifications' 15 and 20 before their call, 5
 	// and 95 after it.
 	read, clarify := s.Kinds["list_expenses,text"], s.Kinds["ask_clarification"]
 	if len(s.Kinds) != 2 || read == nil || clarify == nil {
@@ -169,7 +169,7 @@ func TestCostWrite(t *testing.T) {
 	c := Cost{
 		Purser:   Result{Turns: 1000, Elapsed: 20 * time.Second, CPU: 2280 * time.Millisecond, Written: 1000 * 115 * 1024},
 		Baseline: Result{Turns: 2000, Elapsed: 10 * time.Second, CPU: 980 * time.Millisecond, Written: 0},
-		WAL:      1000 * 40 * 1024, WALIdle: 1000 * 1024,
+		WAL:      1000 * 40 * 1024, WALIdle: 1000 * 1024, WALOwn: -1,
 	}
 	if r := c.CPURatio(); math.Abs(r-2.28/0.49) > 1e-9 {
 		t.Fatalf("ratio %v, want %v", r, 2.28/0.49)
@@ -186,9 +186,16 @@ func TestCostWrite(t *testing.T) {
 			t.Errorf("cost lacks %q:\n%s", want, out.String())
 		}
 	}
+	// With what of the log was the database's, that is the figure.
+	out.Reset()
+	c.WALOwn = 1000 * 30 * 1024
+	c.Write(&out)
+	if want := "115.0 KB by this process, 30.0 KB of Postgres WAL in this database (40.0 KB in the server's whole log), 145.0 KB in all"; !strings.Contains(out.String(), want) {
+		t.Errorf("cost lacks %q:\n%s", want, out.String())
+	}
 	// On SQLite, no WAL; without a baseline, no ratio.
 	out.Reset()
-	Cost{Purser: c.Purser, WAL: -1, WALIdle: -1}.Write(&out)
+	Cost{Purser: c.Purser, WAL: -1, WALIdle: -1, WALOwn: -1}.Write(&out)
 	if s := out.String(); strings.Contains(s, "WAL") || strings.Contains(s, "baseline") || !strings.Contains(s, "115.0 KB by this process (target") {
 		t.Errorf("SQLite cost without a baseline:\n%s", s)
 	}

@@ -17,6 +17,9 @@ type Cost struct {
 	// idle: what the server's other clients wrote, and purser's
 	// background work); -1 when not on Postgres.
 	WAL, WALIdle int64
+	// WALOwn is what of WAL was the database's own (WAL.Own); -1 when not
+	// known.
+	WALOwn int64
 }
 
 // CPUPerTurn is r's CPU a served turn (0 when it served none).
@@ -63,9 +66,16 @@ func (c Cost) Write(w io.Writer) {
 		parts = append(parts, fmt.Sprintf("%.1f KB by this process", perTurnKB(c.Purser.Written, c.Purser.Turns)))
 	}
 	if c.WAL >= 0 {
-		parts = append(parts, fmt.Sprintf("%.1f KB of Postgres WAL", perTurnKB(c.WAL, c.Purser.Turns)))
+		wal := c.WAL
+		if c.WALOwn >= 0 {
+			parts = append(parts, fmt.Sprintf("%.1f KB of Postgres WAL in this database (%.1f KB in the server's whole log)",
+				perTurnKB(c.WALOwn, c.Purser.Turns), perTurnKB(c.WAL, c.Purser.Turns)))
+			wal = c.WALOwn
+		} else {
+			parts = append(parts, fmt.Sprintf("%.1f KB of Postgres WAL", perTurnKB(c.WAL, c.Purser.Turns)))
+		}
 		if c.Purser.Written >= 0 {
-			parts = append(parts, fmt.Sprintf("%.1f KB in all", perTurnKB(c.WAL+c.Purser.Written, c.Purser.Turns)))
+			parts = append(parts, fmt.Sprintf("%.1f KB in all", perTurnKB(wal+c.Purser.Written, c.Purser.Turns)))
 		}
 	}
 	if len(parts) > 0 {

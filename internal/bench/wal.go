@@ -33,3 +33,27 @@ func (w *WAL) Position(ctx context.Context) (int64, error) {
 
 // Close closes the connection.
 func (w *WAL) Close(ctx context.Context) error { return w.conn.Close(ctx) }
+
+// Own is what of the log between two positions was this database's: the
+// records that change its relations, and the other records (commits) of
+// their transactions. It needs the pg_walinspect extension in this
+// database; ok is false without it. A checkpoint's records, and those of
+// other databases on the server, are not counted.
+func (w *WAL) Own(ctx context.Context, from, to int64) (n int64, ok bool, err error) {
+	var installed bool
+	if err := w.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_walinspect')").Scan(&installed); err != nil || !installed {
+		return 0, false, err
+	}
+	err = w.conn.QueryRow(ctx, `
+WITH r AS (
+	SELECT xid::text::bigint AS xid, record_length, block_ref
+	FROM pg_get_wal_records_info('0/0'::pg_lsn + $1::numeric, '0/0'::pg_lsn + $2::numeric)
+), mine AS (
+	SELECT DISTINCT xid FROM r
+	WHERE xid <> 0 AND block_ref ~ ('rel [0-9]+/' || (SELECT oid FROM pg_database WHERE datname = current_database()) || '/')
+)
+SELECT coalesce(sum(record_length), 0)::bigint FROM r
+WHERE block_ref ~ ('rel [0-9]+/' || (SELECT oid FROM pg_database WHERE datname = current_database()) || '/')
+	OR xid IN (SELECT xid FROM mine)`, from, to).Scan(&n)
+	return n, err == nil, err
+}
