@@ -61,7 +61,8 @@ At the end it prints what a turn costs against the baseline: CPU a turn
 and their ratio, and bytes written to storage a turn (on Postgres, with
 --up and DATABASE_URL, the growth of the server's write-ahead log too, and
 with the pg_walinspect extension in the database what of it was that
-database's own).
+database's own, read from the log that a temporary replication slot keeps
+while the bench runs).
 With the stub model, each message ends with a tag naming its conversation
 and number, which the stub reads and decides without: it logs its calls by
 them, so the bench prints the first token's p50 against the model's own
@@ -218,11 +219,15 @@ prompt tokens a turn at the second message against the last.`,
 			}
 			// On Postgres, the server's log before and after each run.
 			var wal *bench.WAL
+			keep := false // the server keeps its log for wal.Own
 			if up && strings.HasPrefix(cfg.DatabaseURL, "postgres") {
 				if wal, err = bench.OpenWAL(gctx, cfg.DatabaseURL); err != nil {
 					fmt.Fprintf(stderr, "no WAL figures: %v\n", err)
 				} else {
 					defer wal.Close(context.WithoutCancel(ctx))
+					if keep, err = wal.Keep(gctx); err != nil {
+						fmt.Fprintf(stderr, "the database's own WAL: %v\n", err)
+					}
 				}
 			}
 			walAt := func() int64 {
@@ -246,10 +251,10 @@ prompt tokens a turn at the second message against the last.`,
 			res, err := bench.Run(gctx, opts)
 			walTo := walAt()
 			cost := bench.Cost{Purser: res, WAL: walDiff(walFrom, walTo), WALIdle: -1, WALOwn: -1}
-			if cost.WAL >= 0 {
-				if own, ok, err := wal.Own(gctx, walFrom, walTo); err != nil {
+			if cost.WAL >= 0 && keep {
+				if own, err := wal.Own(gctx, walFrom, walTo); err != nil {
 					fmt.Fprintf(stderr, "the database's own WAL: %v\n", err)
-				} else if ok {
+				} else {
 					cost.WALOwn = own
 				}
 			}

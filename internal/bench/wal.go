@@ -34,16 +34,28 @@ func (w *WAL) Position(ctx context.Context) (int64, error) {
 // Close closes the connection.
 func (w *WAL) Close(ctx context.Context) error { return w.conn.Close(ctx) }
 
+// Keep, where the pg_walinspect extension is in this database, makes
+// the server keep its log from now on while this connection lasts (a
+// temporary replication slot), so that Own can read it: a server
+// otherwise recycles its log files after each checkpoint. ok is false
+// without the extension.
+func (w *WAL) Keep(ctx context.Context) (ok bool, err error) {
+	var installed bool
+	if err := w.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_walinspect')").Scan(&installed); err != nil || !installed {
+		return false, err
+	}
+	if _, err := w.conn.Exec(ctx, "SELECT pg_create_physical_replication_slot('purser_bench_' || pg_backend_pid(), true, true)"); err != nil {
+		return false, fmt.Errorf("keep the WAL: %w", err)
+	}
+	return true, nil
+}
+
 // Own is what of the log between two positions was this database's: the
 // records that change its relations, and the other records (commits) of
 // their transactions. It needs the pg_walinspect extension in this
-// database; ok is false without it. A checkpoint's records, and those of
-// other databases on the server, are not counted.
-func (w *WAL) Own(ctx context.Context, from, to int64) (n int64, ok bool, err error) {
-	var installed bool
-	if err := w.conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_walinspect')").Scan(&installed); err != nil || !installed {
-		return 0, false, err
-	}
+// database, and the log kept since from (Keep). A checkpoint's records,
+// and those of other databases on the server, are not counted.
+func (w *WAL) Own(ctx context.Context, from, to int64) (n int64, err error) {
 	err = w.conn.QueryRow(ctx, `
 WITH r AS (
 	SELECT xid::text::bigint AS xid, record_length, block_ref
@@ -55,5 +67,5 @@ WITH r AS (
 SELECT coalesce(sum(record_length), 0)::bigint FROM r
 WHERE block_ref ~ ('rel [0-9]+/' || (SELECT oid FROM pg_database WHERE datname = current_database()) || '/')
 	OR xid IN (SELECT xid FROM mine)`, from, to).Scan(&n)
-	return n, err == nil, err
+	return n, err
 }
