@@ -31,6 +31,7 @@ func benchCmd(cfg *config.Config, stdout, stderr io.Writer) *cobra.Command {
 		url, token, tenant, mix, stubAddr string
 		cpuProfile, debugAddr, upLog      string
 		users, tenants                    int
+		growthUsers, growthMessages       int
 		duration, pause, ramp, latency    time.Duration
 		up, baseline                      bool
 	)
@@ -54,7 +55,21 @@ PURSER_JWT_SECRET), unless --token is given.
 DATABASE_URL when set), with the offline model, or with a built-in
 OpenAI-compatible stub model when --model-latency is set. Against a purser
 started elsewhere, --stub-model ADDR serves the stub for it to use
-(OPENAI_BASE_URL=http://ADDR/v1 PURSER_MODEL=openai).`,
+(OPENAI_BASE_URL=http://ADDR/v1 PURSER_MODEL=openai).
+
+At the end it prints what a turn costs against the baseline: CPU a turn
+and their ratio, and bytes written to storage a turn (on Postgres, with
+--up and DATABASE_URL, the growth of the server's write-ahead log too, and
+with the pg_walinspect extension in the database what of it was that
+database's own, read from the log that a temporary replication slot keeps
+while the bench runs).
+With the stub model, each message ends with a tag naming its conversation
+and number, which the stub reads and decides without: it logs its calls by
+them, so the bench prints the first token's p50 against the model's own
+time on the same turns, and, after the timed run, --growth-users users
+send --growth-messages messages each (pausing 700ms, under the per-user
+rate limit of 2 frames a second with an add's approval) and it prints the
+prompt tokens a turn at the second message against the last.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -85,12 +100,13 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 			}
 			g, gctx := errgroup.WithContext(ctx)
 			stopServers := make(chan struct{})
+			calls := &bench.CallLog{} // the stub model's
 			serveStub := func(addr string) (string, error) {
 				ln, err := net.Listen("tcp", addr)
 				if err != nil {
 					return "", fmt.Errorf("stub model on %s: %w", addr, err)
 				}
-				srv := &http.Server{Handler: bench.StubModel{Latency: latency}, ReadHeaderTimeout: 10 * time.Second}
+				srv := &http.Server{Handler: bench.StubModel{Latency: latency, Calls: calls}, ReadHeaderTimeout: 10 * time.Second}
 				g.Go(func() error {
 					<-stopServers
 					return srv.Close()
@@ -156,6 +172,7 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 				}
 			}
 			tokenFor := func(int) string { return token }
+			growthToken := tokenFor
 			if token == "" {
 				s, err := secret()
 				if err != nil {
@@ -163,6 +180,12 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 					return errors.Join(err, g.Wait())
 				}
 				minter := auth.NewMinter(s, cfg.JWTIssuer, cfg.JWTAudience, time.Now)
+				growthToken = func(i int) string {
+					// A tenant each: what a read lists is what this
+					// conversation added.
+					t, _ := minter.Mint(fmt.Sprintf("%sg%d", tenant, i), fmt.Sprintf("g%d", i), []auth.Role{auth.RoleMember}, 2*time.Hour)
+					return t
+				}
 				if tenants <= 0 {
 					tenants = (users + 9) / 10
 				}
@@ -183,7 +206,7 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 			}
 			show := progress(stdout)
 			opts := bench.Options{URL: url, Token: tokenFor, Users: users, Duration: duration, Pause: pause, Ramp: ramp, Mix: kinds,
-				Label: label, Progress: func(p bench.Progress) {
+				Label: label, Tag: stubURL != "", Progress: func(p bench.Progress) {
 					show(p)
 					if up {
 						mem.sample(p.InFlight)
@@ -194,11 +217,71 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 			if metricsURL != "" {
 				storeFrom, _ = bench.SampleStore(gctx, metricsURL)
 			}
+			// On Postgres, the server's log before and after each run.
+			var wal *bench.WAL
+			keep := false // the server keeps its log for wal.Own
+			if up && strings.HasPrefix(cfg.DatabaseURL, "postgres") {
+				if wal, err = bench.OpenWAL(gctx, cfg.DatabaseURL); err != nil {
+					fmt.Fprintf(stderr, "no WAL figures: %v\n", err)
+				} else {
+					defer wal.Close(context.WithoutCancel(ctx))
+					if keep, err = wal.Keep(gctx); err != nil {
+						fmt.Fprintf(stderr, "the database's own WAL: %v\n", err)
+					}
+				}
+			}
+			walAt := func() int64 {
+				if wal == nil {
+					return -1
+				}
+				n, err := wal.Position(gctx)
+				if err != nil {
+					fmt.Fprintf(stderr, "WAL position: %v\n", err)
+					return -1
+				}
+				return n
+			}
+			walDiff := func(from, to int64) int64 {
+				if from < 0 || to < 0 {
+					return -1
+				}
+				return to - from
+			}
+			walFrom := walAt()
 			res, err := bench.Run(gctx, opts)
+			walTo := walAt()
+			cost := bench.Cost{Purser: res, WAL: walDiff(walFrom, walTo), WALIdle: -1, WALOwn: -1}
+			if cost.WAL >= 0 && keep {
+				if own, err := wal.Own(gctx, walFrom, walTo); err != nil {
+					fmt.Fprintf(stderr, "the database's own WAL: %v\n", err)
+				} else {
+					cost.WALOwn = own
+				}
+			}
+			runCalls := calls.Calls()
 			if metricsURL != "" && storeFrom.Series != nil {
 				storeTo, _ = bench.SampleStore(gctx, metricsURL)
 			}
 			fmt.Fprintln(stdout)
+			var growth *bench.GrowthReport
+			if err == nil && stubURL != "" && growthUsers > 0 && growthMessages > 1 {
+				const growthPause = 700 * time.Millisecond
+				fmt.Fprintf(stdout, "prompt growth: %d users, %d messages each, pause %s, a tenant each\n", growthUsers, growthMessages, growthPause)
+				gopts := opts
+				gopts.Users, gopts.Messages, gopts.Duration, gopts.Pause, gopts.Ramp = growthUsers, growthMessages, time.Hour, growthPause, 0
+				gopts.Token, gopts.Label, gopts.Progress = growthToken, label+"g", show
+				gres, gerr := bench.Run(gctx, gopts)
+				fmt.Fprintln(stdout)
+				if gerr != nil {
+					err = gerr
+				} else {
+					r := bench.NewGrowthReport(calls.Calls(), gopts.Label+"-", 2, growthMessages)
+					growth = &r
+					if gres.Errors > 0 {
+						fmt.Fprintf(stdout, "prompt growth: %d errors: %v\n", gres.Errors, gres.ErrorText)
+					}
+				}
+			}
 			var raw bench.Result
 			if err == nil && baseline {
 				b, berr := bench.StartBaseline(latency)
@@ -208,7 +291,9 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 					fmt.Fprintf(stdout, "baseline: websocket -> JetStream -> worker -> JetStream -> websocket, no state\n")
 					bopts := opts
 					bopts.URL, bopts.Token, bopts.Label = b.URL, func(int) string { return "" }, label+"raw"
+					walFrom := walAt()
 					raw, err = bench.Run(gctx, bopts)
+					cost.Baseline, cost.WALIdle = raw, walDiff(walFrom, walAt())
 					fmt.Fprintln(stdout)
 					err = errors.Join(err, b.Close())
 				}
@@ -232,6 +317,13 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 					res.TurnsPerSecond()/raw.TurnsPerSecond(), ratio(bench.Quantile(res.E2E, .5), bench.Quantile(raw.E2E, .5)),
 					ratio(bench.Quantile(res.E2E, .99), bench.Quantile(raw.E2E, .99)))
 			}
+			cost.Write(stdout)
+			if stubURL != "" {
+				bench.NewFirstTokenReport(res, runCalls).Write(stdout)
+			}
+			if growth != nil {
+				growth.Write(stdout)
+			}
 			return err
 		},
 	}
@@ -251,6 +343,8 @@ started elsewhere, --stub-model ADDR serves the stub for it to use
 	f.BoolVar(&baseline, "baseline", true, "also run the bare JetStream baseline and print the ratio")
 	f.StringVar(&debugAddr, "debug-addr", "", "serve /debug/pprof on this address while the bench runs")
 	f.StringVar(&upLog, "up-log", "error", "with --up: what the purser started here logs (warn shows what went wrong without a line for every turn)")
+	f.IntVar(&growthUsers, "growth-users", 6, "with the stub model: users who then send --growth-messages messages each, to measure prompt tokens as a conversation grows (0: none)")
+	f.IntVar(&growthMessages, "growth-messages", 50, "with the stub model: messages each --growth-users user sends")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of this process (with --up, purser's too) to this file")
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -42,5 +43,30 @@ func TestBenchUpLogsAtTheLevelAsked(t *testing.T) {
 	}
 	if _, _, err := runBench(t, append(args, "--up-log", "loud")...); err == nil || !strings.Contains(err.Error(), "want debug, info, warn or error") {
 		t.Errorf("--up-log loud: err %v, want it refused with the levels", err)
+	}
+}
+
+// With the stub model, a run ends with what a turn costs against the
+// baseline, the first token against the model's own, and prompt tokens
+// at the second message against the last of the growth phase's
+// conversations.
+func TestBenchPrintsTheCostOfATurn(t *testing.T) {
+	stdout, stderr, err := runBench(t, "--up", "--users", "2", "--duration", "1s", "--pause", "200ms", "--ramp", "0s",
+		"--model-latency", "20ms", "--growth-users", "3", "--growth-messages", "4")
+	if err != nil {
+		t.Fatalf("bench: %v\n%s\n%s", err, stdout, stderr)
+	}
+	wants := []string{
+		"purser/baseline", "(target at most 3x)",
+		"first token p50: purser", "the model's own",
+		"prompt tokens a turn (stub's count, characters/4): message 2 ", "message 4 ", "over 3 conversations",
+	}
+	if _, err := os.Stat("/proc/self/io"); err == nil {
+		wants = append(wants, "KB by this process (target at most 30 KB)")
+	}
+	for _, want := range wants {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
 	}
 }

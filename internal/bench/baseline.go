@@ -105,6 +105,7 @@ func StartBaseline(modelLatency time.Duration) (*Baseline, error) {
 			Text           string `json:"text"`
 		}
 		_ = json.Unmarshal(m.Data(), &in)
+		in.Text, _, _, _ = cutTag(in.Text) // what the stub model would read
 		calls, reply := 1, contracts.FrameAnswer
 		switch {
 		case in.Type == "confirm":

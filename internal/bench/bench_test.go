@@ -97,6 +97,100 @@ func TestStubModelDecidesTheBenchTurns(t *testing.T) {
 	}
 }
 
+// With a tag on the person's message the stub decides as without it, and
+// logs each call by the tag's conversation and message: when it came,
+// when its first token and its usable output were written (a tool call's
+// at its end, a text's at its first piece) and its prompt's size.
+func TestStubModelLogsTaggedCalls(t *testing.T) {
+	log := &bench.CallLog{}
+	srv := httptest.NewServer(bench.StubModel{Latency: 10 * time.Millisecond, Calls: log})
+	defer srv.Close()
+	m, err := llm.New(llm.Config{BaseURL: srv.URL + "/v1", Model: "stub", Protocol: llm.ProtocolTools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := m.Decide(context.Background(), orchestratorPrompt("add a taxi ride"+bench.Tag("b1-u3", 7)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Kind != orchestrator.DecisionClarify && (len(d.Calls) != 1 || d.Calls[0].Tool != contracts.ToolAskClarification) {
+		t.Fatalf("tagged taxi ride: %+v, want a clarifying question (the tag's digits are not an amount)", d)
+	}
+	if _, err := m.Decide(context.Background(), orchestratorPrompt("hello")); err != nil {
+		t.Fatal(err)
+	}
+	calls := loggedCalls(t, log, 2)
+	c := calls[0]
+	if c.Conv != "b1-u3" || c.Turn != 7 || c.Reply != contracts.ToolAskClarification || c.PromptTokens <= 0 {
+		t.Fatalf("call %+v: want b1-u3, message 7, ask_clarification, a prompt", c)
+	}
+	if c.FirstToken.Before(c.Received) || !c.Ready.Equal(c.Done) {
+		t.Fatalf("tool call: received %v, first token %v, ready %v, done %v: want ready at its end", c.Received, c.FirstToken, c.Ready, c.Done)
+	}
+	c = calls[1]
+	if c.Conv != "" || c.Reply != "text" || c.Ready.IsZero() || !c.Ready.Equal(c.FirstToken) || !c.Ready.Before(c.Done) {
+		t.Fatalf("untagged text call %+v: want no conversation, ready at the first piece, before the end", c)
+	}
+	// The system prompt and tool definitions are read in every call, so a
+	// longer message is a longer prompt by about its length.
+	if _, err := m.Decide(context.Background(), orchestratorPrompt("hello"+strings.Repeat(" and more", 100))); err != nil {
+		t.Fatal(err)
+	}
+	if d := loggedCalls(t, log, 3)[2].PromptTokens - calls[1].PromptTokens; d < 200 || d > 250 {
+		t.Fatalf("900 more characters gave %d more tokens, want about 225", d)
+	}
+}
+
+// loggedCalls waits for the stub to log n calls: the adapter may have its
+// answer before the stub's handler has returned.
+func loggedCalls(t *testing.T, log *bench.CallLog, n int) []bench.Call {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		calls := log.Calls()
+		if len(calls) >= n || time.Now().After(deadline) {
+			if len(calls) != n {
+				t.Fatalf("%d calls logged, want %d", len(calls), n)
+			}
+			return calls
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// With Messages, each user sends that many messages and stops, an add's
+// approval being part of its message; tagged messages go through the
+// baseline as untagged ones do, and every served turn's times are kept.
+func TestRunSendsMessagesEach(t *testing.T) {
+	b, err := bench.StartBaseline(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := bench.Run(ctx, bench.Options{URL: b.URL, Token: func(int) string { return "" }, Users: 2, Messages: 4,
+		Duration: time.Minute, Label: "m", Tag: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// User 0: read, add (+approve), clarify, read: 5 turns; user 1: add
+	// (+approve), clarify, read, add (+approve): 6.
+	if res.Errors != 0 || res.Turns != 11 || len(res.Times) != 11 {
+		t.Fatalf("turns %d, times %d, errors %d %v: want 11 served", res.Turns, len(res.Times), res.Errors, res.ErrorText)
+	}
+	perConv := map[string]int{}
+	for _, tt := range res.Times {
+		perConv[tt.Conv]++
+		if tt.First.Before(tt.Sent) {
+			t.Fatalf("turn %+v: first token before it was sent", tt)
+		}
+	}
+	if perConv["m-u0"] != 5 || perConv["m-u1"] != 6 {
+		t.Fatalf("turns by conversation %v", perConv)
+	}
+}
+
 // A frame refused before it became a turn (the per-user rate limit) is
 // answered with an error naming the frame, not the conversation. The bench
 // counts it as an error at once; it used to wait out the turn's timeout,

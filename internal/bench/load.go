@@ -44,6 +44,13 @@ type Options struct {
 	// (served or failed): users start no turn after it, and finish the
 	// ones they are in.
 	Turns int
+	// Messages, when positive, is how many messages each user sends
+	// (an add's approval is part of its message's turn) before stopping,
+	// Duration still bounding the run.
+	Messages int
+	// Tag ends each message with a tag naming its conversation and its
+	// number there, for the stub model to log its calls by (Tag).
+	Tag bool
 }
 
 // Progress is a running count.
@@ -63,6 +70,9 @@ type Result struct {
 	ErrorText []string // a few, for the report
 	E2E       []time.Duration
 	FirstByte []time.Duration // to the first token, or the frame that ends the turn when nothing streams
+	// Times are the served turns' conversations, and when each was sent
+	// and its first token read, in the order they ended.
+	Times     []TurnTime
 	Connected int
 	// CPU is the CPU time this process used meanwhile: the bench's own
 	// clients, and purser or the baseline too when they run in it.
@@ -92,6 +102,7 @@ func Quantile(d []time.Duration, q float64) time.Duration {
 type recorder struct {
 	mu        sync.Mutex
 	e2e, ttfb []time.Duration
+	times     []TurnTime
 	errs      []string
 	turns     atomic.Int64
 	errors    atomic.Int64
@@ -99,10 +110,11 @@ type recorder struct {
 	connected atomic.Int64
 }
 
-func (r *recorder) ok(e2e, ttfb time.Duration) {
+func (r *recorder) ok(conv string, sent, first, end time.Time) {
 	r.mu.Lock()
-	r.e2e = append(r.e2e, e2e)
-	r.ttfb = append(r.ttfb, ttfb)
+	r.e2e = append(r.e2e, end.Sub(sent))
+	r.ttfb = append(r.ttfb, first.Sub(sent))
+	r.times = append(r.times, TurnTime{Conv: conv, Sent: sent, First: first})
 	r.mu.Unlock()
 	r.turns.Add(1)
 }
@@ -188,7 +200,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	slices.Sort(rec.e2e)
 	slices.Sort(rec.ttfb)
 	res := Result{Elapsed: elapsed, Turns: len(rec.e2e), Errors: int(rec.errors.Load()), ErrorText: rec.errs,
-		E2E: rec.e2e, FirstByte: rec.ttfb, Connected: int(rec.connected.Load()), CPU: ProcessCPU() - cpu, Written: -1}
+		E2E: rec.e2e, FirstByte: rec.ttfb, Times: rec.times, Connected: int(rec.connected.Load()), CPU: ProcessCPU() - cpu, Written: -1}
 	if now, ok := processWritten(); ok && canWrite {
 		res.Written = now - written
 	}
@@ -208,16 +220,22 @@ func user(ctx context.Context, opts Options, i int, stopAt time.Time, rec *recor
 	rec.connected.Add(1)
 	conv := fmt.Sprintf("%s-u%d", opts.Label, i)
 	u := &session{client: client, frames: client.Frames(), conv: conv, timeout: opts.Timeout, rec: rec}
-	for n := 0; time.Now().Before(stopAt) && ctx.Err() == nil && !rec.enough(opts.Turns); n++ {
+	for n := 0; time.Now().Before(stopAt) && ctx.Err() == nil && !rec.enough(opts.Turns) && (opts.Messages <= 0 || n < opts.Messages); n++ {
 		kind := opts.Mix[(i+n)%len(opts.Mix)]
 		id := fmt.Sprintf("%s-%d", conv, n)
+		text := func(s string) string {
+			if opts.Tag {
+				return s + Tag(conv, n+1)
+			}
+			return s
+		}
 		switch kind {
 		case KindRead:
-			u.turn(ctx, message(id, conv, "what did I spend this month?"), contracts.FrameAnswer)
+			u.turn(ctx, message(id, conv, text("what did I spend this month?")), contracts.FrameAnswer)
 		case KindClarify:
-			u.turn(ctx, message(id, conv, "add a taxi ride"), contracts.FrameClarify) // no amount: the model asks
+			u.turn(ctx, message(id, conv, text("add a taxi ride")), contracts.FrameClarify) // no amount: the model asks
 		case KindAdd:
-			f, ok := u.turn(ctx, message(id, conv, "add coffee £3.50"), contracts.FrameProposal)
+			f, ok := u.turn(ctx, message(id, conv, text("add coffee £3.50")), contracts.FrameProposal)
 			if ok && f.Proposal != nil {
 				u.turn(ctx, wsclient.Turn{Confirm: &contracts.ConfirmFrame{ID: id + "-yes", ConversationID: conv,
 					ProposalID: f.Proposal.ProposalID, Decision: "approve"}}, contracts.FrameAnswer)
@@ -267,7 +285,7 @@ func (s *session) turn(ctx context.Context, frame wsclient.Turn, want string) (c
 	}
 	timeout := time.NewTimer(s.timeout)
 	defer timeout.Stop()
-	var first time.Duration
+	var first time.Time
 	for {
 		select {
 		case f, open := <-s.frames:
@@ -293,13 +311,13 @@ func (s *session) turn(ctx context.Context, frame wsclient.Turn, want string) (c
 			}
 			switch f.Type {
 			case contracts.FrameToken, contracts.FrameClarify, contracts.FrameProposal, contracts.FrameAnswer, contracts.FrameError:
-				if first == 0 {
-					first = time.Since(start)
+				if first.IsZero() {
+					first = time.Now()
 				}
 			}
 			switch f.Type {
 			case want:
-				s.rec.ok(time.Since(start), first)
+				s.rec.ok(s.conv, start, first, time.Now())
 				return f, true
 			case contracts.FrameError:
 				msg := "error frame"
