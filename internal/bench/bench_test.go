@@ -28,13 +28,7 @@ func orchestratorPrompt(text string) orchestrator.Prompt {
 // and counts each as served: a read, an add and its approval, a
 // clarification.
 func TestRunAgainstTheBaseline(t *testing.T) {
-	b, err := bench.StartBaseline(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	b, ctx := baselineFor(t)
 	res, err := bench.Run(ctx, bench.Options{URL: b.URL, Token: func(int) string { return "" }, Users: 3,
 		Duration: 200 * time.Millisecond, Label: "t"})
 	if err != nil {
@@ -162,13 +156,7 @@ func loggedCalls(t *testing.T, log *bench.CallLog, n int) []bench.Call {
 // approval being part of its message; tagged messages go through the
 // baseline as untagged ones do, and every served turn's times are kept.
 func TestRunSendsMessagesEach(t *testing.T) {
-	b, err := bench.StartBaseline(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	b, ctx := baselineFor(t)
 	res, err := bench.Run(ctx, bench.Options{URL: b.URL, Token: func(int) string { return "" }, Users: 2, Messages: 4,
 		Duration: time.Minute, Label: "m", Tag: true})
 	if err != nil {
@@ -236,4 +224,18 @@ func TestRefusedFrameCountsAsAnErrorAtOnce(t *testing.T) {
 	if !strings.Contains(strings.Join(res.ErrorText, "\n"), contracts.ErrCodeRateLimited) {
 		t.Fatalf("error text %q does not name the refusal", res.ErrorText)
 	}
+}
+
+// baselineFor starts a bare pipeline for t, stopped when t ends, and a
+// context bounding the test's run to a minute.
+func baselineFor(t *testing.T) (*bench.Baseline, context.Context) {
+	t.Helper()
+	b, err := bench.StartBaseline(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return b, ctx
 }
