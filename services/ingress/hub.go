@@ -17,6 +17,7 @@ import (
 // subscription per user with at least one socket on this replica.
 type hub struct {
 	nc      *nats.Conn
+	deliver *dispatcher
 	log     *slog.Logger
 	metrics *metrics
 
@@ -29,12 +30,22 @@ type hub struct {
 type userKey struct{ tenant, user string }
 
 type userConns struct {
-	conns map[*client]struct{}
-	sub   *nats.Subscription
+	conns   map[*client]struct{}
+	sub     *nats.Subscription
+	subject string
 }
 
+// userPendingLimit is how many bytes of one user's frames may wait for
+// the hub before new ones are dropped: far more than any user's turns
+// make, so that the per-socket queues decide who is too slow.
+const userPendingLimit = 64 << 20
+
 func newHub(nc *nats.Conn, log *slog.Logger, m *metrics) *hub {
-	return &hub{nc: nc, log: log, metrics: m, users: map[userKey]*userConns{}}
+	h := &hub{nc: nc, log: log, metrics: m, users: map[userKey]*userConns{}}
+	h.deliver = newDispatcher(userPendingLimit, func(k userKey, m *nats.Msg) {
+		h.fanOut(k, newOutFrame(m.Data, m.Header.Get(bus.HeaderCreatedAt)))
+	})
+	return h
 }
 
 // errTooManySockets refuses a socket past the user's cap.
@@ -71,15 +82,11 @@ func (h *hub) add(c *client, max int) error {
 		if err != nil {
 			return err
 		}
-		uc = &userConns{conns: map[*client]struct{}{}}
-		sub, err := h.nc.Subscribe(subject, func(m *nats.Msg) { h.fanOut(k, newOutFrame(m.Data, m.Header.Get(bus.HeaderCreatedAt))) })
+		sub, err := h.deliver.subscribe(h.nc, subject, k)
 		if err != nil {
 			return err
 		}
-		// Frames of a busy user must not be dropped by the client library
-		// before the per-socket queues decide.
-		_ = sub.SetPendingLimits(-1, 64<<20)
-		uc.sub = sub
+		uc = &userConns{conns: map[*client]struct{}{}, sub: sub, subject: subject}
 		h.users[k] = uc
 	}
 	uc.conns[c] = struct{}{}
@@ -102,7 +109,7 @@ func (h *hub) remove(c *client) {
 	delete(uc.conns, c)
 	h.metrics.connections.Dec()
 	if len(uc.conns) == 0 {
-		_ = uc.sub.Unsubscribe()
+		h.deliver.unsubscribe(uc.sub, uc.subject)
 		delete(h.users, k)
 	}
 }

@@ -48,55 +48,69 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	conn.SetReadLimit(in.cfg.MaxFrameBytes)
 
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	defer cancel()
+	// The socket outlives this request: its reader goroutine is all that
+	// stays while it is idle.
+	ctx, cancel := context.WithCancel(context.Background())
 	c := &client{
 		ctx:    ctx,
+		cancel: cancel,
 		in:     in,
 		conn:   conn,
 		sender: senderOf(principal),
-		send:   make(chan *outFrame, in.cfg.SendQueue),
+		room:   make(chan struct{}, 1),
 		done:   make(chan struct{}),
 		order:  newSequencer(in.cfg.ResumeWindow > 0, in.cfg.SendQueue),
 	}
-	if err := in.hub.add(c, in.cfg.MaxSocketsPerUser); errors.Is(err, errTooManySockets) {
-		_ = conn.Close(websocket.StatusPolicyViolation, "too many open connections for this user")
-		return
-	} else if errors.Is(err, errClosing) {
-		_ = conn.Close(websocket.StatusServiceRestart, restartReason)
-		return
-	} else if err != nil {
-		_ = conn.Close(websocket.StatusInternalError, "unavailable")
+	if err := in.hub.add(c, in.cfg.MaxSocketsPerUser); err != nil {
+		cancel()
+		switch {
+		case errors.Is(err, errTooManySockets):
+			_ = conn.Close(websocket.StatusPolicyViolation, "too many open connections for this user")
+		case errors.Is(err, errClosing):
+			_ = conn.Close(websocket.StatusServiceRestart, restartReason)
+		default:
+			_ = conn.Close(websocket.StatusInternalError, "unavailable")
+		}
 		return
 	}
-	defer in.hub.remove(c)
 	in.log.Debug("socket open", "tenant", c.tenant, "user", c.user)
+	go c.serve(principal.ExpiresAt)
+}
 
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); c.writeLoop(ctx) }()
-	stopPings := c.pings(ctx)
-	defer stopPings()
+// serve reads the client's frames until the socket closes, then waits for
+// its close frame to be written and forgets the socket. Its goroutine is
+// the only one an idle socket has: the writer runs while frames are
+// queued, and timers stand in for the rest.
+func (c *client) serve(expiresAt time.Time) {
+	in := c.in
+	defer c.cancel()
+	stopPings := c.pings(c.ctx)
+	var holdWG sync.WaitGroup
 	stopHold := func() {}
 	if in.cfg.ResumeWindow > 0 {
 		// The initial hold ends at the first client frame, or here.
-		wg.Add(1)
-		t := time.AfterFunc(in.cfg.ResumeWindow, func() { defer wg.Done(); c.endInitialHold() })
+		holdWG.Add(1)
+		t := time.AfterFunc(in.cfg.ResumeWindow, func() { defer holdWG.Done(); c.endInitialHold() })
 		stopHold = func() {
 			if t.Stop() {
-				wg.Done()
+				holdWG.Done()
 			}
 		}
 	}
-	if !principal.ExpiresAt.IsZero() {
-		t := time.AfterFunc(principal.ExpiresAt.Sub(in.now()), func() { c.closeWith(StatusTokenExpired, "token expired") })
-		defer t.Stop()
+	stopExpiry := func() bool { return false }
+	if !expiresAt.IsZero() {
+		t := time.AfterFunc(expiresAt.Sub(in.now()), func() { c.closeWith(StatusTokenExpired, "token expired") })
+		stopExpiry = t.Stop
 	}
-	c.readLoop(ctx)
+	c.readLoop(c.ctx)
 	c.closeWith(websocket.StatusNormalClosure, "")
-	cancel()
+	c.cancel()
 	stopHold()
-	wg.Wait()
+	holdWG.Wait()
+	stopExpiry()
+	stopPings()
+	c.closing.Wait()
+	in.hub.remove(c)
 	in.log.Debug("socket closed", "tenant", c.tenant, "user", c.user, "code", int(c.closeCode))
 }
 
@@ -121,15 +135,26 @@ func (in *Ingress) authenticate(w http.ResponseWriter, r *http.Request) (auth.Pr
 	return auth.Principal{}, false
 }
 
-// client is one websocket. Its frames go out through send, written by one
-// goroutine, so a slow socket never blocks delivery to others; their
+// client is one websocket. Its frames wait in queue for one writer
+// goroutine, which runs only while the queue holds frames, so a slow socket
+// never blocks delivery to others and an idle one costs no writer; their
 // order is kept by order (order.go).
 type client struct {
 	sender
-	in   *Ingress
-	conn *websocket.Conn
-	send chan *outFrame
-	ctx  context.Context // the socket's; gap fills run under it
+	in     *Ingress
+	conn   *websocket.Conn
+	ctx    context.Context // the socket's; gap fills run under it
+	cancel context.CancelFunc
+
+	// qmu guards the send queue: frames from queue[head:] on, at most
+	// SendQueue, and whether a writer goroutine runs.
+	qmu     sync.Mutex
+	queue   []*outFrame
+	head    int
+	writing bool
+	// room gets a signal when a frame leaves the queue, for a catch-up
+	// waiting for room.
+	room chan struct{}
 
 	// lastConversation is the conversation of the latest message frame;
 	// a confirm without a conversation id belongs to it. Reader-owned.
@@ -145,6 +170,8 @@ type client struct {
 	done        chan struct{}
 	closeCode   websocket.StatusCode // set once, before done closes
 	closeReason string
+	// closing waits for the close frame to be written.
+	closing sync.WaitGroup
 }
 
 // readLoop reads client frames until the socket closes. A socket silent
@@ -321,22 +348,83 @@ func (c *client) sendFrame(f contracts.ServerFrame) {
 // its client resumes from the last seq it saw, so memory per socket stays
 // bounded whatever the client's speed.
 func (c *client) enqueue(f *outFrame) {
-	select {
-	case <-c.done:
-	case c.send <- f:
-	default:
+	c.qmu.Lock()
+	switch {
+	case c.isDone():
+		c.qmu.Unlock()
+	case len(c.queue)-c.head >= c.in.cfg.SendQueue:
+		c.qmu.Unlock()
 		c.overflow()
+	default:
+		c.push(f)
+		c.qmu.Unlock()
 	}
 }
 
 // enqueueWait queues a replayed frame, waiting for room: catch-up is paced
-// by the client, not dropped.
+// by the client, not dropped. Catch-ups take turns (flushMu), so one
+// waits at a time.
 func (c *client) enqueueWait(f *outFrame) bool {
+	for {
+		c.qmu.Lock()
+		if c.isDone() {
+			c.qmu.Unlock()
+			return false
+		}
+		if len(c.queue)-c.head < c.in.cfg.SendQueue {
+			c.push(f)
+			c.qmu.Unlock()
+			return true
+		}
+		c.qmu.Unlock()
+		select {
+		case <-c.done:
+			return false
+		case <-c.room:
+		}
+	}
+}
+
+// push queues f and starts the writer if none runs. The caller holds qmu.
+func (c *client) push(f *outFrame) {
+	c.queue = append(c.queue, f)
+	if !c.writing {
+		c.writing = true
+		go c.writeLoop()
+	}
+}
+
+// next takes the oldest queued frame; nil when none is left or the socket
+// is done, and then the writer is to return: it is no longer counted as
+// running, and the queue's memory goes back.
+func (c *client) next() *outFrame {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	if c.head == len(c.queue) || c.isDone() {
+		c.queue, c.head, c.writing = nil, 0, false
+		return nil
+	}
+	f := c.queue[c.head]
+	c.queue[c.head] = nil
+	c.head++
+	if c.head >= 64 && 2*c.head >= len(c.queue) {
+		n := copy(c.queue, c.queue[c.head:])
+		clear(c.queue[n:])
+		c.queue, c.head = c.queue[:n], 0
+	}
+	select {
+	case c.room <- struct{}{}:
+	default:
+	}
+	return f
+}
+
+func (c *client) isDone() bool {
 	select {
 	case <-c.done:
-		return false
-	case c.send <- f:
 		return true
+	default:
+		return false
 	}
 }
 
@@ -345,41 +433,34 @@ func (c *client) overflow() {
 	c.closeWith(websocket.StatusPolicyViolation, "too slow: reconnect and resume")
 }
 
-// writeLoop writes queued frames until the socket is done, then closes it
-// with the code closeWith chose.
-func (c *client) writeLoop(ctx context.Context) {
-	defer func() { _ = c.conn.Close(c.closeCode, c.closeReason) }()
-	for {
-		select {
-		case <-c.done:
-			return
-		case f := <-c.send:
-			if f.ready != nil { // a reply whose content is still being decided
-				select {
-				case <-f.ready:
-				case <-c.done:
-					return
-				}
-				if f.data == nil {
-					continue
-				}
+// writeLoop writes queued frames in order until the queue is empty or the
+// socket is done; enqueue starts it again with the next frame.
+func (c *client) writeLoop() {
+	for f := c.next(); f != nil; f = c.next() {
+		if f.ready != nil { // a reply whose content is still being decided
+			select {
+			case <-f.ready:
+			case <-c.done:
+				continue // next ends the loop
 			}
-			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			err := c.conn.Write(wctx, websocket.MessageText, f.data)
-			cancel()
-			if err != nil {
-				c.closeWith(websocket.StatusGoingAway, "write failed")
-				return
+			if f.data == nil {
+				continue
 			}
-			c.in.metrics.wrote(f, c.in.now())
 		}
+		wctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
+		err := c.conn.Write(wctx, websocket.MessageText, f.data)
+		cancel()
+		if err != nil {
+			c.closeWith(websocket.StatusGoingAway, "write failed")
+			continue
+		}
+		c.in.metrics.wrote(f, c.in.now())
 	}
 }
 
 // pings pings the client every PingInterval and closes the socket when a
 // pong does not come back within the interval. The pinger is a timer, not
-// a goroutine, between pings: an idle socket costs two goroutines (reader
-// and writer), which is most of its memory. The returned stop waits for a
+// a goroutine, between pings. The returned stop waits for a
 // ping in flight.
 func (c *client) pings(ctx context.Context) (stop func()) {
 	interval := c.in.cfg.PingInterval
@@ -425,6 +506,12 @@ func (c *client) closeWith(code websocket.StatusCode, reason string) {
 	c.closeOnce.Do(func() {
 		c.closeCode, c.closeReason = code, reason
 		close(c.done)
+		// The close frame goes out after a frame being written, if any.
+		c.closing.Add(1)
+		go func() {
+			defer c.closing.Done()
+			_ = c.conn.Close(code, reason)
+		}()
 	})
 }
 
