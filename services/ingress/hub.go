@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,7 +31,7 @@ type hub struct {
 type userKey struct{ tenant, user string }
 
 type userConns struct {
-	conns   map[*client]struct{}
+	conns   []*client // at most MaxSocketsPerUser: a slice is smaller than a map
 	sub     *nats.Subscription
 	subject string
 }
@@ -86,10 +87,10 @@ func (h *hub) add(c *client, max int) error {
 		if err != nil {
 			return err
 		}
-		uc = &userConns{conns: map[*client]struct{}{}, sub: sub, subject: subject}
+		uc = &userConns{sub: sub, subject: subject}
 		h.users[k] = uc
 	}
-	uc.conns[c] = struct{}{}
+	uc.conns = append(uc.conns, c)
 	h.metrics.connections.Inc()
 	return nil
 }
@@ -103,10 +104,11 @@ func (h *hub) remove(c *client) {
 	if !ok {
 		return
 	}
-	if _, ok := uc.conns[c]; !ok {
+	i := slices.Index(uc.conns, c)
+	if i < 0 {
 		return
 	}
-	delete(uc.conns, c)
+	uc.conns = slices.Delete(uc.conns, i, i+1)
 	h.metrics.connections.Dec()
 	if len(uc.conns) == 0 {
 		h.deliver.unsubscribe(uc.sub, uc.subject)
@@ -120,10 +122,7 @@ func (h *hub) fanOut(k userKey, f *outFrame) {
 	uc, ok := h.users[k]
 	var targets []*client
 	if ok {
-		targets = make([]*client, 0, len(uc.conns))
-		for c := range uc.conns {
-			targets = append(targets, c)
-		}
+		targets = slices.Clone(uc.conns)
 	}
 	h.mu.Unlock()
 	for _, c := range targets {
@@ -162,7 +161,7 @@ func (h *hub) all() []*client {
 	defer h.mu.Unlock()
 	var all []*client
 	for _, uc := range h.users {
-		for c := range uc.conns {
+		for _, c := range uc.conns {
 			all = append(all, c)
 		}
 	}

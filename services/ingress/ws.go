@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -37,7 +38,7 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusTooManyRequests, "too_many_sockets", fmt.Sprintf("at most %d open connections per user; close one first", in.cfg.MaxSocketsPerUser))
 		return
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	conn, err := websocket.Accept(leanHijacker{w}, r, &websocket.AcceptOptions{
 		Subprotocols: []string{auth.Subprotocol},
 		// originAllowed has checked the origin, scheme included, which
 		// the library's own check leaves out.
@@ -58,6 +59,7 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 		conn:   conn,
 		sender: senderOf(principal),
 		room:   make(chan struct{}, 1),
+		born:   time.Now(),
 		done:   make(chan struct{}),
 		order:  newSequencer(in.cfg.ResumeWindow > 0, in.cfg.SendQueue),
 	}
@@ -84,31 +86,11 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 func (c *client) serve(expiresAt time.Time) {
 	in := c.in
 	defer c.cancel()
-	stopPings := c.pings(c.ctx)
-	var holdWG sync.WaitGroup
-	stopHold := func() {}
-	if in.cfg.ResumeWindow > 0 {
-		// The initial hold ends at the first client frame, or here.
-		holdWG.Add(1)
-		t := time.AfterFunc(in.cfg.ResumeWindow, func() { defer holdWG.Done(); c.endInitialHold() })
-		stopHold = func() {
-			if t.Stop() {
-				holdWG.Done()
-			}
-		}
-	}
-	stopExpiry := func() bool { return false }
-	if !expiresAt.IsZero() {
-		t := time.AfterFunc(expiresAt.Sub(in.now()), func() { c.closeWith(StatusTokenExpired, "token expired") })
-		stopExpiry = t.Stop
-	}
+	stopWatch := c.watch(expiresAt)
 	c.readLoop(c.ctx)
 	c.closeWith(websocket.StatusNormalClosure, "")
 	c.cancel()
-	stopHold()
-	holdWG.Wait()
-	stopExpiry()
-	stopPings()
+	stopWatch()
 	c.closing.Wait()
 	in.hub.remove(c)
 	in.log.Debug("socket closed", "tenant", c.tenant, "user", c.user, "code", int(c.closeCode))
@@ -172,19 +154,24 @@ type client struct {
 	closeReason string
 	// closing waits for the close frame to be written.
 	closing sync.WaitGroup
+
+	// born is when the socket opened; lastFrame, the time since then of
+	// the latest client frame (for the idle timeout).
+	born      time.Time
+	lastFrame atomic.Int64
 }
 
 // readLoop reads client frames until the socket closes. A socket silent
 // for IdleTimeout (not even a ping) is closed with 1001 and a reason.
 func (c *client) readLoop(ctx context.Context) {
-	idle := time.AfterFunc(c.in.cfg.IdleTimeout, func() { c.closeWith(websocket.StatusGoingAway, "idle timeout") })
-	defer idle.Stop()
 	for {
-		typ, data, err := c.conn.Read(ctx)
+		// Closing the connection ends the read: it needs no context of
+		// its own (one would cost every idle socket a registration).
+		typ, data, err := c.conn.Read(context.Background())
 		if err != nil {
 			return
 		}
-		idle.Reset(c.in.cfg.IdleTimeout)
+		c.lastFrame.Store(int64(time.Since(c.born)))
 		if typ != websocket.MessageText {
 			c.sendError("", contracts.ErrCodeBadFrame, "frames must be JSON text")
 			continue
@@ -458,48 +445,118 @@ func (c *client) writeLoop() {
 	}
 }
 
-// pings pings the client every PingInterval and closes the socket when a
-// pong does not come back within the interval. The pinger is a timer, not
-// a goroutine, between pings. The returned stop waits for a
-// ping in flight.
-func (c *client) pings(ctx context.Context) (stop func()) {
-	interval := c.in.cfg.PingInterval
-	var mu sync.Mutex
-	var t *time.Timer
-	var inFlight sync.WaitGroup
-	stopped := false
-	ping := func() {
-		mu.Lock()
-		if stopped {
-			mu.Unlock()
+// watch keeps the socket's deadlines with one timer, and no goroutine
+// between them: the end of the initial hold; a ping every PingInterval, whose pong must come back within
+// the interval ("no pong"); no client frame for IdleTimeout ("idle
+// timeout"); the token's expiry, when it has one. The returned stop waits
+// for a ping or a release of held frames in flight.
+func (c *client) watch(expiresAt time.Time) (stop func()) {
+	w := &watchdog{c: c, nextPing: c.born.Add(c.in.cfg.PingInterval)}
+	if c.in.cfg.ResumeWindow > 0 {
+		// The initial hold ends at the first client frame, or here.
+		w.holdUntil = c.born.Add(c.in.cfg.ResumeWindow)
+	}
+	if !expiresAt.IsZero() {
+		w.expires = c.born.Add(expiresAt.Sub(c.in.now()))
+	}
+	w.mu.Lock()
+	w.t = time.AfterFunc(w.next(c.born), w.tick)
+	w.mu.Unlock()
+	return w.stop
+}
+
+type watchdog struct {
+	c        *client
+	mu       sync.Mutex
+	t        *time.Timer
+	stopped  bool
+	inFlight sync.WaitGroup
+	nextPing time.Time
+	expires  time.Time // zero: never
+	// holdUntil is when the initial hold ends at the latest; zero once
+	// it has.
+	holdUntil time.Time
+}
+
+// idleAt is when the socket times out unless a frame comes first.
+func (w *watchdog) idleAt() time.Time {
+	return w.c.born.Add(time.Duration(w.c.lastFrame.Load()) + w.c.in.cfg.IdleTimeout)
+}
+
+// next is how long until the nearest deadline. The caller holds mu.
+func (w *watchdog) next(now time.Time) time.Duration {
+	at := min(w.nextPing.Sub(now), w.idleAt().Sub(now))
+	if !w.expires.IsZero() {
+		at = min(at, w.expires.Sub(now))
+	}
+	if !w.holdUntil.IsZero() {
+		at = min(at, w.holdUntil.Sub(now))
+	}
+	return max(at, 0)
+}
+
+func (w *watchdog) tick() {
+	c := w.c
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return
+	}
+	now := time.Now()
+	if !w.holdUntil.IsZero() && !now.Before(w.holdUntil) {
+		w.holdUntil = time.Time{}
+		w.inFlight.Add(1)
+		w.mu.Unlock()
+		c.endInitialHold()
+		w.inFlight.Done()
+		w.mu.Lock()
+		if w.stopped {
+			w.mu.Unlock()
 			return
 		}
-		inFlight.Add(1)
-		mu.Unlock()
-		defer inFlight.Done()
-		pctx, cancel := context.WithTimeout(ctx, interval)
+	}
+	switch {
+	case !w.expires.IsZero() && !now.Before(w.expires):
+		w.mu.Unlock()
+		c.closeWith(StatusTokenExpired, "token expired")
+		return
+	case !now.Before(w.idleAt()):
+		w.mu.Unlock()
+		c.closeWith(websocket.StatusGoingAway, "idle timeout")
+		return
+	}
+	ping := !now.Before(w.nextPing)
+	if ping {
+		w.inFlight.Add(1)
+	}
+	w.mu.Unlock()
+	if ping {
+		interval := c.in.cfg.PingInterval
+		pctx, cancel := context.WithTimeout(c.ctx, interval)
 		err := c.conn.Ping(pctx)
 		cancel()
+		w.inFlight.Done()
 		if err != nil {
 			c.closeWith(websocket.StatusGoingAway, "no pong")
 			return
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if !stopped {
-			t.Reset(interval)
-		}
+		w.mu.Lock()
+		w.nextPing = time.Now().Add(interval)
+		w.mu.Unlock()
 	}
-	mu.Lock()
-	t = time.AfterFunc(interval, ping)
-	mu.Unlock()
-	return func() {
-		mu.Lock()
-		stopped = true
-		t.Stop()
-		mu.Unlock()
-		inFlight.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stopped {
+		w.t.Reset(w.next(time.Now()))
 	}
+}
+
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.t.Stop()
+	w.mu.Unlock()
+	w.inFlight.Wait()
 }
 
 func (c *client) closeWith(code websocket.StatusCode, reason string) {
