@@ -46,7 +46,7 @@ func TestFramesAfterWriterRestedArriveInOrder(t *testing.T) {
 func TestLargeClientFrame(t *testing.T) {
 	h := newHarness(t)
 	c := h.dial(h.token("acme", "ann"))
-	text := strings.Repeat("spent on groceries ", 1500) // about 28 KB
+	text := strings.Repeat("€", 3900) // 11.7 KB, under the 4,000-character limit
 	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"` + text + `"}`)
 	if ack := c.next(contracts.FrameAck); ack.Ack == nil || ack.Ack.ID != "m1" {
 		t.Fatalf("ack = %+v", ack)
