@@ -17,10 +17,14 @@ import (
 // mover takes each message off the channel at once into a queue with a
 // limit per user, the same as an async subscription's pending limit; a
 // worker, started while the queue holds messages, hands them to the hub in
-// arrival order. One queue keeps each user's frames in order.
+// arrival order. One queue keeps each user's frames in order. Should
+// frames be dropped all the same (the channel full while the mover waits
+// for a CPU, or a user past their limit), lost is told the subject, and
+// the user's sockets catch up from the store, as after a NATS reconnect.
 type dispatcher struct {
 	ch      chan *nats.Msg
 	deliver func(k userKey, m *nats.Msg)
+	lost    func(k userKey)
 	// limit is how many bytes of one user's frames may wait; past it, new
 	// ones are dropped (the socket fills the gap from the store).
 	limit int
@@ -33,20 +37,33 @@ type dispatcher struct {
 	// stop ends the mover; moverDone closes once it has.
 	stop      chan struct{}
 	moverDone chan struct{}
-	dropped   int64
 }
 
 type pendingSub struct {
 	key     userKey
 	pending int // bytes queued
+	// dropping is set from a frame dropped past the limit until one fits
+	// again: lost hears of each such run once.
+	dropping bool
 }
 
 // dispatchChannelLen is the shared channel's room: only the mover's
-// hand-off, which takes a message off in a few operations.
-const dispatchChannelLen = 4096
+// hand-off, which takes a message off in a few operations; 512 KiB of
+// pointers, touched only as far as a backlog reaches.
+const dispatchChannelLen = 1 << 16
 
-func newDispatcher(limit int, deliver func(userKey, *nats.Msg)) *dispatcher {
-	return &dispatcher{ch: make(chan *nats.Msg, dispatchChannelLen), deliver: deliver, limit: limit, subs: map[string]*pendingSub{}}
+func newDispatcher(limit int, deliver func(userKey, *nats.Msg), lost func(userKey)) *dispatcher {
+	return &dispatcher{ch: make(chan *nats.Msg, dispatchChannelLen), deliver: deliver, lost: lost, limit: limit, subs: map[string]*pendingSub{}}
+}
+
+// dropped reports that the client library dropped frames of subject.
+func (d *dispatcher) dropped(subject string) {
+	d.mu.Lock()
+	ps, ok := d.subs[subject]
+	d.mu.Unlock()
+	if ok {
+		d.lost(ps.key)
+	}
 }
 
 // subscribe subscribes to subject for user k. Frames on it reach deliver.
@@ -106,16 +123,23 @@ func (d *dispatcher) move(stop, done chan struct{}) {
 
 func (d *dispatcher) push(m *nats.Msg) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	ps, ok := d.subs[m.Subject]
 	if !ok {
+		d.mu.Unlock()
 		return // its user has gone
 	}
 	size := len(m.Data)
 	if ps.pending+size > d.limit {
-		d.dropped++
+		first := !ps.dropping
+		ps.dropping = true
+		d.mu.Unlock()
+		if first {
+			d.lost(ps.key)
+		}
 		return
 	}
+	defer d.mu.Unlock()
+	ps.dropping = false
 	ps.pending += size
 	d.queue = append(d.queue, m)
 	if !d.working {

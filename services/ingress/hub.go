@@ -45,7 +45,7 @@ func newHub(nc *nats.Conn, log *slog.Logger, m *metrics) *hub {
 	h := &hub{nc: nc, log: log, metrics: m, users: map[userKey]*userConns{}}
 	h.deliver = newDispatcher(userPendingLimit, func(k userKey, m *nats.Msg) {
 		h.fanOut(k, newOutFrame(m.Data, m.Header.Get(bus.HeaderCreatedAt)))
-	})
+	}, h.refillUser)
 	return h
 }
 
@@ -127,6 +127,21 @@ func (h *hub) fanOut(k userKey, f *outFrame) {
 	h.mu.Unlock()
 	for _, c := range targets {
 		c.deliver(f)
+	}
+}
+
+// refillUser has the user's sockets catch up from the last frame each was
+// sent: live frames of theirs were dropped on the way.
+func (h *hub) refillUser(k userKey) {
+	h.log.Warn("live frames dropped; the user's sockets catch up from the store", "tenant", k.tenant, "user", k.user)
+	h.mu.Lock()
+	var targets []*client
+	if uc, ok := h.users[k]; ok {
+		targets = slices.Clone(uc.conns)
+	}
+	h.mu.Unlock()
+	for _, c := range targets {
+		c.refill()
 	}
 }
 
