@@ -69,6 +69,9 @@ type leanConn struct {
 	// connection has none (reads then block holding a buffer).
 	raw     syscall.RawConn
 	rawDone bool
+	rawRead func(fd uintptr) bool
+	rn      int
+	rerr    error
 }
 
 func (c *leanConn) borrowRead() {

@@ -10,22 +10,12 @@ import (
 // fillRaw reads the descriptor itself: a read that would block hands its
 // buffer back, then the poller waits for bytes, then it reads again.
 func (c *leanConn) fillRaw() (int, error) {
-	var n int
-	var rerr error
-	err := c.raw.Read(func(fd uintptr) bool {
-		c.borrowRead()
-		for {
-			n, rerr = syscall.Read(int(fd), *c.rbuf)
-			if rerr != syscall.EINTR {
-				break
-			}
-		}
-		if rerr == syscall.EAGAIN {
-			c.returnRead()
-			return false
-		}
-		return true
-	})
+	if c.rawRead == nil {
+		c.rawRead = c.readFD // made once: a closure per read would be garbage
+	}
+	c.rn, c.rerr = 0, nil
+	err := c.raw.Read(c.rawRead)
+	n, rerr := c.rn, c.rerr
 	switch {
 	case err != nil:
 		return 0, err
@@ -35,4 +25,21 @@ func (c *leanConn) fillRaw() (int, error) {
 		return 0, io.EOF
 	}
 	return n, nil
+}
+
+// readFD reads the descriptor into a borrowed buffer; false, with the
+// buffer given back, when that would block.
+func (c *leanConn) readFD(fd uintptr) bool {
+	c.borrowRead()
+	for {
+		c.rn, c.rerr = syscall.Read(int(fd), *c.rbuf)
+		if c.rerr != syscall.EINTR {
+			break
+		}
+	}
+	if c.rerr == syscall.EAGAIN {
+		c.returnRead()
+		return false
+	}
+	return true
 }

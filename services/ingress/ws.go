@@ -58,7 +58,6 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 		in:     in,
 		conn:   conn,
 		sender: senderOf(principal),
-		room:   make(chan struct{}, 1),
 		born:   time.Now(),
 		done:   make(chan struct{}),
 		order:  newSequencer(in.cfg.ResumeWindow > 0, in.cfg.SendQueue),
@@ -135,7 +134,7 @@ type client struct {
 	head    int
 	writing bool
 	// room gets a signal when a frame leaves the queue, for a catch-up
-	// waiting for room.
+	// waiting for room; made by the first one that waits.
 	room chan struct{}
 
 	// lastConversation is the conversation of the latest message frame;
@@ -363,11 +362,15 @@ func (c *client) enqueueWait(f *outFrame) bool {
 			c.qmu.Unlock()
 			return true
 		}
+		if c.room == nil {
+			c.room = make(chan struct{}, 1)
+		}
+		room := c.room
 		c.qmu.Unlock()
 		select {
 		case <-c.done:
 			return false
-		case <-c.room:
+		case <-room:
 		}
 	}
 }
