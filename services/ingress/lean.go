@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -24,35 +25,51 @@ var leanBufs = sync.Pool{New: func() any { b := make([]byte, leanBufSize); retur
 
 // leanHijacker hands the websocket library a leanConn when it hijacks the
 // connection.
-type leanHijacker struct{ http.ResponseWriter }
+type leanHijacker struct {
+	http.ResponseWriter
+	conn *leanConn
+}
 
-func (w leanHijacker) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *leanHijacker) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func (w leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (w *leanHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
 	}
 	lc := &leanConn{Conn: conn}
+	if sc, ok := conn.(syscall.Conn); ok {
+		lc.raw, _ = sc.SyscallConn()
+	}
+	w.conn = lc
 	if n := brw.Reader.Buffered(); n > 0 {
 		// Bytes the client sent after its request: they come first.
 		b, _ := brw.Reader.Peek(n)
 		lc.borrowRead()
 		lc.rpend = (*lc.rbuf)[:copy(*lc.rbuf, b)]
+		lc.npend.Store(int64(len(lc.rpend)))
 	}
 	return lc, bufio.NewReadWriter(bufio.NewReaderSize(lc, 16), bufio.NewWriterSize(lc, 16)), nil
 }
 
 // leanConn reads and writes a websocket's connection through pooled
-// buffers. Reads are the library's reader's alone, writes happen under its
-// write lock: neither side needs a lock here.
+// buffers. Reads are the library's reader's alone (one at a time, under
+// its read lock), writes happen under its write lock: neither side needs a
+// lock here. Only awaitInput, on the socket's own goroutine, looks in from
+// outside: at npend.
 type leanConn struct {
 	net.Conn
 
 	// rbuf is the borrowed read buffer, rpend what of it is still to be
-	// read; rbuf goes back to the pool once rpend is empty.
+	// read (npend bytes); rbuf goes back to the pool once rpend is empty.
 	rbuf  *[]byte
 	rpend []byte
+	npend atomic.Int64
+	// in follows the client's frames as far as the library has read them.
+	in frameTracker
+	// synthetic is set when Read made up an empty binary frame to end the
+	// library's read after a control frame (see Read).
+	synthetic atomic.Bool
 
 	// wbuf is the borrowed write buffer, wout what waits in it to go
 	// out at the end of the frame being written.
@@ -68,7 +85,6 @@ type leanConn struct {
 	// would block gives its buffer back before it waits; nil where the
 	// connection has none (reads then block holding a buffer).
 	raw     syscall.RawConn
-	rawDone bool
 	rawRead func(fd uintptr) bool
 	rn      int
 	rerr    error
@@ -87,17 +103,39 @@ func (c *leanConn) returnRead() {
 	}
 }
 
+// wakeFrame is an empty binary frame from a client (masked, with a zero
+// key), which Read makes up to end the library's read.
+var wakeFrame = [6]byte{0x82, 0x80}
+
+// Read hands the library the client's bytes. The library reads on past
+// a control frame (a pong to the server's ping) to the next data frame,
+// holding its reader's stack deep, where the runtime cannot shrink it:
+// so when it asks for the next frame after a control frame and none has
+// come, Read makes up an empty binary frame instead of waiting, and the
+// socket's reader, which skips it, waits in awaitInput. The bufio buffer
+// above asks for more only once it is empty, so what Read handed out is
+// what the library has read.
 func (c *leanConn) Read(p []byte) (int, error) {
+	if len(c.rpend) == 0 && c.in.between() && c.in.afterControl {
+		c.borrowRead()
+		c.rpend = (*c.rbuf)[:copy(*c.rbuf, wakeFrame[:])]
+		c.npend.Store(int64(len(c.rpend)))
+		c.synthetic.Store(true)
+	}
 	if len(c.rpend) > 0 {
 		n := copy(p, c.rpend)
 		c.rpend = c.rpend[n:]
+		c.npend.Store(int64(len(c.rpend)))
 		if len(c.rpend) == 0 {
 			c.returnRead()
 		}
+		c.in.feed(p[:n])
 		return n, nil
 	}
 	if len(p) >= leanBufSize {
-		return c.Conn.Read(p) // the caller's own buffer is large enough
+		n, err := c.Conn.Read(p) // the caller's own buffer is large enough
+		c.in.feed(p[:max(n, 0)])
+		return n, err
 	}
 	n, err := c.fill()
 	if n <= 0 {
@@ -107,26 +145,79 @@ func (c *leanConn) Read(p []byte) (int, error) {
 	c.rpend = (*c.rbuf)[:n]
 	m := copy(p, c.rpend)
 	c.rpend = c.rpend[m:]
+	c.npend.Store(int64(len(c.rpend)))
 	if len(c.rpend) == 0 {
 		c.returnRead()
 	}
+	c.in.feed(p[:m])
 	return m, err
 }
 
 // fill reads what the connection has into a borrowed buffer, waiting for
 // bytes without one where it can.
 func (c *leanConn) fill() (int, error) {
-	if !c.rawDone {
-		c.rawDone = true
-		if sc, ok := c.Conn.(syscall.Conn); ok {
-			c.raw, _ = sc.SyscallConn()
-		}
-	}
 	if c.raw == nil {
 		c.borrowRead()
 		return c.Conn.Read(*c.rbuf)
 	}
 	return c.fillRaw()
+}
+
+// takeSynthetic reports whether the frame the library just returned was
+// made up by Read, and forgets it.
+func (c *leanConn) takeSynthetic() bool { return c.synthetic.CompareAndSwap(true, false) }
+
+// awaitInput waits, shallow in the socket's goroutine and holding no
+// buffer, until the client has sent something; the library's read then
+// does not wait long. A goroutine parked here uses little of its stack, so
+// a collection shrinks the stack to the smallest.
+func (c *leanConn) awaitInput() {
+	if c.npend.Load() > 0 || c.raw == nil {
+		return
+	}
+	c.awaitRaw()
+}
+
+// frameTracker follows a stream of websocket frames from a client.
+type frameTracker struct {
+	hdr  [14]byte
+	hn   int
+	need uint64
+	// afterControl: the latest frame was a control frame; midMessage: a
+	// data message's last frame is still to come.
+	afterControl bool
+	midMessage   bool
+}
+
+// between reports whether the stream is between two frames, not within
+// a message.
+func (t *frameTracker) between() bool { return t.hn == 0 && t.need == 0 && !t.midMessage }
+
+func (t *frameTracker) feed(p []byte) {
+	for len(p) > 0 {
+		if t.need > 0 {
+			k := uint64(len(p))
+			if k > t.need {
+				k = t.need
+			}
+			p = p[k:]
+			t.need -= k
+			continue
+		}
+		t.hdr[t.hn] = p[0]
+		t.hn++
+		p = p[1:]
+		if t.hn < 2 || t.hn < headerLen(t.hdr[:t.hn]) {
+			continue
+		}
+		op, fin := t.hdr[0]&0x0f, t.hdr[0]&0x80 != 0
+		t.afterControl = op >= 8
+		if !t.afterControl {
+			t.midMessage = !fin
+		}
+		t.need = payloadLen(t.hdr[:t.hn])
+		t.hn = 0
+	}
 }
 
 // Write takes the library's bytes, a stream of websocket frames, and sends

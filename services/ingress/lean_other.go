@@ -8,3 +8,6 @@ func (c *leanConn) fillRaw() (int, error) {
 	c.borrowRead()
 	return c.Conn.Read(*c.rbuf)
 }
+
+// awaitRaw is never reached without unix descriptors.
+func (c *leanConn) awaitRaw() {}

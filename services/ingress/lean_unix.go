@@ -43,3 +43,17 @@ func (c *leanConn) readFD(fd uintptr) bool {
 	}
 	return true
 }
+
+// awaitRaw waits until the descriptor has bytes to read (or an end),
+// peeking at one byte, none taken.
+func (c *leanConn) awaitRaw() {
+	var one [1]byte
+	_ = c.raw.Read(func(fd uintptr) bool {
+		for {
+			_, _, err := syscall.Recvfrom(int(fd), one[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+			if err != syscall.EINTR {
+				return err != syscall.EAGAIN
+			}
+		}
+	})
+}

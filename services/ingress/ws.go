@@ -38,7 +38,8 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusTooManyRequests, "too_many_sockets", fmt.Sprintf("at most %d open connections per user; close one first", in.cfg.MaxSocketsPerUser))
 		return
 	}
-	conn, err := websocket.Accept(leanHijacker{w}, r, &websocket.AcceptOptions{
+	lh := &leanHijacker{ResponseWriter: w}
+	conn, err := websocket.Accept(lh, r, &websocket.AcceptOptions{
 		Subprotocols: []string{auth.Subprotocol},
 		// originAllowed has checked the origin, scheme included, which
 		// the library's own check leaves out.
@@ -59,6 +60,7 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 		conn:   conn,
 		sender: senderOf(principal),
 		born:   time.Now(),
+		lean:   lh.conn,
 		done:   make(chan struct{}),
 		order:  newSequencer(in.cfg.ResumeWindow > 0, in.cfg.SendQueue),
 	}
@@ -158,6 +160,9 @@ type client struct {
 	// the latest client frame (for the idle timeout).
 	born      time.Time
 	lastFrame atomic.Int64
+	// lean is the connection under the library, nil if it could not be
+	// hijacked as one.
+	lean *leanConn
 }
 
 // readLoop reads client frames until the socket closes. A socket silent
@@ -166,9 +171,15 @@ func (c *client) readLoop(ctx context.Context) {
 	for {
 		// Closing the connection ends the read: it needs no context of
 		// its own (one would cost every idle socket a registration).
+		if c.lean != nil {
+			c.lean.awaitInput()
+		}
 		typ, data, err := c.conn.Read(context.Background())
 		if err != nil {
 			return
+		}
+		if c.lean != nil && typ == websocket.MessageBinary && len(data) == 0 && c.lean.takeSynthetic() {
+			continue // made up after a pong, to wait in awaitInput
 		}
 		c.lastFrame.Store(int64(time.Since(c.born)))
 		if typ != websocket.MessageText {
