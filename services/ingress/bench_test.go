@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,7 +51,8 @@ func TestMain(m *testing.M) {
 // serveChild runs an ingress against the NATS server at url, prints
 // "ADDR host:port", and serves until its standard input closes. Besides
 // the client routes it answers GET /memstats with the Go heap and stacks
-// in use after a collection, and the number of goroutines.
+// in use after a collection, and the number of goroutines, and GET
+// /settle by collecting and returning free memory to the OS.
 func serveChild(url string) error {
 	nc, err := nats.Connect(url)
 	if err != nil {
@@ -70,6 +72,14 @@ func serveChild(url string) error {
 	defer in.Close()
 	mux := http.NewServeMux()
 	in.Routes(mux)
+	mux.HandleFunc("/settle", func(w http.ResponseWriter, _ *http.Request) {
+		// What the runtime does by itself within minutes: a collection
+		// (forced every two), another to shrink the stacks it halved,
+		// and free memory returned to the OS.
+		runtime.GC()
+		runtime.GC()
+		debug.FreeOSMemory()
+	})
 	mux.HandleFunc("/memstats", func(w http.ResponseWriter, _ *http.Request) {
 		runtime.GC()
 		var ms runtime.MemStats
@@ -89,10 +99,20 @@ func serveChild(url string) error {
 
 // BenchmarkIdleConnections opens 10,000 websockets, one user each, to an
 // ingress in a child process and reports what they cost it: resident
-// memory and Go heap plus stacks per connection, and connections per GiB.
+// memory and Go heap plus stacks per connection, and connections per GiB;
+// and resident memory once settled: after two collections with free memory
+// returned to the OS, which the runtime does by itself within minutes.
+// The silent sockets send nothing; the pinged ones send a ping frame and
+// read its pong first, as the web client does when it connects, so the
+// ingress has read from each.
 //
 //	go test -run '^$' -bench IdleConnections -benchtime 1x ./services/ingress
 func BenchmarkIdleConnections(b *testing.B) {
+	b.Run("silent", func(b *testing.B) { benchIdle(b, false) })
+	b.Run("pinged", func(b *testing.B) { benchIdle(b, true) })
+}
+
+func benchIdle(b *testing.B, ping bool) {
 	const conns = 10_000
 	ns, _ := natstest.Start(b)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -125,18 +145,25 @@ func BenchmarkIdleConnections(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
+		settle(b, addr)
 		rss0 := childRSS(b, cmd.Process.Pid)
 		heap0, g0 := childHeap(b, addr)
 		open := dialAll(b, "ws://"+addr+"/v1/ws", tokens)
+		if ping {
+			pingAll(b, open)
+		}
 		// Past the resume window every socket is idle: no timers, no holds.
 		time.Sleep(3 * time.Second)
 		rss1 := childRSS(b, cmd.Process.Pid)
 		heap1, g1 := childHeap(b, addr)
+		settle(b, addr)
+		rss2 := childRSS(b, cmd.Process.Pid)
 		for _, c := range open {
 			c.CloseNow()
 		}
 		perConnRSS := float64(rss1-rss0) / conns
 		b.ReportMetric(perConnRSS/1024, "KiB-rss/conn")
+		b.ReportMetric(float64(rss2-rss0)/conns/1024, "KiB-rss-settled/conn")
 		b.ReportMetric(float64(heap1-heap0)/conns/1024, "KiB-heap+stack/conn")
 		b.ReportMetric((1<<30)/perConnRSS, "conns/GiB")
 		b.ReportMetric(float64(g1-g0)/conns, "goroutines/conn")
@@ -183,6 +210,43 @@ func dialAll(b *testing.B, url string, tokens []string) []*websocket.Conn {
 	return out
 }
 
+// pingAll sends a ping frame on each socket and reads its pong, 32 at a
+// time.
+func pingAll(b *testing.B, conns []*websocket.Conn) {
+	b.Helper()
+	var next atomic.Int64
+	var failed atomic.Value
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(conns) {
+					return
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				err := conns[i].Write(ctx, websocket.MessageText, []byte(`{"type":"ping"}`))
+				if err == nil {
+					var data []byte
+					_, data, err = conns[i].Read(ctx)
+					if err == nil && !strings.Contains(string(data), `"pong"`) {
+						err = fmt.Errorf("got %s, want a pong", data)
+					}
+				}
+				cancel()
+				if err != nil {
+					failed.Store(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatalf("ping: %v", err)
+	}
+}
+
 // childRSS is the resident set of process pid, in bytes.
 func childRSS(b *testing.B, pid int) int64 {
 	b.Helper()
@@ -201,6 +265,16 @@ func childRSS(b *testing.B, pid int) int64 {
 	}
 	b.Fatal("no VmRSS in the child's status")
 	return 0
+}
+
+// settle has the child collect twice and return free memory to the OS.
+func settle(b *testing.B, addr string) {
+	b.Helper()
+	resp, err := http.Get("http://" + addr + "/settle")
+	if err != nil {
+		b.Fatal(err)
+	}
+	resp.Body.Close()
 }
 
 // childHeap is the child's Go heap and stacks in use after a collection,

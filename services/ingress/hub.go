@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 // subscription per user with at least one socket on this replica.
 type hub struct {
 	nc      *nats.Conn
+	deliver *dispatcher
 	log     *slog.Logger
 	metrics *metrics
 
@@ -29,12 +31,22 @@ type hub struct {
 type userKey struct{ tenant, user string }
 
 type userConns struct {
-	conns map[*client]struct{}
-	sub   *nats.Subscription
+	conns   []*client // at most MaxSocketsPerUser: a slice is smaller than a map
+	sub     *nats.Subscription
+	subject string
 }
 
+// userPendingLimit is how many bytes of one user's frames may wait for
+// the hub before new ones are dropped: far more than any user's turns
+// make, so that the per-socket queues decide who is too slow.
+const userPendingLimit = 64 << 20
+
 func newHub(nc *nats.Conn, log *slog.Logger, m *metrics) *hub {
-	return &hub{nc: nc, log: log, metrics: m, users: map[userKey]*userConns{}}
+	h := &hub{nc: nc, log: log, metrics: m, users: map[userKey]*userConns{}}
+	h.deliver = newDispatcher(userPendingLimit, func(k userKey, m *nats.Msg) {
+		h.fanOut(k, newOutFrame(m.Data, m.Header.Get(bus.HeaderCreatedAt)))
+	}, h.refillUser)
+	return h
 }
 
 // errTooManySockets refuses a socket past the user's cap.
@@ -71,18 +83,14 @@ func (h *hub) add(c *client, max int) error {
 		if err != nil {
 			return err
 		}
-		uc = &userConns{conns: map[*client]struct{}{}}
-		sub, err := h.nc.Subscribe(subject, func(m *nats.Msg) { h.fanOut(k, newOutFrame(m.Data, m.Header.Get(bus.HeaderCreatedAt))) })
+		sub, err := h.deliver.subscribe(h.nc, subject, k)
 		if err != nil {
 			return err
 		}
-		// Frames of a busy user must not be dropped by the client library
-		// before the per-socket queues decide.
-		_ = sub.SetPendingLimits(-1, 64<<20)
-		uc.sub = sub
+		uc = &userConns{sub: sub, subject: subject}
 		h.users[k] = uc
 	}
-	uc.conns[c] = struct{}{}
+	uc.conns = append(uc.conns, c)
 	h.metrics.connections.Inc()
 	return nil
 }
@@ -96,13 +104,14 @@ func (h *hub) remove(c *client) {
 	if !ok {
 		return
 	}
-	if _, ok := uc.conns[c]; !ok {
+	i := slices.Index(uc.conns, c)
+	if i < 0 {
 		return
 	}
-	delete(uc.conns, c)
+	uc.conns = slices.Delete(uc.conns, i, i+1)
 	h.metrics.connections.Dec()
 	if len(uc.conns) == 0 {
-		_ = uc.sub.Unsubscribe()
+		h.deliver.unsubscribe(uc.sub, uc.subject)
 		delete(h.users, k)
 	}
 }
@@ -113,14 +122,26 @@ func (h *hub) fanOut(k userKey, f *outFrame) {
 	uc, ok := h.users[k]
 	var targets []*client
 	if ok {
-		targets = make([]*client, 0, len(uc.conns))
-		for c := range uc.conns {
-			targets = append(targets, c)
-		}
+		targets = slices.Clone(uc.conns)
 	}
 	h.mu.Unlock()
 	for _, c := range targets {
 		c.deliver(f)
+	}
+}
+
+// refillUser has the user's sockets catch up from the last frame each was
+// sent: live frames of theirs were dropped on the way.
+func (h *hub) refillUser(k userKey) {
+	h.log.Warn("live frames dropped; the user's sockets catch up from the store", "tenant", k.tenant, "user", k.user)
+	h.mu.Lock()
+	var targets []*client
+	if uc, ok := h.users[k]; ok {
+		targets = slices.Clone(uc.conns)
+	}
+	h.mu.Unlock()
+	for _, c := range targets {
+		c.refill()
 	}
 }
 
@@ -155,7 +176,7 @@ func (h *hub) all() []*client {
 	defer h.mu.Unlock()
 	var all []*client
 	for _, uc := range h.users {
-		for c := range uc.conns {
+		for _, c := range uc.conns {
 			all = append(all, c)
 		}
 	}

@@ -172,6 +172,17 @@ func New(cfg Config, verifier Verifier, nc *nats.Conn, pub message.Publisher, m 
 			}
 			in.hub.refillAll()
 		})
+		// Live frames the client library dropped (a slow consumer) are
+		// caught up from the store the same way, for their user alone.
+		prevErr := nc.Opts.AsyncErrorCB
+		nc.SetErrorHandler(func(c *nats.Conn, s *nats.Subscription, err error) {
+			if prevErr != nil {
+				prevErr(c, s, err)
+			}
+			if s != nil && errors.Is(err, nats.ErrSlowConsumer) {
+				in.hub.deliver.dropped(s.Subject)
+			}
+		})
 	}
 	return in
 }

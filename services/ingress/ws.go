@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -37,7 +38,8 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusTooManyRequests, "too_many_sockets", fmt.Sprintf("at most %d open connections per user; close one first", in.cfg.MaxSocketsPerUser))
 		return
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+	lh := &leanHijacker{ResponseWriter: w}
+	conn, err := websocket.Accept(lh, r, &websocket.AcceptOptions{
 		Subprotocols: []string{auth.Subprotocol},
 		// originAllowed has checked the origin, scheme included, which
 		// the library's own check leaves out.
@@ -48,55 +50,50 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	conn.SetReadLimit(in.cfg.MaxFrameBytes)
 
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	defer cancel()
+	// The socket outlives this request: its reader goroutine is all that
+	// stays while it is idle.
+	ctx, cancel := context.WithCancel(context.Background())
 	c := &client{
 		ctx:    ctx,
+		cancel: cancel,
 		in:     in,
 		conn:   conn,
 		sender: senderOf(principal),
-		send:   make(chan *outFrame, in.cfg.SendQueue),
+		born:   time.Now(),
+		lean:   lh.conn,
 		done:   make(chan struct{}),
 		order:  newSequencer(in.cfg.ResumeWindow > 0, in.cfg.SendQueue),
 	}
-	if err := in.hub.add(c, in.cfg.MaxSocketsPerUser); errors.Is(err, errTooManySockets) {
-		_ = conn.Close(websocket.StatusPolicyViolation, "too many open connections for this user")
-		return
-	} else if errors.Is(err, errClosing) {
-		_ = conn.Close(websocket.StatusServiceRestart, restartReason)
-		return
-	} else if err != nil {
-		_ = conn.Close(websocket.StatusInternalError, "unavailable")
-		return
-	}
-	defer in.hub.remove(c)
-	in.log.Debug("socket open", "tenant", c.tenant, "user", c.user)
-
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { defer wg.Done(); c.writeLoop(ctx) }()
-	stopPings := c.pings(ctx)
-	defer stopPings()
-	stopHold := func() {}
-	if in.cfg.ResumeWindow > 0 {
-		// The initial hold ends at the first client frame, or here.
-		wg.Add(1)
-		t := time.AfterFunc(in.cfg.ResumeWindow, func() { defer wg.Done(); c.endInitialHold() })
-		stopHold = func() {
-			if t.Stop() {
-				wg.Done()
-			}
+	if err := in.hub.add(c, in.cfg.MaxSocketsPerUser); err != nil {
+		cancel()
+		switch {
+		case errors.Is(err, errTooManySockets):
+			_ = conn.Close(websocket.StatusPolicyViolation, "too many open connections for this user")
+		case errors.Is(err, errClosing):
+			_ = conn.Close(websocket.StatusServiceRestart, restartReason)
+		default:
+			_ = conn.Close(websocket.StatusInternalError, "unavailable")
 		}
+		return
 	}
-	if !principal.ExpiresAt.IsZero() {
-		t := time.AfterFunc(principal.ExpiresAt.Sub(in.now()), func() { c.closeWith(StatusTokenExpired, "token expired") })
-		defer t.Stop()
-	}
-	c.readLoop(ctx)
+	in.log.Debug("socket open", "tenant", c.tenant, "user", c.user)
+	go c.serve(principal.ExpiresAt)
+}
+
+// serve reads the client's frames until the socket closes, then waits for
+// its close frame to be written and forgets the socket. Its goroutine is
+// the only one an idle socket has: the writer runs while frames are
+// queued, and timers stand in for the rest.
+func (c *client) serve(expiresAt time.Time) {
+	in := c.in
+	defer c.cancel()
+	stopWatch := c.watch(expiresAt)
+	c.readLoop(c.ctx)
 	c.closeWith(websocket.StatusNormalClosure, "")
-	cancel()
-	stopHold()
-	wg.Wait()
+	c.cancel()
+	stopWatch()
+	c.closing.Wait()
+	in.hub.remove(c)
 	in.log.Debug("socket closed", "tenant", c.tenant, "user", c.user, "code", int(c.closeCode))
 }
 
@@ -121,15 +118,26 @@ func (in *Ingress) authenticate(w http.ResponseWriter, r *http.Request) (auth.Pr
 	return auth.Principal{}, false
 }
 
-// client is one websocket. Its frames go out through send, written by one
-// goroutine, so a slow socket never blocks delivery to others; their
+// client is one websocket. Its frames wait in queue for one writer
+// goroutine, which runs only while the queue holds frames, so a slow socket
+// never blocks delivery to others and an idle one costs no writer; their
 // order is kept by order (order.go).
 type client struct {
 	sender
-	in   *Ingress
-	conn *websocket.Conn
-	send chan *outFrame
-	ctx  context.Context // the socket's; gap fills run under it
+	in     *Ingress
+	conn   *websocket.Conn
+	ctx    context.Context // the socket's; gap fills run under it
+	cancel context.CancelFunc
+
+	// qmu guards the send queue: frames from queue[head:] on, at most
+	// SendQueue, and whether a writer goroutine runs.
+	qmu     sync.Mutex
+	queue   []*outFrame
+	head    int
+	writing bool
+	// room gets a signal when a frame leaves the queue, for a catch-up
+	// waiting for room; made by the first one that waits.
+	room chan struct{}
 
 	// lastConversation is the conversation of the latest message frame;
 	// a confirm without a conversation id belongs to it. Reader-owned.
@@ -145,19 +153,35 @@ type client struct {
 	done        chan struct{}
 	closeCode   websocket.StatusCode // set once, before done closes
 	closeReason string
+	// closing waits for the close frame to be written.
+	closing sync.WaitGroup
+
+	// born is when the socket opened; lastFrame, the time since then of
+	// the latest client frame (for the idle timeout).
+	born      time.Time
+	lastFrame atomic.Int64
+	// lean is the connection under the library, nil if it could not be
+	// hijacked as one.
+	lean *leanConn
 }
 
 // readLoop reads client frames until the socket closes. A socket silent
 // for IdleTimeout (not even a ping) is closed with 1001 and a reason.
 func (c *client) readLoop(ctx context.Context) {
-	idle := time.AfterFunc(c.in.cfg.IdleTimeout, func() { c.closeWith(websocket.StatusGoingAway, "idle timeout") })
-	defer idle.Stop()
 	for {
-		typ, data, err := c.conn.Read(ctx)
+		// Closing the connection ends the read: it needs no context of
+		// its own (one would cost every idle socket a registration).
+		if c.lean != nil {
+			c.lean.awaitInput()
+		}
+		typ, data, err := c.conn.Read(context.Background())
 		if err != nil {
 			return
 		}
-		idle.Reset(c.in.cfg.IdleTimeout)
+		if c.lean != nil && typ == websocket.MessageBinary && len(data) == 0 && c.lean.takeSynthetic() {
+			continue // made up after a pong, to wait in awaitInput
+		}
+		c.lastFrame.Store(int64(time.Since(c.born)))
 		if typ != websocket.MessageText {
 			c.sendError("", contracts.ErrCodeBadFrame, "frames must be JSON text")
 			continue
@@ -321,22 +345,87 @@ func (c *client) sendFrame(f contracts.ServerFrame) {
 // its client resumes from the last seq it saw, so memory per socket stays
 // bounded whatever the client's speed.
 func (c *client) enqueue(f *outFrame) {
-	select {
-	case <-c.done:
-	case c.send <- f:
-	default:
+	c.qmu.Lock()
+	switch {
+	case c.isDone():
+		c.qmu.Unlock()
+	case len(c.queue)-c.head >= c.in.cfg.SendQueue:
+		c.qmu.Unlock()
 		c.overflow()
+	default:
+		c.push(f)
+		c.qmu.Unlock()
 	}
 }
 
 // enqueueWait queues a replayed frame, waiting for room: catch-up is paced
-// by the client, not dropped.
+// by the client, not dropped. Catch-ups take turns (flushMu), so one
+// waits at a time.
 func (c *client) enqueueWait(f *outFrame) bool {
+	for {
+		c.qmu.Lock()
+		if c.isDone() {
+			c.qmu.Unlock()
+			return false
+		}
+		if len(c.queue)-c.head < c.in.cfg.SendQueue {
+			c.push(f)
+			c.qmu.Unlock()
+			return true
+		}
+		if c.room == nil {
+			c.room = make(chan struct{}, 1)
+		}
+		room := c.room
+		c.qmu.Unlock()
+		select {
+		case <-c.done:
+			return false
+		case <-room:
+		}
+	}
+}
+
+// push queues f and starts the writer if none runs. The caller holds qmu.
+func (c *client) push(f *outFrame) {
+	c.queue = append(c.queue, f)
+	if !c.writing {
+		c.writing = true
+		go c.writeLoop()
+	}
+}
+
+// next takes the oldest queued frame; nil when none is left or the socket
+// is done, and then the writer is to return: it is no longer counted as
+// running, and the queue's memory goes back.
+func (c *client) next() *outFrame {
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	if c.head == len(c.queue) || c.isDone() {
+		c.queue, c.head, c.writing = nil, 0, false
+		return nil
+	}
+	f := c.queue[c.head]
+	c.queue[c.head] = nil
+	c.head++
+	if c.head >= 64 && 2*c.head >= len(c.queue) {
+		n := copy(c.queue, c.queue[c.head:])
+		clear(c.queue[n:])
+		c.queue, c.head = c.queue[:n], 0
+	}
+	select {
+	case c.room <- struct{}{}:
+	default:
+	}
+	return f
+}
+
+func (c *client) isDone() bool {
 	select {
 	case <-c.done:
-		return false
-	case c.send <- f:
 		return true
+	default:
+		return false
 	}
 }
 
@@ -345,86 +434,155 @@ func (c *client) overflow() {
 	c.closeWith(websocket.StatusPolicyViolation, "too slow: reconnect and resume")
 }
 
-// writeLoop writes queued frames until the socket is done, then closes it
-// with the code closeWith chose.
-func (c *client) writeLoop(ctx context.Context) {
-	defer func() { _ = c.conn.Close(c.closeCode, c.closeReason) }()
-	for {
-		select {
-		case <-c.done:
-			return
-		case f := <-c.send:
-			if f.ready != nil { // a reply whose content is still being decided
-				select {
-				case <-f.ready:
-				case <-c.done:
-					return
-				}
-				if f.data == nil {
-					continue
-				}
+// writeLoop writes queued frames in order until the queue is empty or the
+// socket is done; enqueue starts it again with the next frame.
+func (c *client) writeLoop() {
+	for f := c.next(); f != nil; f = c.next() {
+		if f.ready != nil { // a reply whose content is still being decided
+			select {
+			case <-f.ready:
+			case <-c.done:
+				continue // next ends the loop
 			}
-			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			err := c.conn.Write(wctx, websocket.MessageText, f.data)
-			cancel()
-			if err != nil {
-				c.closeWith(websocket.StatusGoingAway, "write failed")
-				return
+			if f.data == nil {
+				continue
 			}
-			c.in.metrics.wrote(f, c.in.now())
 		}
+		wctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
+		err := c.conn.Write(wctx, websocket.MessageText, f.data)
+		cancel()
+		if err != nil {
+			c.closeWith(websocket.StatusGoingAway, "write failed")
+			continue
+		}
+		c.in.metrics.wrote(f, c.in.now())
 	}
 }
 
-// pings pings the client every PingInterval and closes the socket when a
-// pong does not come back within the interval. The pinger is a timer, not
-// a goroutine, between pings: an idle socket costs two goroutines (reader
-// and writer), which is most of its memory. The returned stop waits for a
-// ping in flight.
-func (c *client) pings(ctx context.Context) (stop func()) {
-	interval := c.in.cfg.PingInterval
-	var mu sync.Mutex
-	var t *time.Timer
-	var inFlight sync.WaitGroup
-	stopped := false
-	ping := func() {
-		mu.Lock()
-		if stopped {
-			mu.Unlock()
+// watch keeps the socket's deadlines with one timer, and no goroutine
+// between them: the end of the initial hold; a ping every PingInterval, whose pong must come back within
+// the interval ("no pong"); no client frame for IdleTimeout ("idle
+// timeout"); the token's expiry, when it has one. The returned stop waits
+// for a ping or a release of held frames in flight.
+func (c *client) watch(expiresAt time.Time) (stop func()) {
+	w := &watchdog{c: c, nextPing: c.born.Add(c.in.cfg.PingInterval)}
+	if c.in.cfg.ResumeWindow > 0 {
+		// The initial hold ends at the first client frame, or here.
+		w.holdUntil = c.born.Add(c.in.cfg.ResumeWindow)
+	}
+	if !expiresAt.IsZero() {
+		w.expires = c.born.Add(expiresAt.Sub(c.in.now()))
+	}
+	w.mu.Lock()
+	w.t = time.AfterFunc(w.next(c.born), w.tick)
+	w.mu.Unlock()
+	return w.stop
+}
+
+type watchdog struct {
+	c        *client
+	mu       sync.Mutex
+	t        *time.Timer
+	stopped  bool
+	inFlight sync.WaitGroup
+	nextPing time.Time
+	expires  time.Time // zero: never
+	// holdUntil is when the initial hold ends at the latest; zero once
+	// it has.
+	holdUntil time.Time
+}
+
+// idleAt is when the socket times out unless a frame comes first.
+func (w *watchdog) idleAt() time.Time {
+	return w.c.born.Add(time.Duration(w.c.lastFrame.Load()) + w.c.in.cfg.IdleTimeout)
+}
+
+// next is how long until the nearest deadline. The caller holds mu.
+func (w *watchdog) next(now time.Time) time.Duration {
+	at := min(w.nextPing.Sub(now), w.idleAt().Sub(now))
+	if !w.expires.IsZero() {
+		at = min(at, w.expires.Sub(now))
+	}
+	if !w.holdUntil.IsZero() {
+		at = min(at, w.holdUntil.Sub(now))
+	}
+	return max(at, 0)
+}
+
+func (w *watchdog) tick() {
+	c := w.c
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return
+	}
+	now := time.Now()
+	if !w.holdUntil.IsZero() && !now.Before(w.holdUntil) {
+		w.holdUntil = time.Time{}
+		w.inFlight.Add(1)
+		w.mu.Unlock()
+		c.endInitialHold()
+		w.inFlight.Done()
+		w.mu.Lock()
+		if w.stopped {
+			w.mu.Unlock()
 			return
 		}
-		inFlight.Add(1)
-		mu.Unlock()
-		defer inFlight.Done()
-		pctx, cancel := context.WithTimeout(ctx, interval)
+	}
+	switch {
+	case !w.expires.IsZero() && !now.Before(w.expires):
+		w.mu.Unlock()
+		c.closeWith(StatusTokenExpired, "token expired")
+		return
+	case !now.Before(w.idleAt()):
+		w.mu.Unlock()
+		c.closeWith(websocket.StatusGoingAway, "idle timeout")
+		return
+	}
+	ping := !now.Before(w.nextPing)
+	if ping {
+		w.inFlight.Add(1)
+	}
+	w.mu.Unlock()
+	if ping {
+		interval := c.in.cfg.PingInterval
+		pctx, cancel := context.WithTimeout(c.ctx, interval)
 		err := c.conn.Ping(pctx)
 		cancel()
+		w.inFlight.Done()
 		if err != nil {
 			c.closeWith(websocket.StatusGoingAway, "no pong")
 			return
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		if !stopped {
-			t.Reset(interval)
-		}
+		w.mu.Lock()
+		w.nextPing = time.Now().Add(interval)
+		w.mu.Unlock()
 	}
-	mu.Lock()
-	t = time.AfterFunc(interval, ping)
-	mu.Unlock()
-	return func() {
-		mu.Lock()
-		stopped = true
-		t.Stop()
-		mu.Unlock()
-		inFlight.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.stopped {
+		w.t.Reset(w.next(time.Now()))
 	}
+}
+
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.t.Stop()
+	w.mu.Unlock()
+	w.inFlight.Wait()
 }
 
 func (c *client) closeWith(code websocket.StatusCode, reason string) {
 	c.closeOnce.Do(func() {
 		c.closeCode, c.closeReason = code, reason
 		close(c.done)
+		// The close frame goes out after a frame being written, if any.
+		c.closing.Add(1)
+		go func() {
+			defer c.closing.Done()
+			_ = c.conn.Close(code, reason)
+		}()
 	})
 }
 

@@ -1,0 +1,75 @@
+package ingress
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"net"
+	"testing"
+)
+
+// recordConn records each write as it reached the connection.
+type recordConn struct {
+	net.Conn
+	writes [][]byte
+}
+
+func (r *recordConn) Write(p []byte) (int, error) {
+	r.writes = append(r.writes, bytes.Clone(p))
+	return len(p), nil
+}
+
+// frame builds a server websocket frame with an n-byte payload.
+func frame(n int, fill byte) []byte {
+	var h []byte
+	switch {
+	case n < 126:
+		h = []byte{0x81, byte(n)}
+	case n < 1<<16:
+		h = []byte{0x81, 126, 0, 0}
+		binary.BigEndian.PutUint16(h[2:], uint16(n))
+	default:
+		h = make([]byte, 10)
+		h[0], h[1] = 0x81, 127
+		binary.BigEndian.PutUint64(h[2:], uint64(n))
+	}
+	return append(h, bytes.Repeat([]byte{fill}, n)...)
+}
+
+// Whatever pieces the library writes a frame in, the bytes reach the
+// connection unchanged, and a frame that fits the buffer in one write.
+func TestLeanConnWritesEachFrameOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	sizes := []int{0, 1, 125, 126, 127, 4000, 4082, 4086, 4090, 4096, 5000, 65535, 65536, 100_000}
+	for trial := range 200 {
+		rc := &recordConn{}
+		lc := &leanConn{Conn: rc}
+		var stream []byte
+		var small int // frames that fit the buffer whole
+		for i := range 5 {
+			f := frame(sizes[rng.IntN(len(sizes))], byte('a'+i))
+			if len(f) <= leanBufSize {
+				small++
+			}
+			stream = append(stream, f...)
+		}
+		// Write the stream in random pieces, as a 16-byte bufio.Writer
+		// and direct writes of payloads would.
+		for rest := stream; len(rest) > 0; {
+			n := min(len(rest), 1+rng.IntN(9000))
+			if _, err := lc.Write(rest[:n]); err != nil {
+				t.Fatal(err)
+			}
+			rest = rest[n:]
+		}
+		if got := bytes.Join(rc.writes, nil); !bytes.Equal(got, stream) {
+			t.Fatalf("trial %d: the connection got %d bytes, not the %d written", trial, len(got), len(stream))
+		}
+		if lc.wbuf != nil {
+			t.Fatalf("trial %d: a write buffer is still held between frames", trial)
+		}
+		if allSmall := small == 5; allSmall && len(rc.writes) != 5 {
+			t.Fatalf("trial %d: 5 small frames took %d writes", trial, len(rc.writes))
+		}
+	}
+}
