@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"github.com/purser-ai/purser/internal/bench"
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
@@ -104,7 +105,7 @@ func atOnce(b *testing.B, op func() error, next *atomic.Int64, fill int64, worke
 	wg.Wait()
 	b.SetParallelism(parallelism)
 	b.ResetTimer()
-	cpu := bench.ProcessCPU()
+	cpu, written := bench.ProcessCPU(), processWritten()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if err := op(); err != nil {
@@ -118,6 +119,26 @@ func atOnce(b *testing.B, op func() error, next *atomic.Int64, fill int64, worke
 	// CPUs (on Postgres, not the server's), the figure to hold against a
 	// machine's cores.
 	b.ReportMetric(float64(bench.ProcessCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	// written-B/op is what an op caused this process to write to storage
+	// (on SQLite, the log and the checkpoints' copies into the file).
+	if w := processWritten(); w >= 0 && written >= 0 {
+		b.ReportMetric(float64(w-written)/float64(b.N), "written-B/op")
+	}
+}
+
+// processWritten is what this process has caused to be written to storage
+// so far (/proc/self/io: write_bytes less cancelled_write_bytes), or -1
+// where the system does not say.
+func processWritten() int64 {
+	p, err := procfs.Self()
+	if err != nil {
+		return -1
+	}
+	io, err := p.IO()
+	if err != nil {
+		return -1
+	}
+	return int64(io.WriteBytes) - io.CancelledWriteBytes
 }
 
 // BenchmarkTurnWrites times the writes of a turn while many turns are

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -69,12 +71,47 @@ func (s *Store) PruneProposals(ctx context.Context, cutoff time.Time) (int64, er
 // SQLite a user's next seq is one more than their newest frame's: were
 // it deleted, seqs would be given again and a client resuming after its
 // last seq would miss the frames that reuse them.
+//
+// It walks the frames' primary key, user by user: a user's frames are in
+// seq order, which is the order they were stored in, so what is older
+// than cutoff is the start of each user's frames, up to their first frame
+// at or after it. A pass reads one entry per user of the tenant and what
+// it deletes, with no index of its own: an index by age was one more page
+// written for every frame stored (migration 00018 drops it), where a
+// frame is stored several times a turn and pruned once a retention.
 func (s *Store) PruneFrames(ctx context.Context, tenantID string, cutoff time.Time) (int64, error) {
-	return s.pruneBatches(ctx, "frames", `DELETE FROM frames WHERE (tenant_id, user_id, seq) IN
-		(SELECT tenant_id, user_id, seq FROM frames f WHERE tenant_id = ? AND created_at < ?
-			AND seq < (SELECT MAX(seq) FROM frames l WHERE l.tenant_id = f.tenant_id AND l.user_id = f.user_id)
-			ORDER BY created_at`+limitLiteral(pruneBatch)+s.skipLocked()+`)`,
-		tenantID, s.d.ts(cutoff))
+	var total int64
+	for after := ""; ; {
+		// The next user's oldest frame.
+		var user string
+		var oldest time.Time
+		err := s.readRow(ctx, `SELECT user_id, created_at FROM frames WHERE tenant_id = ? AND user_id > ?
+			ORDER BY user_id, seq`+limitLiteral(1), []any{tenantID, after}, &user, timeCol{&oldest})
+		if errors.Is(err, sql.ErrNoRows) {
+			return total, nil
+		}
+		if err != nil {
+			return total, fmt.Errorf("prune frames: %w", err)
+		}
+		after = user
+		if !oldest.Before(cutoff) {
+			continue
+		}
+		// Up to the user's first frame at or after cutoff (their newest if
+		// none is): a frame stored out of its time's order (another
+		// replica's clock) waits for the next pass, never goes early.
+		n, err := s.pruneBatches(ctx, "frames", `DELETE FROM frames WHERE (tenant_id, user_id, seq) IN
+			(SELECT tenant_id, user_id, seq FROM frames WHERE tenant_id = ? AND user_id = ? AND created_at < ?
+				AND seq < COALESCE(
+					(SELECT y.seq FROM frames y WHERE y.tenant_id = ? AND y.user_id = ? AND y.created_at >= ? ORDER BY y.seq`+limitLiteral(1)+`),
+					(SELECT MAX(l.seq) FROM frames l WHERE l.tenant_id = ? AND l.user_id = ?))
+				ORDER BY seq`+limitLiteral(pruneBatch)+s.skipLocked()+`)`,
+			tenantID, user, s.d.ts(cutoff), tenantID, user, s.d.ts(cutoff), tenantID, user)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 // PruneNotifications deletes the tenant's inbox notifications created

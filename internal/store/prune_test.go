@@ -159,6 +159,68 @@ func TestPruneFramesPerTenantKeepsEachUsersNewest(t *testing.T) {
 	})
 }
 
+// A user with more old frames than one batch loses them all, down to the
+// first young one; a young frame stored among old ones is kept, and so is
+// an old one stored after it (another replica's clock), until a pass after
+// the young one ages out: nothing goes before its time.
+func TestPruneFramesWalksEachUsersFramesInOrder(t *testing.T) {
+	eachStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		frame := func(user, id string, at time.Time) int64 {
+			t.Helper()
+			seq, _, err := st.AppendFrame(ctx, "acme", user, id, []byte(`{"type":"answer"}`), at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return seq
+		}
+		old, cutoff := pruneT0, pruneT0.Add(90*24*time.Hour)
+		for i := range 1205 {
+			frame("ann", fmt.Sprintf("ann%d", i), old)
+		}
+		frame("ann", "ann-young", cutoff.Add(time.Hour))    // seq 1206
+		frame("ann", "ann-late", cutoff.Add(-time.Second))  // seq 1207, old but after a young one
+		frame("ann", "ann-newest", cutoff.Add(2*time.Hour)) // seq 1208
+		frame("bob", "bob-young", cutoff.Add(time.Hour))
+		frame("bob", "bob-old-after", old) // bob's newest: kept
+		frame("cat", "cat-old", old)
+		frame("cat", "cat-old2", old) // cat's newest: kept
+
+		n, err := st.PruneFrames(ctx, "acme", cutoff)
+		if err != nil || n != 1206 {
+			t.Fatalf("pruned %d frames (%v), want ann's 1,205 old ones and cat's older one", n, err)
+		}
+		seqs := func(user string) []int64 {
+			t.Helper()
+			fs, err := st.FramesAfter(ctx, "acme", user, 0, 2000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []int64
+			for _, f := range fs {
+				out = append(out, f.Seq)
+			}
+			return out
+		}
+		if got := seqs("ann"); !slices.Equal(got, []int64{1206, 1207, 1208}) {
+			t.Errorf("ann's frames = %v, want the young one and what came after it", got)
+		}
+		if got := seqs("bob"); !slices.Equal(got, []int64{1, 2}) {
+			t.Errorf("bob's frames = %v, want both (his first is young, his newest always stays)", got)
+		}
+		if got := seqs("cat"); !slices.Equal(got, []int64{2}) {
+			t.Errorf("cat's frames = %v, want only the newest", got)
+		}
+		// Once the young frames are old too, the late one goes with them.
+		if n, err := st.PruneFrames(ctx, "acme", cutoff.Add(90*time.Minute)); err != nil || n != 3 {
+			t.Errorf("the next pass pruned %d (%v), want ann's young and late frames and bob's first", n, err)
+		}
+		if got := seqs("ann"); !slices.Equal(got, []int64{1208}) {
+			t.Errorf("ann's frames = %v, want only the newest", got)
+		}
+	})
+}
+
 // Documents, notifications and audit entries go per tenant past the
 // cutoff; a document still waiting to be imported stays whatever its age.
 func TestPruneDocumentsNotificationsAuditPerTenant(t *testing.T) {

@@ -287,3 +287,36 @@ func TestSearchOthersNewerRowsDoNotHideMine(t *testing.T) {
 		})
 	}
 }
+
+// Of a conversation's frames, only those a person reads as the
+// conversation (their messages, the answers and questions) wait for the
+// search indexer; tool progress and proposals never did reach the index,
+// and no longer cost the indexer a pass. Each is still found by a search
+// when it is a message.
+func TestSearchQueuesOnlyMessageFrames(t *testing.T) {
+	eachStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		at := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
+		for i, p := range []string{
+			`{"type":"user_message","conversation_id":"c1","user_message":{"text":"how much on parking"}}`,
+			`{"type":"tool_start","conversation_id":"c1","tool":{"call_id":"x","tool":"list_ledger","status":"started"}}`,
+			`{"type":"tool_result","conversation_id":"c1","tool":{"call_id":"x","tool":"list_ledger","status":"ok"}}`,
+			`{"type":"proposal","conversation_id":"c1","proposal":{"id":"p1","summary":"Add parking £4.00?"}}`,
+			`{"type":"answer","conversation_id":"c1","answer":{"content":"You spent £4.00 on parking."}}`,
+		} {
+			if _, _, err := st.AppendConversationFrame(ctx, "t1", "ann", "c1", fmt.Sprint("e", i), []byte(p), at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := st.IndexSearch(ctx, 100); err != nil || n != 2 {
+			t.Fatalf("the indexer took %d queued frames (%v), want the 2 messages", n, err)
+		}
+		hits, err := st.SearchLexical(ctx, store.SearchFilter{TenantID: "t1", UserID: "ann", Query: "parking", Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := titles(hits); len(got) != 2 {
+			t.Errorf("search finds %v, want the question and the answer", got)
+		}
+	})
+}

@@ -115,7 +115,7 @@ func PromptFor(s State, env Env) Prompt {
 		past = past[:len(past)-1]
 	}
 	open := openExchange(past)
-	p.Earlier = len(open) < len(past) || (len(past) > 0 && len(past) == maxHistory)
+	p.Earlier = s.Earlier || len(open) < len(past)
 	p.History = compactHistory(open, historyBudget)
 	return p
 }

@@ -14,7 +14,8 @@ const (
 	TurnBudget      = 2 * time.Minute // wall clock per turn
 	ProposalTTL     = 24 * time.Hour  // how long a proposal waits for a yes, unless Env.ProposalTTL says otherwise
 	maxApplied      = 256             // applied event ids remembered
-	maxHistory      = 24              // stored history entries: the open exchange and a little more (the rest is the conversation's frames)
+	maxHistory      = 24              // stored history entries at most: the open exchange and a little more (the rest is the conversation's frames)
+	minHistory      = 4               // stored history entries at least, open exchange or not
 	maxQueued       = 20              // turns waiting behind running tools
 	maxMemoryValues = 32
 	maxExpired      = 5 // expired proposals remembered
@@ -23,11 +24,14 @@ const (
 // State is one conversation as the orchestrator keeps it. It is plain data:
 // every change goes through Transition.
 type State struct {
-	UserID    string            `json:"user_id"`
-	Roles     []string          `json:"roles,omitempty"`
-	Timezone  string            `json:"timezone,omitempty"`
-	Locale    string            `json:"locale,omitempty"`
-	History   []Entry           `json:"history"`
+	UserID   string   `json:"user_id"`
+	Roles    []string `json:"roles,omitempty"`
+	Timezone string   `json:"timezone,omitempty"`
+	Locale   string   `json:"locale,omitempty"`
+	History  []Entry  `json:"history"`
+	// Earlier says History lost older entries: the prompt tells the model
+	// there is more to read with get_chat_history.
+	Earlier   bool              `json:"earlier,omitempty"`
 	Memory    Memory            `json:"memory,omitempty"`
 	Turn      *Turn             `json:"turn,omitempty"`
 	Proposals []PendingProposal `json:"proposals,omitempty"`
@@ -164,12 +168,36 @@ func (s State) withApplied(id string, now time.Time) State {
 	return s
 }
 
+// withHistory appends e and keeps only what a prompt can ask for
+// (historyNeeded): the state is decoded and encoded again for every event
+// of the conversation, and written with it, so it holds no more history
+// than the next prompt shows.
 func (s State) withHistory(e ...Entry) State {
 	s.History = append(slices.Clone(s.History), e...)
-	if n := len(s.History); n > maxHistory {
-		s.History = s.History[n-maxHistory:]
+	if from := historyNeeded(s.History); from > 0 {
+		s.History = s.History[from:]
+		s.Earlier = true
 	}
 	return s
+}
+
+// historyNeeded is where the part of h that PromptFor may read begins:
+// the open exchange before the trailing entries of h's last turn (that
+// turn's own entries are the prompt's text while it runs), or before none
+// of them (while another turn runs), and the entry just before it, which
+// ends the exchange's walk back; at least the last minHistory entries,
+// and at most maxHistory.
+func historyNeeded(h []Entry) int {
+	if len(h) == 0 {
+		return 0
+	}
+	past := len(h)
+	for past > 0 && h[past-1].TurnID == h[len(h)-1].TurnID {
+		past--
+	}
+	from := min(len(h)-len(openExchange(h)), past-len(openExchange(h[:past])))
+	from = min(from-1, len(h)-minHistory)
+	return max(from, len(h)-maxHistory, 0)
 }
 
 // clone copies everything a transition may change in place.
