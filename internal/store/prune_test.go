@@ -118,18 +118,7 @@ func TestPruneFramesPerTenantKeepsEachUsersNewest(t *testing.T) {
 		if err != nil || n != 3 {
 			t.Fatalf("pruned %d frames (%v), want ann's 3 old ones", n, err)
 		}
-		seqs := func(tenant, user string) []int64 {
-			t.Helper()
-			fs, err := st.FramesAfter(ctx, tenant, user, 0, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out []int64
-			for _, f := range fs {
-				out = append(out, f.Seq)
-			}
-			return out
-		}
+		seqs := func(tenant, user string) []int64 { return frameSeqs(t, st, tenant, user) }
 		if got := seqs("acme", "ann"); !slices.Equal(got, []int64{4}) {
 			t.Errorf("ann's frames = %v, want only the young one, seq 4", got)
 		}
@@ -190,18 +179,7 @@ func TestPruneFramesWalksEachUsersFramesInOrder(t *testing.T) {
 		if err != nil || n != 1206 {
 			t.Fatalf("pruned %d frames (%v), want ann's 1,205 old ones and cat's older one", n, err)
 		}
-		seqs := func(user string) []int64 {
-			t.Helper()
-			fs, err := st.FramesAfter(ctx, "acme", user, 0, 2000)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var out []int64
-			for _, f := range fs {
-				out = append(out, f.Seq)
-			}
-			return out
-		}
+		seqs := func(user string) []int64 { return frameSeqs(t, st, "acme", user) }
 		if got := seqs("ann"); !slices.Equal(got, []int64{1206, 1207, 1208}) {
 			t.Errorf("ann's frames = %v, want the young one and what came after it", got)
 		}
@@ -348,4 +326,19 @@ func TestPruneTwoReplicasAtOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// frameSeqs are the seqs of the frames user of tenant still has, oldest
+// first.
+func frameSeqs(t *testing.T, st *store.Store, tenant, user string) []int64 {
+	t.Helper()
+	fs, err := st.FramesAfter(context.Background(), tenant, user, 0, 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int64
+	for _, f := range fs {
+		out = append(out, f.Seq)
+	}
+	return out
 }

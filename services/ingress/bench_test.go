@@ -174,32 +174,15 @@ func benchIdle(b *testing.B, ping bool) {
 func dialAll(b *testing.B, url string, tokens []string) []*websocket.Conn {
 	b.Helper()
 	out := make([]*websocket.Conn, len(tokens))
-	var next atomic.Int64
-	var failed atomic.Value
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(tokens) {
-					return
-				}
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{
-					HTTPHeader:   http.Header{"Authorization": []string{"Bearer " + tokens[i]}},
-					Subprotocols: []string{auth.Subprotocol},
-				})
-				cancel()
-				if err != nil {
-					failed.Store(err)
-					return
-				}
-				out[i] = c
-			}
+	err := each(len(tokens), func(ctx context.Context, i int) error {
+		c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{
+			HTTPHeader:   http.Header{"Authorization": []string{"Bearer " + tokens[i]}},
+			Subprotocols: []string{auth.Subprotocol},
 		})
-	}
-	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
+		out[i] = c
+		return err
+	})
+	if err != nil {
 		for _, c := range out {
 			if c != nil {
 				c.CloseNow()
@@ -214,37 +197,51 @@ func dialAll(b *testing.B, url string, tokens []string) []*websocket.Conn {
 // time.
 func pingAll(b *testing.B, conns []*websocket.Conn) {
 	b.Helper()
-	var next atomic.Int64
-	var failed atomic.Value
-	var wg sync.WaitGroup
+	err := each(len(conns), func(ctx context.Context, i int) error {
+		if err := conns[i].Write(ctx, websocket.MessageText, []byte(`{"type":"ping"}`)); err != nil {
+			return err
+		}
+		_, data, err := conns[i].Read(ctx)
+		if err == nil && !strings.Contains(string(data), `"pong"`) {
+			err = fmt.Errorf("got %s, want a pong", data)
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatalf("ping: %v", err)
+	}
+}
+
+// each runs do for 0..n-1, 32 at a time, each within 30 s, and returns
+// an error one of them met (the others stop taking more).
+func each(n int, do func(ctx context.Context, i int) error) error {
+	var (
+		next   atomic.Int64
+		failed atomic.Bool
+		once   sync.Once
+		first  error
+		wg     sync.WaitGroup
+	)
 	for range 32 {
 		wg.Go(func() {
-			for {
+			for !failed.Load() {
 				i := int(next.Add(1)) - 1
-				if i >= len(conns) {
+				if i >= n {
 					return
 				}
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				err := conns[i].Write(ctx, websocket.MessageText, []byte(`{"type":"ping"}`))
-				if err == nil {
-					var data []byte
-					_, data, err = conns[i].Read(ctx)
-					if err == nil && !strings.Contains(string(data), `"pong"`) {
-						err = fmt.Errorf("got %s, want a pong", data)
-					}
-				}
+				err := do(ctx, i)
 				cancel()
 				if err != nil {
-					failed.Store(err)
+					once.Do(func() { first = err })
+					failed.Store(true)
 					return
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
-		b.Fatalf("ping: %v", err)
-	}
+	return first
 }
 
 // childRSS is the resident set of process pid, in bytes.
