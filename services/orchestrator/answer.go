@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -108,7 +109,7 @@ const historyBudget = 6000 * 4
 func PromptFor(s State, env Env) Prompt {
 	t := s.Turn
 	p := Prompt{TurnID: t.TurnID, Text: t.Text, Upload: t.Upload, Now: env.Now.In(userLoc(s)), Timezone: s.Timezone, Currency: env.DefaultCurrency, Locale: s.Locale,
-		Memory: s.Memory, Steps: t.Steps, Tools: catalogTools(), Correction: t.Correction, Failure: t.Failure}
+		Memory: promptMemory(s.Memory), Steps: t.Steps, Tools: catalogTools(), Correction: t.Correction, Failure: t.Failure}
 	// The current turn's own entries are the prompt's Text, not history.
 	past := s.History
 	for len(past) > 0 && past[len(past)-1].TurnID == t.TurnID {
@@ -118,6 +119,40 @@ func PromptFor(s State, env Env) Prompt {
 	p.Earlier = s.Earlier || len(open) < len(past)
 	p.History = compactHistory(open, historyBudget)
 	return p
+}
+
+// promptListItems is how many items of a remembered list the prompt
+// shows. A read keeps its whole list in working memory (every expense of
+// the month), and that memory goes into every later call of the
+// conversation: unbounded, a person with many expenses would pay for
+// all of them in every prompt after one question.
+const promptListItems = 20
+
+// promptMemory is working memory as the prompt shows it: each list past
+// promptListItems items cut to its first ones and a last item saying how
+// many more there are. Memory itself keeps the whole list, so a plan's
+// {"$var": "lists.expenses.30.id"} still finds its value.
+func promptMemory(m Memory) Memory {
+	var out Memory
+	for k, v := range m {
+		if !strings.HasPrefix(k, "lists.") {
+			continue
+		}
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) != nil || len(items) <= promptListItems {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(m)
+		}
+		more, _ := json.Marshal(fmt.Sprintf("... and %d more, not shown; call the tool again to see them", len(items)-promptListItems))
+		cut, _ := json.Marshal(append(items[:promptListItems:promptListItems], more))
+		out[k] = cut
+	}
+	if out == nil {
+		return m
+	}
+	return out
 }
 
 // openExchange is the end of h that the next message may continue: the
