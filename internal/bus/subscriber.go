@@ -100,12 +100,17 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 		return nil, fmt.Errorf("consumer %q is not provisioned for %s", topic, s.service)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
 		return nil, errors.New("subscriber closed")
 	}
-	cons, err := s.js.Consumer(ctx, def.Stream, def.Name)
-	if err != nil && ctx.Err() != nil {
+	// Looked up without the lock, which Close takes: the lookup may wait
+	// for JetStream.
+	cons, err := s.consumer(ctx, def)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if (err != nil && ctx.Err() != nil) || s.closed {
 		// Shut down before consuming began: nothing was taken, nothing to hand back.
 		closed := make(chan *message.Message)
 		close(closed)
@@ -198,6 +203,45 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 		}
 	}()
 	return out, nil
+}
+
+// consumerWait bounds how long Subscribe waits for JetStream to answer
+// its consumer's lookup.
+const consumerWait = 2 * time.Minute
+
+// consumer looks def's consumer up, again while JetStream does not answer
+// (a node of its cluster killed, a leader being elected), for up to
+// consumerWait. A toolrunner whose router started while a NATS node was
+// killed exited on "consumer toolrunner-set_rule: context deadline
+// exceeded" in a chaos-cluster run.
+func (s *Subscriber) consumer(ctx context.Context, def ConsumerDef) (jetstream.Consumer, error) {
+	deadline := time.Now().Add(consumerWait)
+	wait := 250 * time.Millisecond
+	for {
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		cons, err := s.js.Consumer(lctx, def.Stream, def.Name)
+		cancel()
+		if err == nil || ctx.Err() != nil || !jetStreamAway(err) || time.Now().After(deadline) {
+			return cons, err
+		}
+		s.log.Warn("consumer not reachable yet", "consumer", def.Name, "err", err, "retry_in", wait)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-s.stop:
+			return nil, errors.New("subscriber closed")
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 4*time.Second)
+	}
+}
+
+// jetStreamAway reports whether err says JetStream did not answer for
+// now, as opposed to refusing what was asked (a consumer that does not
+// exist).
+func jetStreamAway(err error) bool {
+	var api *jetstream.APIError
+	return BusUnavailable(err) || (errors.As(err, &api) && api.Code == 503)
 }
 
 // deliver waits for the message's turn under its key and for a free slot,

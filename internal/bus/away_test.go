@@ -1,13 +1,18 @@
 package bus_test
 
 import (
+	"context"
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/natstest"
@@ -135,4 +140,52 @@ func (p *holdingProxy) cut() {
 		c.Close()
 	}
 	p.conns = nil
+}
+
+// A router started while JetStream does not answer (its node killed, a
+// leader being elected) waits for its consumer instead of failing: a
+// toolrunner exited on "consumer toolrunner-set_rule: context deadline
+// exceeded" in a chaos-cluster run. Here the server's answers are held
+// back through a first lookup's timeout, then let go; a message published
+// after must reach the handler.
+func TestSubscribeWaitsForJetStreamToAnswer(t *testing.T) {
+	def := testConsumer("late")
+	e := newEnv(t, def)
+	p := newHoldingProxy(t, e.srv.Addr().String())
+	nc, err := nats.Connect("nats://"+p.addr, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := bus.NewSubscriber(js, "late", []bus.ConsumerDef{def}, quiet)
+	defer sub.Close()
+	r, err := bus.NewRouter("late", e.pub, quiet, bus.NewRouterMetrics(prometheus.NewRegistry()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got atomic.Int32
+	r.AddConsumerHandler(def.Name, def.Name, sub, func(m *message.Message) error { got.Add(1); return nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	p.hold(true)
+	go func() { done <- r.Run(ctx) }()
+	time.Sleep(6 * time.Second) // past the first lookup's 5-s bound
+	p.hold(false)
+	select {
+	case <-r.Running():
+	case err := <-done:
+		t.Fatalf("the router stopped while JetStream was away: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("router did not start")
+	}
+	e.publish("purser.notify.t1.u1", "after", `{"n":1}`)
+	waitFor(t, "the message published once JetStream answered", func() bool { return got.Load() == 1 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("router: %v", err)
+	}
 }
