@@ -31,8 +31,7 @@ type dispatcher struct {
 
 	mu      sync.Mutex
 	subs    map[string]*pendingSub // by subject
-	queue   []*nats.Msg
-	head    int
+	queue   fifo[*nats.Msg]
 	working bool
 	// stop ends the mover; moverDone closes once it has.
 	stop      chan struct{}
@@ -53,7 +52,8 @@ type pendingSub struct {
 const dispatchChannelLen = 1 << 16
 
 func newDispatcher(limit int, deliver func(userKey, *nats.Msg), lost func(userKey)) *dispatcher {
-	return &dispatcher{ch: make(chan *nats.Msg, dispatchChannelLen), deliver: deliver, lost: lost, limit: limit, subs: map[string]*pendingSub{}}
+	return &dispatcher{ch: make(chan *nats.Msg, dispatchChannelLen), deliver: deliver, lost: lost, limit: limit, subs: map[string]*pendingSub{},
+		queue: fifo[*nats.Msg]{compactAfter: 1024}}
 }
 
 // dropped reports that the client library dropped frames of subject.
@@ -141,7 +141,7 @@ func (d *dispatcher) push(m *nats.Msg) {
 	defer d.mu.Unlock()
 	ps.dropping = false
 	ps.pending += size
-	d.queue = append(d.queue, m)
+	d.queue.push(m)
 	if !d.working {
 		d.working = true
 		go d.work()
@@ -152,18 +152,11 @@ func (d *dispatcher) push(m *nats.Msg) {
 func (d *dispatcher) work() {
 	for {
 		d.mu.Lock()
-		if d.head == len(d.queue) {
-			d.queue, d.head, d.working = nil, 0, false
+		m, ok := d.queue.pop()
+		if !ok {
+			d.working = false
 			d.mu.Unlock()
 			return
-		}
-		m := d.queue[d.head]
-		d.queue[d.head] = nil
-		d.head++
-		if d.head >= 1024 && 2*d.head >= len(d.queue) {
-			n := copy(d.queue, d.queue[d.head:])
-			clear(d.queue[n:])
-			d.queue, d.head = d.queue[:n], 0
 		}
 		ps, ok := d.subs[m.Subject]
 		if ok {

@@ -54,6 +54,7 @@ func (in *Ingress) serveWS(w http.ResponseWriter, r *http.Request) {
 	// stays while it is idle.
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &client{
+		queue:  fifo[*outFrame]{compactAfter: 64},
 		ctx:    ctx,
 		cancel: cancel,
 		in:     in,
@@ -129,11 +130,10 @@ type client struct {
 	ctx    context.Context // the socket's; gap fills run under it
 	cancel context.CancelFunc
 
-	// qmu guards the send queue: frames from queue[head:] on, at most
-	// SendQueue, and whether a writer goroutine runs.
+	// qmu guards the send queue, at most SendQueue frames, and whether a
+	// writer goroutine runs.
 	qmu     sync.Mutex
-	queue   []*outFrame
-	head    int
+	queue   fifo[*outFrame]
 	writing bool
 	// room gets a signal when a frame leaves the queue, for a catch-up
 	// waiting for room; made by the first one that waits.
@@ -349,7 +349,7 @@ func (c *client) enqueue(f *outFrame) {
 	switch {
 	case c.isDone():
 		c.qmu.Unlock()
-	case len(c.queue)-c.head >= c.in.cfg.SendQueue:
+	case c.queue.len() >= c.in.cfg.SendQueue:
 		c.qmu.Unlock()
 		c.overflow()
 	default:
@@ -368,7 +368,7 @@ func (c *client) enqueueWait(f *outFrame) bool {
 			c.qmu.Unlock()
 			return false
 		}
-		if len(c.queue)-c.head < c.in.cfg.SendQueue {
+		if c.queue.len() < c.in.cfg.SendQueue {
 			c.push(f)
 			c.qmu.Unlock()
 			return true
@@ -388,7 +388,7 @@ func (c *client) enqueueWait(f *outFrame) bool {
 
 // push queues f and starts the writer if none runs. The caller holds qmu.
 func (c *client) push(f *outFrame) {
-	c.queue = append(c.queue, f)
+	c.queue.push(f)
 	if !c.writing {
 		c.writing = true
 		go c.writeLoop()
@@ -401,17 +401,11 @@ func (c *client) push(f *outFrame) {
 func (c *client) next() *outFrame {
 	c.qmu.Lock()
 	defer c.qmu.Unlock()
-	if c.head == len(c.queue) || c.isDone() {
-		c.queue, c.head, c.writing = nil, 0, false
+	f, ok := c.queue.pop()
+	if !ok || c.isDone() {
+		c.queue.reset()
+		c.writing = false
 		return nil
-	}
-	f := c.queue[c.head]
-	c.queue[c.head] = nil
-	c.head++
-	if c.head >= 64 && 2*c.head >= len(c.queue) {
-		n := copy(c.queue, c.queue[c.head:])
-		clear(c.queue[n:])
-		c.queue, c.head = c.queue[:n], 0
 	}
 	select {
 	case c.room <- struct{}{}:
