@@ -23,21 +23,7 @@ const startWaitLimit = 2 * time.Minute
 // than exiting at once for its supervisor to start it again; a mistake in
 // its settings (a bad password, a bad URL) still fails at once.
 func waitFor(ctx context.Context, log *slog.Logger, what string, step func(context.Context) error) error {
-	deadline := time.Now().Add(startWaitLimit)
-	wait := 250 * time.Millisecond
-	for {
-		err := step(ctx)
-		if err == nil || !notReachableYet(err) || time.Now().After(deadline) {
-			return err
-		}
-		log.Warn("start: waiting for "+what, "err", err, "retry_in", wait)
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 4*time.Second)
-	}
+	return bus.WaitWhile(ctx, nil, log, "start: waiting for "+what, startWaitLimit, notReachableYet, step)
 }
 
 // notReachableYet reports whether err says a server did not answer or
@@ -45,7 +31,7 @@ func waitFor(ctx context.Context, log *slog.Logger, what string, step func(conte
 // opposed to refusing what was asked.
 func notReachableYet(err error) bool {
 	var ne net.Error
-	if errors.As(err, &ne) || bus.BusUnavailable(err) {
+	if errors.As(err, &ne) || bus.JetStreamAway(err) {
 		return true
 	}
 	msg := err.Error()

@@ -157,6 +157,15 @@ func BusUnavailable(err error) bool {
 	return false
 }
 
+// JetStreamAway reports whether err says the bus or JetStream did not
+// answer for now (down, reconnecting, electing a leader: BusUnavailable,
+// or JetStream's API answering 503), as opposed to refusing what was
+// asked (a consumer that does not exist).
+func JetStreamAway(err error) bool {
+	var api *jetstream.APIError
+	return BusUnavailable(err) || (errors.As(err, &api) && api.Code == 503)
+}
+
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s

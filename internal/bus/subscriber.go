@@ -214,34 +214,15 @@ const consumerWait = 2 * time.Minute
 // consumerWait. A toolrunner whose router started while a NATS node was
 // killed exited on "consumer toolrunner-set_rule: context deadline
 // exceeded" in a chaos-cluster run.
-func (s *Subscriber) consumer(ctx context.Context, def ConsumerDef) (jetstream.Consumer, error) {
-	deadline := time.Now().Add(consumerWait)
-	wait := 250 * time.Millisecond
-	for {
-		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		cons, err := s.js.Consumer(lctx, def.Stream, def.Name)
-		cancel()
-		if err == nil || ctx.Err() != nil || !jetStreamAway(err) || time.Now().After(deadline) {
-			return cons, err
-		}
-		s.log.Warn("consumer not reachable yet", "consumer", def.Name, "err", err, "retry_in", wait)
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-s.stop:
-			return nil, errors.New("subscriber closed")
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 4*time.Second)
-	}
-}
-
-// jetStreamAway reports whether err says JetStream did not answer for
-// now, as opposed to refusing what was asked (a consumer that does not
-// exist).
-func jetStreamAway(err error) bool {
-	var api *jetstream.APIError
-	return BusUnavailable(err) || (errors.As(err, &api) && api.Code == 503)
+func (s *Subscriber) consumer(ctx context.Context, def ConsumerDef) (cons jetstream.Consumer, err error) {
+	err = WaitWhile(ctx, s.stop, s.log.With("consumer", def.Name), "consumer not reachable yet", consumerWait, JetStreamAway,
+		func(ctx context.Context) (err error) {
+			lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			cons, err = s.js.Consumer(lctx, def.Stream, def.Name)
+			return err
+		})
+	return cons, err
 }
 
 // deliver waits for the message's turn under its key and for a free slot,
