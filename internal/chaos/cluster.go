@@ -57,13 +57,14 @@ type cluster struct {
 	// startExits are the processes that exited before they were ready
 	// and were started again.
 	startExits []string
-	readyOnce  map[*proc]bool // processes that were ready once
 }
 
 // proc is one running service; done closes when it has exited.
 type proc struct {
 	cmd  *exec.Cmd
 	done chan struct{}
+	// ready is set, under the cluster's mu, once it answered /readyz.
+	ready bool
 }
 
 // Services are the four, in start order.
@@ -87,7 +88,7 @@ func randomHex(n int) string {
 // startCluster starts NATS, creates the database, migrates it and starts
 // every service.
 func startCluster(ctx context.Context, bin, baseDSN, dir string) (*cluster, error) {
-	c := &cluster{bin: bin, dir: dir, procs: map[string]*proc{}, addrs: map[string]string{}, readyOnce: map[*proc]bool{}, secret: randomHex(32)}
+	c := &cluster{bin: bin, dir: dir, procs: map[string]*proc{}, addrs: map[string]string{}, secret: randomHex(32)}
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -263,7 +264,7 @@ func (c *cluster) startOnce(ctx context.Context, s string) error {
 		// Neither killed nor stopped by the harness (which forgets a
 		// process first), nor waited for at start: it ended on its own.
 		c.mu.Lock()
-		if c.procs[s] == p && c.readyOnce[p] {
+		if c.procs[s] == p && p.ready {
 			delete(c.procs, s)
 			c.startExits = append(c.startExits, fmt.Sprintf("%s exited on its own (%s): %s", s, cmd.ProcessState, tailOf(logPath, 400)))
 		}
@@ -277,7 +278,7 @@ func (c *cluster) startOnce(ctx context.Context, s string) error {
 	err = waitReady(ctx, "http://"+addr+"/readyz", 3*time.Minute, p.done)
 	if err == nil {
 		c.mu.Lock()
-		c.readyOnce[p] = true
+		p.ready = true
 		c.mu.Unlock()
 	}
 	if errors.Is(err, errExited) {

@@ -31,7 +31,7 @@ func replicaNames(replicas int) []string {
 // of every service, each given every node's URL and told to create
 // streams at three replicas.
 func startFleet(ctx context.Context, bin, self, dir string, replicas int) (*cluster, error) {
-	c := &cluster{bin: bin, dir: dir, procs: map[string]*proc{}, addrs: map[string]string{}, readyOnce: map[*proc]bool{}, secret: randomHex(32), used: newUsage()}
+	c := &cluster{bin: bin, dir: dir, procs: map[string]*proc{}, addrs: map[string]string{}, secret: randomHex(32), used: newUsage()}
 	nodes, err := newNATSCluster(self, dir, 3)
 	if err != nil {
 		return nil, err
