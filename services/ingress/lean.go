@@ -123,14 +123,7 @@ func (c *leanConn) Read(p []byte) (int, error) {
 		c.synthetic.Store(true)
 	}
 	if len(c.rpend) > 0 {
-		n := copy(p, c.rpend)
-		c.rpend = c.rpend[n:]
-		c.npend.Store(int64(len(c.rpend)))
-		if len(c.rpend) == 0 {
-			c.returnRead()
-		}
-		c.in.feed(p[:n])
-		return n, nil
+		return c.handOut(p), nil
 	}
 	if len(p) >= leanBufSize {
 		n, err := c.Conn.Read(p) // the caller's own buffer is large enough
@@ -143,14 +136,21 @@ func (c *leanConn) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	c.rpend = (*c.rbuf)[:n]
-	m := copy(p, c.rpend)
-	c.rpend = c.rpend[m:]
+	return c.handOut(p), err
+}
+
+// handOut copies what is pending into p, gives the buffer back once
+// nothing is left in it, and tells the frame tracker what the library
+// got.
+func (c *leanConn) handOut(p []byte) int {
+	n := copy(p, c.rpend)
+	c.rpend = c.rpend[n:]
 	c.npend.Store(int64(len(c.rpend)))
 	if len(c.rpend) == 0 {
 		c.returnRead()
 	}
-	c.in.feed(p[:m])
-	return m, err
+	c.in.feed(p[:n])
+	return n
 }
 
 // fill reads what the connection has into a borrowed buffer, waiting for
