@@ -93,14 +93,8 @@ func (s *Store) indexSearch(ctx context.Context, tenantID, userID string, limit 
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		now := tx.orNow(time.Time{})
-		for _, r := range todo {
-			if err := tx.indexOne(ctx, r, now); err != nil {
-				return fmt.Errorf("index %s %s: %w", r.kind, r.ref, err)
-			}
-			if _, err := tx.exec(ctx, `DELETE FROM search_queue WHERE seq = ?`, r.seq); err != nil {
-				return err
-			}
+		if err := tx.indexBatch(ctx, todo, tx.orNow(time.Time{})); err != nil {
+			return err
 		}
 		n = len(todo)
 		return nil
@@ -111,28 +105,83 @@ func (s *Store) indexSearch(ctx context.Context, tenantID, userID string, limit 
 	return n, nil
 }
 
-// indexOne writes the index row of one queued change, or removes it when
-// the thing is gone (or, for a frame, is not a message).
-func (s *Store) indexOne(ctx context.Context, r queued, now time.Time) error {
-	doc, ok, err := s.describeForSearch(ctx, r)
-	if err != nil {
-		return err
+// indexBatch writes the index rows of the queued changes, removes those
+// of things that are gone (or, for a frame, are not a message), and takes
+// the changes off the queue. The rows go in with one statement for up to
+// indexRowsPerStatement of them: on SQLite the full-text index writes
+// what a statement gave it when the next statement starts, so a statement
+// a row made a small piece of index a row, about seven times the work of
+// one piece for the batch.
+func (s *Store) indexBatch(ctx context.Context, todo []queued, now time.Time) error {
+	docs := make([]searchDoc, 0, len(todo))
+	at := make(map[[4]string]int, len(todo))
+	for _, r := range todo {
+		doc, ok, err := s.describeForSearch(ctx, r)
+		if err != nil {
+			return fmt.Errorf("index %s %s: %w", r.kind, r.ref, err)
+		}
+		key := [4]string{r.tenantID, r.userID, r.kind, r.ref}
+		if !ok {
+			if _, err := s.exec(ctx, `DELETE FROM search_docs WHERE tenant_id = ? AND user_id = ? AND kind = ? AND ref = ?`,
+				r.tenantID, r.userID, r.kind, r.ref); err != nil {
+				return fmt.Errorf("index %s %s: %w", r.kind, r.ref, err)
+			}
+			continue
+		}
+		// One statement may not write a row twice (Postgres refuses it);
+		// the queue holds a thing once, but two rows of it must not fail
+		// the batch.
+		if i, seen := at[key]; seen {
+			docs[i] = doc
+			continue
+		}
+		at[key] = len(docs)
+		docs = append(docs, doc)
 	}
-	if !ok {
-		_, err := s.exec(ctx, `DELETE FROM search_docs WHERE tenant_id = ? AND user_id = ? AND kind = ? AND ref = ?`,
-			r.tenantID, r.userID, r.kind, r.ref)
-		return err
+	for len(docs) > 0 {
+		n := min(len(docs), indexRowsPerStatement)
+		if err := s.upsertSearchDocs(ctx, docs[:n], now); err != nil {
+			return err
+		}
+		docs = docs[n:]
 	}
-	// A vector stays while the words it was made from stay.
-	_, err = s.exec(ctx, `INSERT INTO search_docs (tenant_id, user_id, kind, ref, parent, title, snippet, body, date, amount_minor, currency, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	for len(todo) > 0 {
+		n := min(len(todo), indexRowsPerStatement)
+		args := make([]any, n)
+		for i, r := range todo[:n] {
+			args[i] = r.seq
+		}
+		if _, err := s.exec(ctx, `DELETE FROM search_queue WHERE seq IN (?`+strings.Repeat(", ?", n-1)+`)`, args...); err != nil {
+			return err
+		}
+		todo = todo[n:]
+	}
+	return nil
+}
+
+// indexRowsPerStatement bounds the rows one statement of the indexer
+// writes or takes off the queue (12 parameters a row).
+const indexRowsPerStatement = 100
+
+// upsertSearchDocs writes the index rows of docs, each distinct, in one
+// statement. A vector stays while the words it was made from stay.
+func (s *Store) upsertSearchDocs(ctx context.Context, docs []searchDoc, now time.Time) error {
+	args := make([]any, 0, 12*len(docs))
+	for _, d := range docs {
+		args = append(args, d.tenantID, d.userID, d.kind, d.ref, d.parent, d.title, d.snippet, d.body, d.date, d.amountMinor, d.currency, s.d.ts(now))
+	}
+	_, err := s.exec(ctx, `INSERT INTO search_docs (tenant_id, user_id, kind, ref, parent, title, snippet, body, date, amount_minor, currency, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`+strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", len(docs)-1)+`
 		ON CONFLICT (tenant_id, user_id, kind, ref) DO UPDATE SET parent = excluded.parent, title = excluded.title,
 			snippet = excluded.snippet, body = excluded.body, date = excluded.date, amount_minor = excluded.amount_minor,
 			currency = excluded.currency, updated_at = excluded.updated_at,
 			embedding = CASE WHEN search_docs.title = excluded.title AND search_docs.snippet = excluded.snippet THEN search_docs.embedding END,
 			embedding_model = CASE WHEN search_docs.title = excluded.title AND search_docs.snippet = excluded.snippet THEN search_docs.embedding_model ELSE '' END`,
-		doc.tenantID, doc.userID, doc.kind, doc.ref, doc.parent, doc.title, doc.snippet, doc.body, doc.date, doc.amountMinor, doc.currency, s.d.ts(now))
-	return err
+		args...)
+	if err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	return nil
 }
 
 // describeForSearch reads the thing a queue row names and says how the
