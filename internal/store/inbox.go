@@ -135,8 +135,8 @@ func (f newFrame) event() any {
 // was stored before (errFrameExists), the seq it was first given.
 func (s *Store) appended(ctx context.Context, f newFrame, seq int64, err error) (int64, bool, error) {
 	if errors.Is(err, errFrameExists) {
-		err = s.queryRow(ctx, `SELECT seq FROM frames WHERE tenant_id = ? AND user_id = ? AND event_id = ?`,
-			f.tenantID, f.userID, f.eventID).Scan(&seq)
+		err = s.queryRow(ctx, `SELECT seq FROM frames WHERE tenant_id = ? AND user_id = ? AND turn_id = ? AND event_id = ?`,
+			f.tenantID, f.userID, frameTurn(f.payload), f.eventID).Scan(&seq)
 		if err != nil {
 			return 0, false, fmt.Errorf("append frame: %w", err)
 		}
@@ -197,7 +197,7 @@ func (s *Store) appendFrameSQLite(ctx context.Context, f newFrame) (int64, error
 // statement (a data-modifying WITH), one round trip instead of four or
 // more: the counter step, the frame and, given a title, the touch of the
 // conversation's title. An event stored before makes the statement fail on
-// frames_event, which undoes all of it, as the rolled-back transaction
+// frames_turn_event, which undoes all of it, as the rolled-back transaction
 // did: a redelivery burns no seq and touches nothing. That failure is
 // errFrameExists.
 func (s *Store) appendFrameOnce(ctx context.Context, f newFrame, title *string) (int64, error) {
@@ -213,7 +213,7 @@ func (s *Store) appendFrameOnce(ctx context.Context, f newFrame, title *string) 
 	var seq int64
 	err := s.writeRow(ctx, q, args, &seq)
 	var pg *pgconn.PgError
-	if errors.As(err, &pg) && pg.Code == pgUniqueViolation && pg.ConstraintName == "frames_event" {
+	if errors.As(err, &pg) && pg.Code == pgUniqueViolation && pg.ConstraintName == "frames_turn_event" {
 		return 0, errFrameExists
 	}
 	return seq, err
@@ -290,11 +290,10 @@ func (s *Store) FramesOfTurn(ctx context.Context, tenantID, userID, turnID strin
 	if turnID == "" {
 		return nil, nil
 	}
-	// turn_id <> '' is implied, and stated so that the planner takes
-	// the partial index frames_turn.
+	// frames_turn_event finds them; a turn has a few, sorted after.
 	var out []Frame
 	err := s.readRows(ctx, `SELECT seq, payload FROM frames
-		WHERE tenant_id = ? AND user_id = ? AND turn_id = ? AND turn_id <> '' ORDER BY seq DESC`+limitLiteral(limit),
+		WHERE tenant_id = ? AND user_id = ? AND turn_id = ? ORDER BY seq DESC`+limitLiteral(limit),
 		[]any{tenantID, userID, turnID}, func(rows rowScanner) error {
 			out = out[:0]
 			for rows.Next() {
