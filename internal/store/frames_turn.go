@@ -12,7 +12,7 @@ func (s *Store) TurnFrameSeqs(ctx context.Context, tenantID, userID, turnID stri
 	if turnID == "" {
 		return nil, nil
 	}
-	rows, err := s.query(ctx, `SELECT seq FROM frames WHERE tenant_id = ? AND user_id = ? AND turn_id = ? ORDER BY seq LIMIT 1000`,
+	rows, err := s.query(ctx, turnFrameSeqsSQL,
 		tenantID, userID, turnID)
 	if err != nil {
 		return nil, fmt.Errorf("turn frames: %w", err)
@@ -28,3 +28,7 @@ func (s *Store) TurnFrameSeqs(ctx context.Context, tenantID, userID, turnID stri
 	}
 	return out, rows.Err()
 }
+
+// turnFrameSeqsSQL reads the seqs of a turn's frames; as in
+// framesOfTurnSQL, the + keeps the lookup on frames_turn_event.
+const turnFrameSeqsSQL = `SELECT seq FROM frames WHERE tenant_id = ? AND user_id = ? AND turn_id = ? ORDER BY +seq LIMIT 1000`

@@ -290,10 +290,8 @@ func (s *Store) FramesOfTurn(ctx context.Context, tenantID, userID, turnID strin
 	if turnID == "" {
 		return nil, nil
 	}
-	// frames_turn_event finds them; a turn has a few, sorted after.
 	var out []Frame
-	err := s.readRows(ctx, `SELECT seq, payload FROM frames
-		WHERE tenant_id = ? AND user_id = ? AND turn_id = ? ORDER BY seq DESC`+limitLiteral(limit),
+	err := s.readRows(ctx, framesOfTurnSQL+limitLiteral(limit),
 		[]any{tenantID, userID, turnID}, func(rows rowScanner) error {
 			out = out[:0]
 			for rows.Next() {
@@ -311,6 +309,13 @@ func (s *Store) FramesOfTurn(ctx context.Context, tenantID, userID, turnID strin
 	slices.Reverse(out)
 	return out, nil
 }
+
+// framesOfTurnSQL reads a turn's frames, newest first: frames_turn_event
+// finds them and a turn has a few, sorted after. The + keeps SQLite from
+// walking all of the user's frames by seq instead, for the order
+// (TestHotReadsPlans).
+const framesOfTurnSQL = `SELECT seq, payload FROM frames
+		WHERE tenant_id = ? AND user_id = ? AND turn_id = ? ORDER BY +seq DESC`
 
 // frameTurn is the turn a stored frame belongs to: its payload's
 // "turn_id", when the payload is a JSON object naming one.
