@@ -47,7 +47,8 @@ func TestTheLogStaysShortWhileTheWriterAndReadersAreBusy(t *testing.T) {
 
 	// Each write is a page or more: 800 of them grow the log past 3 MiB
 	// when nothing but luck restarts it; restarts keep it within a few
-	// times 32 pages.
+	// times 32 pages (0.8–1.07 MiB seen with the package's other tests
+	// running beside it on two cores, hence a bound of 16 times).
 	const writes = 800
 	payload := []byte(strings.Repeat("x", 3000))
 	var largest int64
@@ -65,7 +66,7 @@ func TestTheLogStaysShortWhileTheWriterAndReadersAreBusy(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if limit := int64(8 * restartFrames * 4096); largest > limit {
+	if limit := int64(16 * restartFrames * 4096); largest > limit {
 		t.Errorf("the log grew to %d KiB over %d writes, want at most %d KiB", largest>>10, writes, limit>>10)
 	}
 
