@@ -36,9 +36,11 @@ type Relay struct {
 	now   func() time.Time
 
 	// Retention is how long a published message is kept before Prune
-	// deletes it. Kept, its id makes a handler that stores the same
-	// message again keep the first; JetStream's duplicate window (2
-	// minutes) covers a republish only that long. Set before Run.
+	// deletes it, to be looked at. A handler that stores the same message
+	// again while the first waits keeps the first; once published, the
+	// copy goes out under the same id, and JetStream's duplicate window
+	// (2 minutes), then the consumers' own idempotency, drop it. Set
+	// before Run.
 	Retention time.Duration
 
 	mu      sync.Mutex

@@ -155,7 +155,7 @@ func (s *Store) saveConversationOnce(ctx context.Context, c Conversation, expect
 			}
 			q.WriteString("(CAST(? AS text), CAST(? AS text), CAST(? AS text), CAST(? AS bytea), CAST(? AS timestamptz))")
 		}
-		q.WriteString(`) AS v WHERE EXISTS (SELECT 1 FROM c) ON CONFLICT (id) DO NOTHING)`)
+		q.WriteString(`) AS v WHERE EXISTS (SELECT 1 FROM c) ON CONFLICT (id) WHERE published_at IS NULL DO NOTHING)`)
 		args = append(args, rows...)
 	}
 	q.WriteString(` SELECT COUNT(*) FROM c`)
@@ -205,8 +205,11 @@ func (s *Store) DueConversations(ctx context.Context, now time.Time, limit int) 
 }
 
 // AppendOutbox stores messages to publish, with one statement for up to
-// fifty. A message whose ID is already in the outbox is left as it is, so a
-// replayed transition cannot queue a message twice.
+// fifty. A message whose ID waits in the outbox to be published is left as
+// it is, so a replayed transition cannot queue a message twice; one stored
+// again after it was published is published again, under the same id,
+// for JetStream (within its duplicate window) and the idempotent consumers
+// to drop.
 func (s *Store) AppendOutbox(ctx context.Context, out []OutboxMessage) error {
 	if len(out) == 0 {
 		return nil
@@ -220,7 +223,7 @@ func (s *Store) AppendOutbox(ctx context.Context, out []OutboxMessage) error {
 			}
 			// Rows in one statement keep their order in seq.
 			if _, err := tx.exec(ctx, `INSERT INTO outbox (id, subject, headers, payload, created_at) VALUES (?, ?, ?, ?, ?)`+
-				strings.Repeat(", (?, ?, ?, ?, ?)", n-1)+` ON CONFLICT (id) DO NOTHING`, args...); err != nil {
+				strings.Repeat(", (?, ?, ?, ?, ?)", n-1)+` ON CONFLICT (id) WHERE published_at IS NULL DO NOTHING`, args...); err != nil {
 				return fmt.Errorf("append outbox: %w", err)
 			}
 			out = out[n:]
