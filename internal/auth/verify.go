@@ -275,7 +275,7 @@ func principalFrom(c jwt.MapClaims) (Principal, error) {
 	// Optional: a claim that is not a valid zone or currency is ignored, not
 	// trusted.
 	if tz, _ := c["zoneinfo"].(string); tz != "" && tz != "Local" {
-		if _, err := time.LoadLocation(tz); err == nil {
+		if _, err := contracts.LoadZone(tz); err == nil {
 			p.Timezone = tz
 		}
 	}

@@ -49,6 +49,18 @@ func Decode(data []byte, v any) error {
 		// encoding/json would turn the bad bytes into U+FFFD silently.
 		return &ValidationError{Problem: "message is not valid UTF-8"}
 	}
+	if strictUnmarshal(data, v) != nil {
+		// The decoder reads the message again to say what was wrong in
+		// its own words: messages are well formed almost always, and it
+		// costs about twice the time of one call.
+		return decodeError(data, v)
+	}
+	return Validate(v)
+}
+
+// decodeError is the *ValidationError of data that strictUnmarshal
+// refused: its first problem, or that it holds more than one value.
+func decodeError(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -57,7 +69,7 @@ func Decode(data []byte, v any) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return &ValidationError{Problem: "unexpected data after the JSON object"}
 	}
-	return Validate(v)
+	return &ValidationError{Problem: "malformed JSON"}
 }
 
 // Validate checks v's validate tags and returns the first problem as a

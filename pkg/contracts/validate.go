@@ -74,7 +74,7 @@ func newValidator() *validator.Validate {
 		if s == "" || s == "Local" {
 			return false
 		}
-		_, err := time.LoadLocation(s)
+		_, err := LoadZone(s)
 		return err == nil
 	})
 	v.RegisterStructValidation(func(sl validator.StructLevel) {

@@ -104,7 +104,7 @@ func (n *Notifier) ledgerRange(ctx context.Context, tenant, user, from, to strin
 // zone (UTC when empty or unknown).
 func monthOf(now time.Time, zone string) (first, last string) {
 	loc := time.UTC
-	if l, err := time.LoadLocation(zone); err == nil && zone != "" {
+	if l, err := contracts.LoadZone(zone); err == nil && zone != "" {
 		loc = l
 	}
 	y, m, _ := now.In(loc).Date()

@@ -367,7 +367,7 @@ func proposalTTL(env Env) time.Duration {
 }
 
 func userLoc(s State) *time.Location {
-	if loc, err := time.LoadLocation(s.Timezone); err == nil && s.Timezone != "" {
+	if loc, err := contracts.LoadZone(s.Timezone); err == nil && s.Timezone != "" {
 		return loc
 	}
 	return time.UTC

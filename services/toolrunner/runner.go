@@ -255,7 +255,7 @@ func (r *Runner) execute(ctx context.Context, req contracts.ToolRequest, start t
 			return outcome{ToolResult: res}, args, nil
 		}
 	}
-	loc, err := time.LoadLocation(req.Timezone)
+	loc, err := contracts.LoadZone(req.Timezone)
 	if err != nil || req.Timezone == "" {
 		loc = time.UTC
 	}
