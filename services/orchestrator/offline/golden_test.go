@@ -62,24 +62,34 @@ func TestDecisionsAreUnchanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	if len(got) != len(want) {
-		t.Fatalf("%d decisions, want %d: the corpus changed; rewrite with -update only if that was meant", len(got), len(want))
+	decided := map[string]string{}
+	for _, l := range got {
+		k, v, _ := strings.Cut(l, "\t")
+		decided[k] = v
 	}
-	bad := 0
-	for i := range want {
-		if got[i] != want[i] {
+	bad, missing := 0, 0
+	for _, l := range want {
+		k, v, _ := strings.Cut(l, "\t")
+		now, ok := decided[k]
+		switch {
+		case !ok:
+			missing++ // a phrasing the tests no longer hold
+		case now != v:
 			if bad++; bad <= 20 {
-				t.Errorf("decision %d changed:\n got  %s\n want %s", i, got[i], want[i])
+				t.Errorf("decision changed for %s:\n got  %s\n want %s", k, now, v)
 			}
 		}
 	}
 	if bad > 0 {
 		t.Fatalf("%d of %d decisions changed", bad, len(want))
 	}
+	if missing > len(want)/10 {
+		t.Fatalf("%d of %d cases are no longer in the corpus; rewrite with -update only if that was meant", missing, len(want))
+	}
 }
 
 // goldenLines runs the model over the corpus, one line per case: what it
-// was given, what it decided, and what the readers underneath made of
+// was given, a tab, what it decided; and what the readers underneath made of
 // the text (dates, ranges, amounts, French).
 func goldenLines(t *testing.T) []string {
 	texts, histories, replies := corpus(t)
@@ -89,7 +99,7 @@ func goldenLines(t *testing.T) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, label+" "+strconv.Quote(p.Text)+" => "+decisionLine(d))
+		out = append(out, label+" "+strconv.Quote(p.Text)+"\t"+decisionLine(d))
 	}
 	for _, text := range texts {
 		for i, v := range variants(text) {
@@ -101,7 +111,7 @@ func goldenLines(t *testing.T) []string {
 		for i, s := range goldenSteps {
 			line("step"+strconv.Itoa(i), orchestrator.Prompt{Text: text, Now: sunday, Steps: []orchestrator.StepRecord{s}})
 		}
-		out = append(out, "readers "+strconv.Quote(text)+" => "+readersLine(text))
+		out = append(out, "readers "+strconv.Quote(text)+"\t"+readersLine(text))
 	}
 	for _, h := range histories {
 		for _, r := range replies {
