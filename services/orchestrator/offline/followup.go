@@ -3,7 +3,6 @@ package offline
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -12,10 +11,10 @@ import (
 )
 
 var (
-	howMuchRe   = regexp.MustCompile(`How much (?:was (.+)|did you pay(?: for (.+))?)\?$`)
-	whatForRe   = regexp.MustCompile(`^What was the (.+) for\?$`)
-	changeToRe  = regexp.MustCompile(`^What should I change expense (\d+) to\?`)
-	proposedAdd = regexp.MustCompile(`^Proposed: Add expense '(.*)' (.+?)(?: on (\d{4}-\d{2}-\d{2}))?(?: in (.+))?\?$`)
+	howMuchRe   = mustCompile(`How much (?:was (.+)|did you pay(?: for (.+))?)\?$`)
+	whatForRe   = mustCompile(`^What was the (.+) for\?$`)
+	changeToRe  = mustCompile(`^What should I change expense (\d+) to\?`)
+	proposedAdd = mustCompile(`^Proposed: Add expense '(.*)' (.+?)(?: on (\d{4}-\d{2}-\d{2}))?(?: in (.+))?\?$`)
 )
 
 // followUp reads a reply to the offline model's own last question or
@@ -147,8 +146,8 @@ func stripAmounts(text string, now time.Time) string {
 }
 
 var (
-	correctionCue = regexp.MustCompile(`(?i)^(no|nope|nah|actually|sorry|oops|wait|make it|change it to|change that to|it was|it's|its|i meant|should be|not|that's wrong|wrong)\b[,.!]?`)
-	notPhrase     = regexp.MustCompile(`(?i)(?:,\s*|\s+|^)not\s+([£$€¥]?\s?[\d.,]+(?:\s?[a-z]{1,7}\b)?|[a-z][a-z ]*?)\s*(?:[,.!]|$|\s+but\b)`)
+	correctionCue = mustCompile(`(?i)^(no|nope|nah|actually|sorry|oops|wait|make it|change it to|change that to|it was|it's|its|i meant|should be|not|that's wrong|wrong)\b[,.!]?`)
+	notPhrase     = mustCompile(`(?i)(?:,\s*|\s+|^)not\s+([£$€¥]?\s?[\d.,]+(?:\s?[a-z]{1,7}\b)?|[a-z][a-z ]*?)\s*(?:[,.!]|$|\s+but\b)`)
 )
 
 // correctAdd reads a correction to a proposed expense ("no, 15 not 12",
@@ -212,9 +211,9 @@ func correctAdd(m []string, text string, now time.Time, currency string) (orches
 var (
 	// A proposal shows the expense it touches, and each change as
 	// "before → after"; the blind forms without them are read too.
-	proposedChange = regexp.MustCompile(`^Proposed: Change expense #(\d+)(?: \(.*?\))?: (.+)\?$`)
-	proposedDelete = regexp.MustCompile(`^Proposed: Delete expense #(\d+)(?:: .*)?\?$`)
-	changeParts    = regexp.MustCompile(`(?:^|, )(item (?:'.*?' → )?'(.*?)'|amount (?:\S+ → )?(\S+)|date (?:\S+ → )?(\d{4}-\d{2}-\d{2})|category (?:.+? → )?(.+?))(?:,|$)`)
+	proposedChange = mustCompile(`^Proposed: Change expense #(\d+)(?: \(.*?\))?: (.+)\?$`)
+	proposedDelete = mustCompile(`^Proposed: Delete expense #(\d+)(?:: .*)?\?$`)
+	changeParts    = mustCompile(`(?:^|, )(item (?:'.*?' → )?'(.*?)'|amount (?:\S+ → )?(\S+)|date (?:\S+ → )?(\d{4}-\d{2}-\d{2})|category (?:.+? → )?(.+?))(?:,|$)`)
 )
 
 // looksLikeCorrection reports whether text corrects the proposal before it

@@ -1,0 +1,63 @@
+package offline
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+// TestNeededWords: the words a pattern looks for first are read off its
+// syntax: whole words from an alternation, the longest run of letters
+// the folding search can compare, nothing when a match needs no word.
+func TestNeededWords(t *testing.T) {
+	for expr, want := range map[string][]string{
+		`(?i)\b(delete|remove|drop|erase)\b`:                          {"delete", "remove", "drop", "erase"},
+		`(?i)^(?:please\s+)?(?:add|record)\b`:                         {"add", "record"},
+		`(?i)\b(?:dépens|année)`:                                      {"pens", "ann"},
+		`(?i)\bmonths?\b`:                                             {"month"},
+		`(?i)\b(?:cheaper|dearer)\s+than\b|\b(?:best|worst)\s+year\b`: {"cheaper", "dearer", "year"},
+		`(?i)^\d+$`:                   {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"},
+		`(?i)^(hi|hello)?\b`:          nil, // matches the empty text
+		`(?i)\b(?:on|for)\s+(.+)|.*x`: {"on", "for", "x"},
+		`(?i)\b(?:on|for)\s+(.+)|\d*`: nil, // the second branch needs nothing
+		`(?i)\bé\b`:                   nil, // no ASCII to look for
+	} {
+		if got := needed(expr); !slices.Equal(got, want) {
+			t.Errorf("needed(%s) = %q, want %q", expr, got, want)
+		}
+	}
+}
+
+// TestWordsAreNeeded: no pattern of the model is skipped on a text it
+// matches: over every phrasing of the corpus, in other cases, and with
+// the letters outside ASCII that (?i) folds onto ASCII ones.
+func TestWordsAreNeeded(t *testing.T) {
+	texts, _, replies := corpus(t)
+	texts = append(texts, replies...)
+	for _, s := range []string{"ſpent 5 on ſoap", "\u212aeep", "DELETE EXPENSE 3", "Proposed: Add expense 'x' 1?", "1 234,56 €"} {
+		texts = append(texts, s)
+	}
+	for _, text := range texts {
+		wordsAreNeeded(t, text)
+		wordsAreNeeded(t, clean(text))
+	}
+}
+
+// FuzzPatternWords: whatever the text, a pattern that matches it is never
+// skipped for want of its words.
+func FuzzPatternWords(f *testing.F) {
+	for _, s := range []string{"add 12.50 lunch today", "ſpent £5", "what did I spend this month?", "supprime la dépense 3",
+		"\u212aWD 3.5", "Proposed: Change expense #3: amount 12 → 15?"} {
+		f.Add(s)
+	}
+	f.Fuzz(wordsAreNeeded)
+}
+
+func wordsAreNeeded(t *testing.T, text string) {
+	t.Helper()
+	for i, p := range patterns {
+		if p.Regexp.MatchString(text) && !p.may(text) {
+			t.Fatalf("pattern %d %s matches %q, but its words %s are not in it", i, p, text, fmt.Sprintf("%q", p.needs))
+		}
+	}
+}
