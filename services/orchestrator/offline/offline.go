@@ -170,10 +170,11 @@ func fromText(p orchestrator.Prompt) orchestrator.Decision {
 	case helpRe.MatchString(text):
 		return answer(helpText)
 	}
-	if d, ok := followUp(p, text); ok {
+	r := &reply{text: text, now: p.Now, currency: p.Currency}
+	if d, ok := followUp(p, r); ok {
 		return d
 	}
-	return understand(text, p.Now, p.Currency)
+	return r.understood()
 }
 
 // understand reads a request on its own, without the conversation.
