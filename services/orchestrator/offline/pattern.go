@@ -11,24 +11,22 @@ import (
 
 // Most patterns fail on most of what people type, and Go's regexp pays
 // for a failure in full: it tries every position of the text. A pattern
-// here first looks for the words it cannot match without ("delete",
-// "remove", …), read off its own syntax, and runs only when one is
-// there. What it decides is the regexp's own: the words are only ever a
-// necessary condition, so a text without them could not have matched.
+// here first looks for the words it cannot match without ("delete" or
+// "remove"; "what" and then "say" or "tell"), read off its own syntax,
+// and runs only when they are there. What it decides is the regexp's
+// own: the words are only ever a necessary condition, so a text without
+// them could not have matched.
 
-// pattern is a regexp that runs only on text holding one of needs (in
-// lower case, compared as (?i) compares); with needs empty it always runs.
+// pattern is a regexp that runs only on text that meets needs (words in
+// lower case, compared as (?i) compares).
 type pattern struct {
 	*regexp.Regexp
-	needs [][]byte
+	needs need
 }
 
 // mustCompile is regexp.MustCompile with the words the pattern needs.
 func mustCompile(expr string) *pattern {
-	p := &pattern{Regexp: regexp.MustCompile(expr)}
-	for _, w := range needed(expr) {
-		p.needs = append(p.needs, []byte(w))
-	}
+	p := &pattern{Regexp: regexp.MustCompile(expr), needs: needed(expr)}
 	patterns = append(patterns, p)
 	return p
 }
@@ -39,17 +37,11 @@ var patterns []*pattern
 
 // may reports whether the pattern could match text.
 func (p *pattern) may(text string) bool {
-	if len(p.needs) == 0 {
+	if p.needs.none() {
 		return true
 	}
 	var buf [256]byte
-	lower := foldInto(buf[:0], text)
-	for _, w := range p.needs {
-		if bytes.Contains(lower, w) {
-			return true
-		}
-	}
-	return false
+	return p.needs.met(foldInto(buf[:0], text))
 }
 
 func (p *pattern) MatchString(s string) bool { return p.may(s) && p.Regexp.MatchString(s) }
@@ -130,73 +122,133 @@ func foldInto(buf []byte, text string) []byte {
 	return buf
 }
 
+// need is what a text must hold for a pattern to match it: one of
+// words; or every one of all; or one of any. The zero need is met by
+// every text.
+type need struct {
+	words [][]byte
+	all   []need
+	any   []need
+}
+
+func (n need) none() bool { return n.words == nil && n.all == nil && n.any == nil }
+
+// met reports whether lower, folded as foldInto folds, meets the need.
+func (n need) met(lower []byte) bool {
+	for _, w := range n.words {
+		if bytes.Contains(lower, w) {
+			return true
+		}
+	}
+	for _, m := range n.all {
+		if !m.met(lower) {
+			return false
+		}
+	}
+	for _, m := range n.any {
+		if m.met(lower) {
+			return true
+		}
+	}
+	return n.words == nil && n.any == nil
+}
+
+// String writes the need as (a|b) & (c|d), for tests.
+func (n need) String() string {
+	var parts []string
+	switch {
+	case n.words != nil:
+		for _, w := range n.words {
+			parts = append(parts, string(w))
+		}
+		return "(" + strings.Join(parts, "|") + ")"
+	case n.all != nil:
+		for _, m := range n.all {
+			parts = append(parts, m.String())
+		}
+		return "[" + strings.Join(parts, " & ") + "]"
+	case n.any != nil:
+		for _, m := range n.any {
+			parts = append(parts, m.String())
+		}
+		return "[" + strings.Join(parts, " | ") + "]"
+	}
+	return ""
+}
+
+// oneOf is the need for one of words: none when a word is empty (every
+// text holds it) or there are no words. A word that holds another is
+// left out: where it is, the other is.
+func oneOf(words []string) need {
+	if len(words) == 0 || slices.Contains(words, "") {
+		return need{}
+	}
+	var n need
+	for _, w := range words {
+		if !slices.ContainsFunc(words, func(v string) bool { return v != w && strings.Contains(w, v) }) {
+			n.words = append(n.words, []byte(w))
+		}
+	}
+	return n
+}
+
+// allOf is the need for every one of ns; the needs met by every text are
+// left out, and so are single characters (a space) beside longer words;
+// the needs with the longest words are tried first.
+func allOf(ns []need) need {
+	ns = slices.DeleteFunc(ns, need.none)
+	if words := slices.DeleteFunc(slices.Clone(ns), func(n need) bool { return n.words != nil && n.shortest() < 2 }); len(words) > 0 {
+		ns = words
+	}
+	switch len(ns) {
+	case 0:
+		return need{}
+	case 1:
+		return ns[0]
+	}
+	slices.SortStableFunc(ns, func(a, b need) int { return b.shortest() - a.shortest() })
+	return need{all: ns}
+}
+
+// shortest is the length of the shortest word of a need of words, 0 for
+// others.
+func (n need) shortest() int {
+	if n.words == nil {
+		return 0
+	}
+	m := len(n.words[0])
+	for _, w := range n.words {
+		m = min(m, len(w))
+	}
+	return m
+}
+
 // maxExact bounds the strings a part of a pattern is known to match
 // exactly, before only what it contains is kept.
 const maxExact = 64
 
-// needed reads off a pattern's syntax the words every match contains
-// one of (lower case, ASCII); none when no such words are known, and
-// then the pattern always runs.
-func needed(expr string) []string {
+// needed reads off a pattern's syntax what every text it matches holds.
+func needed(expr string) need {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		return nil
+		return need{}
 	}
-	words := factsOf(re.Simplify()).contains()
-	// A word that holds another is found whenever it is: "month" for
-	// "months" and "month".
-	all := slices.Clone(words)
-	return slices.DeleteFunc(words, func(w string) bool {
-		return slices.ContainsFunc(all, func(v string) bool { return v != w && strings.Contains(w, v) })
-	})
+	return factsOf(re.Simplify()).need()
 }
 
 // facts is what is known of the text a part of a pattern matches: that
-// it is one of exact, or (exact nil) that it contains one of some, or
-// (both nil) nothing.
+// it is one of exact (in lower case), or (exact nil) that it meets some.
 type facts struct {
 	exact []string
-	some  []string
+	some  need
 }
 
-// contains is one of the words every match contains; nil when unknown.
-func (f facts) contains() []string {
+// need is what every text the part matches holds.
+func (f facts) need() need {
 	if f.exact == nil {
 		return f.some
 	}
-	if slices.Contains(f.exact, "") {
-		return nil
-	}
-	return f.exact
-}
-
-// better is whichever of two word lists filters more: longer shortest
-// word, then fewer words.
-func better(a, b []string) []string {
-	if len(a) == 0 {
-		return b
-	}
-	if len(b) == 0 {
-		return a
-	}
-	if sa, sb := shortest(a), shortest(b); sa != sb {
-		if sa > sb {
-			return a
-		}
-		return b
-	}
-	if len(b) < len(a) {
-		return b
-	}
-	return a
-}
-
-func shortest(ws []string) int {
-	n := len(ws[0])
-	for _, w := range ws {
-		n = min(n, len(w))
-	}
-	return n
+	return oneOf(f.exact)
 }
 
 func factsOf(re *syntax.Regexp) facts {
@@ -215,10 +267,10 @@ func factsOf(re *syntax.Regexp) facts {
 			return facts{exact: union(f.exact, []string{""})}
 		}
 	case syntax.OpPlus:
-		return facts{some: factsOf(re.Sub[0]).contains()}
+		return facts{some: factsOf(re.Sub[0]).need()}
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return facts{some: factsOf(re.Sub[0]).contains()}
+			return facts{some: factsOf(re.Sub[0]).need()}
 		}
 	case syntax.OpConcat:
 		return concatFacts(re.Sub)
@@ -229,19 +281,15 @@ func factsOf(re *syntax.Regexp) facts {
 }
 
 // literalFacts: a literal in ASCII is matched exactly (in lower case); one
-// with other letters, whose cases the search does not fold, contains its
+// with other letters, whose cases the search does not fold, holds its
 // longest run of ASCII.
 func literalFacts(runes []rune) facts {
-	var b, run, best strings.Builder
-	ascii := true
+	var b strings.Builder
+	var runs []string
+	run := 0
 	for _, r := range runes {
 		if r >= utf8.RuneSelf {
-			ascii = false
-			if run.Len() > best.Len() {
-				best.Reset()
-				best.WriteString(run.String())
-			}
-			run.Reset()
+			runs, run = append(runs, b.String()[b.Len()-run:]), 0
 			continue
 		}
 		c := byte(r)
@@ -249,19 +297,14 @@ func literalFacts(runes []rune) facts {
 			c += 'a' - 'A'
 		}
 		b.WriteByte(c)
-		run.WriteByte(c)
+		run++
 	}
-	if ascii {
+	if len(runs) == 0 {
 		return facts{exact: []string{b.String()}}
 	}
-	if run.Len() > best.Len() {
-		best.Reset()
-		best.WriteString(run.String())
-	}
-	if best.Len() == 0 {
-		return facts{}
-	}
-	return facts{some: []string{best.String()}}
+	runs = append(runs, b.String()[b.Len()-run:])
+	longest := slices.MaxFunc(runs, func(a, b string) int { return len(a) - len(b) })
+	return facts{some: oneOf([]string{longest})}
 }
 
 // classFacts: a small class of ASCII characters (a digit, a space) is
@@ -284,10 +327,11 @@ func classFacts(ranges []rune) facts {
 }
 
 // concatFacts joins the exact parts of a sequence while they stay few;
-// what is contained is the best of what each run of parts contains.
+// the sequence holds what each run of exact parts and each other part
+// holds.
 func concatFacts(subs []*syntax.Regexp) facts {
 	cur, exact := []string{""}, true
-	var best []string
+	var needs []need
 	for _, s := range subs {
 		f := factsOf(s)
 		if f.exact != nil && len(cur)*len(f.exact) <= maxExact {
@@ -295,24 +339,25 @@ func concatFacts(subs []*syntax.Regexp) facts {
 			continue
 		}
 		exact = false
-		best = better(best, facts{exact: cur}.contains())
+		needs = append(needs, oneOf(cur))
 		if f.exact != nil {
 			cur = f.exact
 		} else {
-			best = better(best, f.some)
+			needs = append(needs, f.some)
 			cur = []string{""}
 		}
 	}
 	if exact {
 		return facts{exact: cur}
 	}
-	return facts{some: better(best, facts{exact: cur}.contains())}
+	return facts{some: allOf(append(needs, oneOf(cur)))}
 }
 
 // alternateFacts: an alternation matches what one of its branches does.
 func alternateFacts(subs []*syntax.Regexp) facts {
-	var exact, some []string
-	allExact, allSome := true, true
+	var exact, words []string
+	var some []need
+	allExact, known := true, true
 	for _, s := range subs {
 		f := factsOf(s)
 		if f.exact == nil {
@@ -320,19 +365,32 @@ func alternateFacts(subs []*syntax.Regexp) facts {
 		} else {
 			exact = union(exact, f.exact)
 		}
-		if w := f.contains(); w == nil {
-			allSome = false
-		} else {
-			some = union(some, w)
+		switch n := f.need(); {
+		case n.none():
+			known = false
+		case n.words != nil:
+			// Branches that each need one of some words need one of
+			// all those words.
+			for _, w := range n.words {
+				words = union(words, []string{string(w)})
+			}
+		default:
+			some = append(some, n)
 		}
 	}
 	switch {
 	case allExact && len(exact) <= maxExact:
 		return facts{exact: exact}
-	case allSome:
-		return facts{some: some}
+	case !known:
+		return facts{}
 	}
-	return facts{}
+	if words != nil {
+		some = append(some, oneOf(words))
+	}
+	if len(some) == 1 {
+		return facts{some: some[0]}
+	}
+	return facts{some: need{any: some}}
 }
 
 func product(a, b []string) []string {

@@ -1,29 +1,29 @@
 package offline
 
 import (
-	"fmt"
-	"slices"
 	"testing"
 )
 
 // TestNeededWords: the words a pattern looks for first are read off its
-// syntax: whole words from an alternation, the longest run of letters
-// the folding search can compare, nothing when a match needs no word.
+// syntax: whole words from an alternation, every word a sequence needs,
+// the longest run of letters the folding search can compare, nothing
+// when a match needs no word.
 func TestNeededWords(t *testing.T) {
-	for expr, want := range map[string][]string{
-		`(?i)\b(delete|remove|drop|erase)\b`:                          {"delete", "remove", "drop", "erase"},
-		`(?i)^(?:please\s+)?(?:add|record)\b`:                         {"add", "record"},
-		`(?i)\b(?:dépens|année)`:                                      {"pens", "ann"},
-		`(?i)\bmonths?\b`:                                             {"month"},
-		`(?i)\b(?:cheaper|dearer)\s+than\b|\b(?:best|worst)\s+year\b`: {"cheaper", "dearer", "year"},
-		`(?i)^\d+$`:                   {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"},
-		`(?i)^(hi|hello)?\b`:          nil, // matches the empty text
-		`(?i)\b(?:on|for)\s+(.+)|.*x`: {"on", "for", "x"},
-		`(?i)\b(?:on|for)\s+(.+)|\d*`: nil, // the second branch needs nothing
-		`(?i)\bé\b`:                   nil, // no ASCII to look for
+	for expr, want := range map[string]string{
+		`(?i)\b(delete|remove|drop|erase)\b`:                          "(delete|remove|drop|erase)",
+		`(?i)^(?:please\s+)?(?:add|record)\b`:                         "(add|record)",
+		`(?i)\b(?:dépens|année)`:                                      "(pens|ann)",
+		`(?i)\bmonths?\b`:                                             "(month)",
+		`(?i)\b(?:cheaper|dearer)\s+than\b|\b(?:best|worst)\s+year\b`: "[[(cheaper|dearer) & (than)] | [(best|worst) & (year)]]",
+		`(?i)\bwhat\s+(?:did|have)\s+(?:i|we)\s+(?:say|told)\b`:       "[(what) & (did|have) & (say|told)]",
+		`(?i)^\d+$`:                   "(0|1|2|3|4|5|6|7|8|9)",
+		`(?i)^(hi|hello)?\b`:          "", // matches the empty text
+		`(?i)\b(?:on|for)\s+(.+)|.*x`: "(on|for|x)",
+		`(?i)\b(?:on|for)\s+(.+)|\d*`: "", // the second branch needs nothing
+		`(?i)\bé\b`:                   "", // no ASCII to look for
 	} {
-		if got := needed(expr); !slices.Equal(got, want) {
-			t.Errorf("needed(%s) = %q, want %q", expr, got, want)
+		if got := needed(expr).String(); got != want {
+			t.Errorf("needed(%s) = %s, want %s", expr, got, want)
 		}
 	}
 }
@@ -34,9 +34,7 @@ func TestNeededWords(t *testing.T) {
 func TestWordsAreNeeded(t *testing.T) {
 	texts, _, replies := corpus(t)
 	texts = append(texts, replies...)
-	for _, s := range []string{"ſpent 5 on ſoap", "\u212aeep", "DELETE EXPENSE 3", "Proposed: Add expense 'x' 1?", "1 234,56 €"} {
-		texts = append(texts, s)
-	}
+	texts = append(texts, "ſpent 5 on ſoap", "\u212aeep", "DELETE EXPENSE 3", "Proposed: Add expense 'x' 1?", "1 234,56 €")
 	for _, text := range texts {
 		wordsAreNeeded(t, text)
 		wordsAreNeeded(t, clean(text))
@@ -57,7 +55,7 @@ func wordsAreNeeded(t *testing.T, text string) {
 	t.Helper()
 	for i, p := range patterns {
 		if p.Regexp.MatchString(text) && !p.may(text) {
-			t.Fatalf("pattern %d %s matches %q, but its words %s are not in it", i, p, text, fmt.Sprintf("%q", p.needs))
+			t.Fatalf("pattern %d %s matches %q, but it needs %s", i, p, text, p.needs)
 		}
 	}
 }
