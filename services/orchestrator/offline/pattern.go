@@ -107,20 +107,29 @@ func (p *pattern) ReplaceAllStringFunc(src string, repl func(string) string) str
 // only letters outside ASCII that fold to one inside. Other bytes are
 // kept, and match no word of the ASCII that needs holds.
 func foldInto(buf []byte, text string) []byte {
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case c >= 'A' && c <= 'Z':
-			c += 'a' - 'A'
-		case c == 0xc5 && strings.HasPrefix(text[i:], "ſ"):
-			c, i = 's', i+len("ſ")-1
-		case c == 0xe2 && strings.HasPrefix(text[i:], "\u212a"):
-			c, i = 'k', i+len("\u212a")-1
-		}
-		buf = append(buf, c)
+	if strings.IndexByte(text, "ſ"[0]) >= 0 || strings.IndexByte(text, "\u212a"[0]) >= 0 {
+		text = foldedLetters.Replace(text) // rare: the bytes are mostly other letters'
+	}
+	start := len(buf)
+	buf = append(buf, text...)
+	for i := start; i < len(buf); i++ {
+		buf[i] = lowerASCII[buf[i]]
 	}
 	return buf
 }
+
+var foldedLetters = strings.NewReplacer("ſ", "s", "\u212a", "k")
+
+// lowerASCII maps each byte to itself, but ASCII capitals to small ones.
+var lowerASCII = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if i >= 'A' && i <= 'Z' {
+			t[i] += 'a' - 'A'
+		}
+	}
+	return t
+}()
 
 // need is what a text must hold for a pattern to match it: one of
 // words; or every one of all; or one of any. The zero need is met by
