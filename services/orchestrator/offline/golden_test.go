@@ -36,6 +36,7 @@ const goldenFile = "testdata/decisions.txt.gz"
 // makes the model cheaper must leave every line alone; a change meant to
 // alter decisions rewrites the file with -update and shows in review.
 func TestDecisionsAreUnchanged(t *testing.T) {
+	t.Parallel()
 	got := goldenLines(t)
 	if *update {
 		var buf bytes.Buffer
