@@ -2,6 +2,8 @@ package offline
 
 import (
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // TestNeededWords: the words a pattern looks for first are read off its
@@ -56,6 +58,19 @@ func wordsAreNeeded(t *testing.T, text string) {
 	for i, p := range patterns {
 		if p.Regexp.MatchString(text) && !p.may(text) {
 			t.Fatalf("pattern %d %s matches %q, but it needs %s", i, p, text, p.needs)
+		}
+	}
+}
+
+// TestOnlyTwoLettersFoldIntoASCII: the word search folds ſ to s and the
+// Kelvin sign to k and no other letter outside ASCII, because (?i) folds
+// no other one onto an ASCII letter.
+func TestOnlyTwoLettersFoldIntoASCII(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f < utf8.RuneSelf && r != 'ſ' && r != '\u212a' {
+				t.Errorf("%U folds to %q", r, f)
+			}
 		}
 	}
 }
