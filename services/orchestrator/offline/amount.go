@@ -2,7 +2,6 @@ package offline
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -13,7 +12,7 @@ import (
 // and decimal separators of either convention, and exponents, so that
 // "-5", "1.234,50" and "1e308" are read whole and judged, never cut into a
 // smaller number that looks fine.
-var numberRe = regexp.MustCompile(`[+\-−]?\d(?:[\d.,]*\d)?(?:[eE][+\-]?\d+)?`)
+var numberRe = mustCompile(`[+\-−]?\d(?:[\d.,]*\d)?(?:[eE][+\-]?\d+)?`)
 
 // symbolCurrency maps the signs written before an amount.
 var symbolCurrency = map[string]string{"£": "GBP", "$": "USD", "€": "EUR", "¥": "JPY", "₹": "INR", "₩": "KRW"}

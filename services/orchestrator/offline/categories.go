@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
@@ -17,17 +16,17 @@ import (
 // "show my rules".
 var (
 	catWord       = `([a-z][a-z0-9 &-]{1,59}?)(?:\s+category)?`
-	alwaysRe      = regexp.MustCompile(`(?i)^(?:please\s+)?(?:from now on\s*,?\s*)?always\s+(?:file|put|categori[sz]e|class(?:ify)?|treat)\s+(.+?)\s+(?:under|into|as)\s+(?:the\s+)?` + catWord + `(?:\s+from now on)?$`)
-	fileUnderRe   = regexp.MustCompile(`(?i)^(?:please\s+)?(?:file|put|move|categori[sz]e|class(?:ify)?|mark)\s+(.+?)\s+(?:under|into|as)\s+(?:the\s+)?` + catWord + `$`)
-	onesAreRe     = regexp.MustCompile(`(?i)^(?:all\s+)?(?:the\s+|my\s+)?(.+?)\s+(?:ones|payments|transactions|entries|expenses|purchases)\s+(?:are|should be|go under|belong (?:in|under))\s+(?:the\s+)?` + catWord + `$`)
-	changeRuleRe  = regexp.MustCompile(`(?i)^(?:please\s+)?(?:change|update|set|make|switch)\s+(?:the\s+|my\s+)?(.+?)\s+rule\s+(?:to|into|so it files under)\s+(?:the\s+)?` + catWord + `$`)
-	deleteRuleRe  = regexp.MustCompile(`(?i)^(?:please\s+)?(?:delete|remove|drop|forget)\s+(?:the\s+|my\s+)?(?:rule\s+(?:for|about)\s+(.+?)|(.+?)\s+rule)$`)
-	stopFilingRe  = regexp.MustCompile(`(?i)^(?:please\s+)?(?:stop|don't|do not|no longer)\s+(?:filing|putting|categori[sz]ing|treating|file|put)\s+(.+?)\s+(?:as|under|into|in)\s+(?:the\s+)?` + catWord + `(?:\s+any more|\s+anymore)?$`)
-	addCategoryRe = regexp.MustCompile(`(?i)\b(?:add|create|make|new)\b\s+(?:a\s+|an\s+)?(?:new\s+)?category\s+(?:called\s+|named\s+|for\s+)?['"]?([a-z][a-z &-]{1,39}?)['"]?$`)
-	listCatsRe    = regexp.MustCompile(`(?i)\b(?:what|which|show|list|see)\b.*\bcategor(?:y|ies)\b|^(?:my\s+)?categories$`)
-	listRulesRe   = regexp.MustCompile(`(?i)\b(?:what|which|show|list|see)\b.*\brules\b|^(?:my\s+)?rules$`)
-	periodSplit   = regexp.MustCompile(`\s+((?:in|for|from|during|since|over|between|this|last|past|today|yesterday)\b.*)$`)
-	notAPattern   = regexp.MustCompile(`(?i)^(?:it|that|this|them|those|expense\s*#?\d+|#\d+|\d+)$`)
+	alwaysRe      = mustCompile(`(?i)^(?:please\s+)?(?:from now on\s*,?\s*)?always\s+(?:file|put|categori[sz]e|class(?:ify)?|treat)\s+(.+?)\s+(?:under|into|as)\s+(?:the\s+)?` + catWord + `(?:\s+from now on)?$`)
+	fileUnderRe   = mustCompile(`(?i)^(?:please\s+)?(?:file|put|move|categori[sz]e|class(?:ify)?|mark)\s+(.+?)\s+(?:under|into|as)\s+(?:the\s+)?` + catWord + `$`)
+	onesAreRe     = mustCompile(`(?i)^(?:all\s+)?(?:the\s+|my\s+)?(.+?)\s+(?:ones|payments|transactions|entries|expenses|purchases)\s+(?:are|should be|go under|belong (?:in|under))\s+(?:the\s+)?` + catWord + `$`)
+	changeRuleRe  = mustCompile(`(?i)^(?:please\s+)?(?:change|update|set|make|switch)\s+(?:the\s+|my\s+)?(.+?)\s+rule\s+(?:to|into|so it files under)\s+(?:the\s+)?` + catWord + `$`)
+	deleteRuleRe  = mustCompile(`(?i)^(?:please\s+)?(?:delete|remove|drop|forget)\s+(?:the\s+|my\s+)?(?:rule\s+(?:for|about)\s+(.+?)|(.+?)\s+rule)$`)
+	stopFilingRe  = mustCompile(`(?i)^(?:please\s+)?(?:stop|don't|do not|no longer)\s+(?:filing|putting|categori[sz]ing|treating|file|put)\s+(.+?)\s+(?:as|under|into|in)\s+(?:the\s+)?` + catWord + `(?:\s+any more|\s+anymore)?$`)
+	addCategoryRe = mustCompile(`(?i)\b(?:add|create|make|new)\b\s+(?:a\s+|an\s+)?(?:new\s+)?category\s+(?:called\s+|named\s+|for\s+)?['"]?([a-z][a-z &-]{1,39}?)['"]?$`)
+	listCatsRe    = mustCompile(`(?i)\b(?:what|which|show|list|see)\b.*\bcategor(?:y|ies)\b|^(?:my\s+)?categories$`)
+	listRulesRe   = mustCompile(`(?i)\b(?:what|which|show|list|see)\b.*\brules\b|^(?:my\s+)?rules$`)
+	periodSplit   = mustCompile(`\s+((?:in|for|from|during|since|over|between|this|last|past|today|yesterday)\b.*)$`)
+	notAPattern   = mustCompile(`(?i)^(?:it|that|this|them|those|expense\s*#?\d+|#\d+|\d+)$`)
 )
 
 // categoriesAndRules reads a request about categories or rules.
@@ -53,7 +52,7 @@ func categoriesAndRules(text string, now time.Time) (orchestrator.Decision, bool
 			return call(contracts.ToolDeleteRule, contracts.DeleteRuleArgs{Pattern: p}), true
 		}
 	}
-	for _, re := range []*regexp.Regexp{fileUnderRe, onesAreRe} {
+	for _, re := range []*pattern{fileUnderRe, onesAreRe} {
 		if m := re.FindStringSubmatch(text); m != nil {
 			if p, ok := patternWords(m[1]); ok {
 				args := contracts.RecategorizeArgs{Pattern: p, Category: categoryWords(m[2])}

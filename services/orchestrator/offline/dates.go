@@ -2,7 +2,6 @@ package offline
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -16,14 +15,14 @@ var monthPrefixes = []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "a
 const monthWords = `january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec`
 
 var (
-	isoDate  = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
-	dayMonth = regexp.MustCompile(`(?i)\b(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?\s+(` + monthWords + `)\b(?:\s+(\d{4})\b)?`)
-	monthDay = regexp.MustCompile(`(?i)\b(?:on\s+)?(` + monthWords + `)\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?`)
-	weekday  = regexp.MustCompile(`(?i)\b(?:on\s+)?(?:last\s+|this\s+past\s+|this\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
-	relDay   = regexp.MustCompile(`(?i)\b(the day before yesterday|yesterday|last night|today|tonight|this morning|this afternoon|this evening|earlier today)\b`)
-	ordinal  = regexp.MustCompile(`(?i)\b(?:on\s+)?the\s+(\d{1,2})(st|nd|rd|th)\b`)
-	clock    = regexp.MustCompile(`(?i)\b(?:at\s+)?(?:\d{1,2}[:h]\d{2}(?:\s?[ap]\.?m\.?)?|\d{1,2}\s?[ap]\.?m\.?)(?:\s|$|[,.!?])`)
-	daysAgo  = regexp.MustCompile(`(?i)\b(\d{1,3}|a|one|two|three|four|five|six|seven)\s+(days?|weeks?)\s+ago\b`)
+	isoDate  = mustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
+	dayMonth = mustCompile(`(?i)\b(?:on\s+)?(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?(?:\s+of)?\s+(` + monthWords + `)\b(?:\s+(\d{4})\b)?`)
+	monthDay = mustCompile(`(?i)\b(?:on\s+)?(` + monthWords + `)\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4})\b)?`)
+	weekday  = mustCompile(`(?i)\b(?:on\s+)?(?:last\s+|this\s+past\s+|this\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
+	relDay   = mustCompile(`(?i)\b(the day before yesterday|yesterday|last night|today|tonight|this morning|this afternoon|this evening|earlier today)\b`)
+	ordinal  = mustCompile(`(?i)\b(?:on\s+)?the\s+(\d{1,2})(st|nd|rd|th)\b`)
+	clock    = mustCompile(`(?i)\b(?:at\s+)?(?:\d{1,2}[:h]\d{2}(?:\s?[ap]\.?m\.?)?|\d{1,2}\s?[ap]\.?m\.?)(?:\s|$|[,.!?])`)
+	daysAgo  = mustCompile(`(?i)\b(\d{1,3}|a|one|two|three|four|five|six|seven)\s+(days?|weeks?)\s+ago\b`)
 )
 
 var months = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
@@ -137,21 +136,21 @@ func findDate(text string, now time.Time) (string, string, bool) {
 }
 
 var (
-	lastNDays   = regexp.MustCompile(`(?i)\b(?:last|past|previous)\s+(\d{1,3})\s+days?\b`)
-	lastNWeeks  = regexp.MustCompile(`(?i)\b(?:last|past|previous)\s+(\d{1,2}|two|three|four)\s+weeks\b`)
-	sinceRe     = regexp.MustCompile(`(?i)\bsince\s+(.+)$`)
-	betweenRe   = regexp.MustCompile(`(?i)\b(?:from|between)\s+(.+?)\s+(?:to|and|until|till)\s+(.+)$`)
-	quarterRe   = regexp.MustCompile(`(?i)\b(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)(?:\s+(?:of\s+)?(\d{4}))?\b`)
-	yearQuarter = regexp.MustCompile(`(?i)\b(\d{4})[\s-]*q([1-4])\b`)
-	isoMonth    = regexp.MustCompile(`\b(\d{4})-(0[1-9]|1[0-2])\b`)
-	monthName   = regexp.MustCompile(`(?i)\b(?:in|for|during|of|from)\s+(` + monthWords + `)\b(?:\s+(\d{4})\b)?|\b(` + monthWords + `)\s+(\d{4})\b`)
-	plainYear   = regexp.MustCompile(`(?i)\b(?:in|for|during|of|year)\s+((?:19|20)\d{2})\b|^((?:19|20)\d{2})$`)
-	allTimeRe   = regexp.MustCompile(`(?i)\b(all[\s-]time|ever|altogether|in total|overall|so far|all my expenses|everything)\b`)
+	lastNDays   = mustCompile(`(?i)\b(?:last|past|previous)\s+(\d{1,3})\s+days?\b`)
+	lastNWeeks  = mustCompile(`(?i)\b(?:last|past|previous)\s+(\d{1,2}|two|three|four)\s+weeks\b`)
+	sinceRe     = mustCompile(`(?i)\bsince\s+(.+)$`)
+	betweenRe   = mustCompile(`(?i)\b(?:from|between)\s+(.+?)\s+(?:to|and|until|till)\s+(.+)$`)
+	quarterRe   = mustCompile(`(?i)\b(?:q([1-4])|(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter)(?:\s+(?:of\s+)?(\d{4}))?\b`)
+	yearQuarter = mustCompile(`(?i)\b(\d{4})[\s-]*q([1-4])\b`)
+	isoMonth    = mustCompile(`\b(\d{4})-(0[1-9]|1[0-2])\b`)
+	monthName   = mustCompile(`(?i)\b(?:in|for|during|of|from)\s+(` + monthWords + `)\b(?:\s+(\d{4})\b)?|\b(` + monthWords + `)\s+(\d{4})\b`)
+	plainYear   = mustCompile(`(?i)\b(?:in|for|during|of|year)\s+((?:19|20)\d{2})\b|^((?:19|20)\d{2})$`)
+	allTimeRe   = mustCompile(`(?i)\b(all[\s-]time|ever|altogether|in total|overall|so far|all my expenses|everything)\b`)
 )
 
 var (
-	sinceMonth = regexp.MustCompile(`(?i)^(?:the\s+)?(?:start\s+of\s+|beginning\s+of\s+)?(` + monthWords + `)(?:\s+(\d{4}))?$`)
-	yearOnly   = regexp.MustCompile(`^((?:19|20)\d{2})$`)
+	sinceMonth = mustCompile(`(?i)^(?:the\s+)?(?:start\s+of\s+|beginning\s+of\s+)?(` + monthWords + `)(?:\s+(\d{4}))?$`)
+	yearOnly   = mustCompile(`^((?:19|20)\d{2})$`)
 )
 
 var quarterWords = map[string]int{"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
@@ -288,7 +287,7 @@ func sinceDay(phrase string, now time.Time) (string, bool) {
 
 // findIf is re's first match in text with its groups, looked for only
 // when may holds: a cheap test of something re cannot match without.
-func findIf(may bool, re *regexp.Regexp, text string) []int {
+func findIf(may bool, re *pattern, text string) []int {
 	if !may {
 		return nil
 	}

@@ -3,7 +3,6 @@ package offline
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -12,17 +11,18 @@ import (
 )
 
 var (
-	howMuchRe   = regexp.MustCompile(`How much (?:was (.+)|did you pay(?: for (.+))?)\?$`)
-	whatForRe   = regexp.MustCompile(`^What was the (.+) for\?$`)
-	changeToRe  = regexp.MustCompile(`^What should I change expense (\d+) to\?`)
-	proposedAdd = regexp.MustCompile(`^Proposed: Add expense '(.*)' (.+?)(?: on (\d{4}-\d{2}-\d{2}))?(?: in (.+))?\?$`)
+	howMuchRe   = mustCompile(`How much (?:was (.+)|did you pay(?: for (.+))?)\?$`)
+	whatForRe   = mustCompile(`^What was the (.+) for\?$`)
+	changeToRe  = mustCompile(`^What should I change expense (\d+) to\?`)
+	proposedAdd = mustCompile(`^Proposed: Add expense '(.*)' (.+?)(?: on (\d{4}-\d{2}-\d{2}))?(?: in (.+))?\?$`)
 )
 
 // followUp reads a reply to the offline model's own last question or
 // proposal. A reply that is a new request of its own ("add 12.50 lunch
 // today" while "How much was coffee?" is open) starts over instead of being
 // merged into the old one: ok is false and the text is read afresh.
-func followUp(p orchestrator.Prompt, text string) (orchestrator.Decision, bool) {
+func followUp(p orchestrator.Prompt, r *reply) (orchestrator.Decision, bool) {
+	text := r.text
 	n := len(p.History)
 	if n == 0 || p.History[n-1].Role != "assistant" {
 		return orchestrator.Decision{}, false
@@ -35,16 +35,16 @@ func followUp(p orchestrator.Prompt, text string) (orchestrator.Decision, bool) 
 	}
 	q = englishProposal(q)
 	if m := proposedAdd.FindStringSubmatch(q); m != nil {
-		return correctAdd(m, text, p.Now, p.Currency)
+		return correctAdd(m, r)
 	}
-	if m := proposedChange.FindStringSubmatch(q); m != nil && looksLikeCorrection(text, p.Now, p.Currency) {
+	if m := proposedChange.FindStringSubmatch(q); m != nil && looksLikeCorrection(r) {
 		return correctChange(m, text, p.Now)
 	}
-	if proposedDelete.MatchString(q) && looksLikeCorrection(text, p.Now, p.Currency) {
+	if proposedDelete.MatchString(q) && looksLikeCorrection(r) {
 		return correctDelete(text)
 	}
 	if m := changeToRe.FindStringSubmatch(q); m != nil {
-		if startsOver(text, p.Now, p.Currency) {
+		if startsOver(r) {
 			return orchestrator.Decision{}, false
 		}
 		var id int64
@@ -55,7 +55,7 @@ func followUp(p orchestrator.Prompt, text string) (orchestrator.Decision, bool) 
 	if q != askAddWhat && how == nil && what == nil {
 		return orchestrator.Decision{}, false
 	}
-	if startsOver(text, p.Now, p.Currency) {
+	if startsOver(r) {
 		return orchestrator.Decision{}, false
 	}
 	first := firstRequest(p.History)
@@ -97,11 +97,31 @@ func cmpOr(a, b string) string {
 	return b
 }
 
+// reply is the text of a turn as the model reads it, with what
+// understand makes of it on its own, worked out at most once: the
+// follow-up readers ask whether a reply starts over, and a reply that
+// does is then read on its own.
+type reply struct {
+	text     string
+	now      time.Time
+	currency string
+	read     orchestrator.Decision
+	done     bool
+}
+
+// understood is understand's decision on the reply.
+func (r *reply) understood() orchestrator.Decision {
+	if !r.done {
+		r.read, r.done = understand(r.text, r.now, r.currency), true
+	}
+	return r.read
+}
+
 // startsOver reports whether a reply is a request of its own rather than
 // an answer: it reads as a complete call by itself, or it starts with a
 // verb and names an item of its own.
-func startsOver(text string, now time.Time, currency string) bool {
-	d := understand(text, now, currency)
+func startsOver(r *reply) bool {
+	text, now, d := r.text, r.now, r.understood()
 	if d.Kind == orchestrator.DecisionToolCalls {
 		return true
 	}
@@ -147,18 +167,19 @@ func stripAmounts(text string, now time.Time) string {
 }
 
 var (
-	correctionCue = regexp.MustCompile(`(?i)^(no|nope|nah|actually|sorry|oops|wait|make it|change it to|change that to|it was|it's|its|i meant|should be|not|that's wrong|wrong)\b[,.!]?`)
-	notPhrase     = regexp.MustCompile(`(?i)(?:,\s*|\s+|^)not\s+([£$€¥]?\s?[\d.,]+(?:\s?[a-z]{1,7}\b)?|[a-z][a-z ]*?)\s*(?:[,.!]|$|\s+but\b)`)
+	correctionCue = mustCompile(`(?i)^(no|nope|nah|actually|sorry|oops|wait|make it|change it to|change that to|it was|it's|its|i meant|should be|not|that's wrong|wrong)\b[,.!]?`)
+	notPhrase     = mustCompile(`(?i)(?:,\s*|\s+|^)not\s+([£$€¥]?\s?[\d.,]+(?:\s?[a-z]{1,7}\b)?|[a-z][a-z ]*?)\s*(?:[,.!]|$|\s+but\b)`)
 )
 
 // correctAdd reads a correction to a proposed expense ("no, 15 not 12",
 // "make it yesterday", "dinner not lunch") and proposes the expense again
 // with the change. Text that does not read as a correction is a new
 // request: ok is false.
-func correctAdd(m []string, text string, now time.Time, currency string) (orchestrator.Decision, bool) {
+func correctAdd(m []string, r *reply) (orchestrator.Decision, bool) {
+	text, now := r.text, r.now
 	cue := correctionCue.MatchString(text)
 	notMatch := notPhrase.FindStringSubmatchIndex(text)
-	if !cue && notMatch == nil && (len(strings.Fields(text)) > 3 || startsOver(text, now, currency)) {
+	if !cue && notMatch == nil && (len(strings.Fields(text)) > 3 || startsOver(r)) {
 		return orchestrator.Decision{}, false
 	}
 	cur, ok, _ := pickAmount(findAmounts(strings.ReplaceAll(m[2], ",", "")))
@@ -212,15 +233,16 @@ func correctAdd(m []string, text string, now time.Time, currency string) (orches
 var (
 	// A proposal shows the expense it touches, and each change as
 	// "before → after"; the blind forms without them are read too.
-	proposedChange = regexp.MustCompile(`^Proposed: Change expense #(\d+)(?: \(.*?\))?: (.+)\?$`)
-	proposedDelete = regexp.MustCompile(`^Proposed: Delete expense #(\d+)(?:: .*)?\?$`)
-	changeParts    = regexp.MustCompile(`(?:^|, )(item (?:'.*?' → )?'(.*?)'|amount (?:\S+ → )?(\S+)|date (?:\S+ → )?(\d{4}-\d{2}-\d{2})|category (?:.+? → )?(.+?))(?:,|$)`)
+	proposedChange = mustCompile(`^Proposed: Change expense #(\d+)(?: \(.*?\))?: (.+)\?$`)
+	proposedDelete = mustCompile(`^Proposed: Delete expense #(\d+)(?:: .*)?\?$`)
+	changeParts    = mustCompile(`(?:^|, )(item (?:'.*?' → )?'(.*?)'|amount (?:\S+ → )?(\S+)|date (?:\S+ → )?(\d{4}-\d{2}-\d{2})|category (?:.+? → )?(.+?))(?:,|$)`)
 )
 
 // looksLikeCorrection reports whether text corrects the proposal before it
 // rather than asking something new.
-func looksLikeCorrection(text string, now time.Time, currency string) bool {
-	return correctionCue.MatchString(text) || notPhrase.MatchString(text) || len(strings.Fields(text)) <= 3 && !startsOver(text, now, currency)
+func looksLikeCorrection(r *reply) bool {
+	text := r.text
+	return correctionCue.MatchString(text) || notPhrase.MatchString(text) || len(strings.Fields(text)) <= 3 && !startsOver(r)
 }
 
 // withoutWrong drops the cue words and the "not X" part of a correction.

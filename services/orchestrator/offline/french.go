@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/purser-ai/purser/services/orchestrator"
@@ -14,48 +13,48 @@ import (
 // frenchRe tells French text by words English does not use.
 // (Go's \b knows ASCII letters only, so words ending in an accent have
 // none after them.)
-var frenchRe = regexp.MustCompile(`(?i)\b(?:combien|depense|j'ai|ai-je|ce mois-ci|mois dernier|cette|semaine|aujourd'hui|hier|ajoute|ajouter|montre|affiche|supprime|annule|importe[rz]?|quelles?|qu'est-ce|vérifier|mes|pour|chez|merci|bonjour|cherche|trouve|souviens|rappelle|virement|factures?)\b|\b(?:dépens|année|catégorie|règle|payé|acheté|reçu)`)
+var frenchRe = mustCompile(`(?i)\b(?:combien|depense|j'ai|ai-je|ce mois-ci|mois dernier|cette|semaine|aujourd'hui|hier|ajoute|ajouter|montre|affiche|supprime|annule|importe[rz]?|quelles?|qu'est-ce|vérifier|mes|pour|chez|merci|bonjour|cherche|trouve|souviens|rappelle|virement|factures?)\b|\b(?:dépens|année|catégorie|règle|payé|acheté|reçu)`)
 
 // frenchPhrases rewrites French into English, in order.
 var frenchPhrases = []struct {
-	re *regexp.Regexp
+	re *pattern
 	en string
 }{
-	{regexp.MustCompile(`(?i)\bqu'est-ce que j'ai dit\b|\bqu'ai-je dit\b`), "what did I say"},
-	{regexp.MustCompile(`(?i)à propos d[eu']\s*|\bau sujet d[eu']\s*`), "about "},
-	{regexp.MustCompile(`(?i)\bcombien (?:ai-je|j'ai) dépensé|\bcombien ai-je depense\b`), "how much did I spend"},
-	{regexp.MustCompile(`(?i)\bqu'est-ce que j'ai dépensé|\bqu'ai-je dépensé`), "what did I spend"},
-	{regexp.MustCompile(`(?i)\bmes dépenses\b`), "my expenses"},
-	{regexp.MustCompile(`(?i)\b(?:montre|affiche|liste)(?:-moi)?\b`), "show"},
-	{regexp.MustCompile(`(?i)\bj'ai dépensé`), "I spent"},
-	{regexp.MustCompile(`(?i)\bj'ai payé`), "I paid"},
-	{regexp.MustCompile(`(?i)\bj'ai acheté`), "I bought"},
-	{regexp.MustCompile(`(?i)\bajoute[rz]?\b`), "add"},
-	{regexp.MustCompile(`(?i)\bsupprime[rz]?\b`), "delete"},
-	{regexp.MustCompile(`(?i)\bimporte[rz]? le premier\b`), "import the first one"},
-	{regexp.MustCompile(`(?i)\bimporte[rz]?\b`), "import"},
-	{regexp.MustCompile(`(?i)\bannule[rz]?(?: ça| cela| la dernière modification)?\b`), "undo"},
-	{regexp.MustCompile(`(?i)\bla dépense|\bdépense`), "expense"},
-	{regexp.MustCompile(`(?i)\bce mois-ci\b|\bce mois\b`), "this month"},
-	{regexp.MustCompile(`(?i)\ble mois dernier\b|\bmois dernier\b`), "last month"},
-	{regexp.MustCompile(`(?i)\bcette semaine\b`), "this week"},
-	{regexp.MustCompile(`(?i)\bla semaine dernière`), "last week"},
-	{regexp.MustCompile(`(?i)\bcette année`), "this year"},
-	{regexp.MustCompile(`(?i)\bl'année dernière`), "last year"},
-	{regexp.MustCompile(`(?i)\baujourd'hui\b`), "today"},
-	{regexp.MustCompile(`(?i)\bhier\b`), "yesterday"},
-	{regexp.MustCompile(`(?i)\bquelles sont mes catégories|\bmes catégories`), "what categories do I have"},
-	{regexp.MustCompile(`(?i)\bmes règles`), "show my rules"},
-	{regexp.MustCompile(`(?i)\b(?:qu'est-ce qui est|quoi|y a-t-il quelque chose|ai-je quelque chose) à vérifier\b`), "what needs review"},
-	{regexp.MustCompile(`(?i)\bcherche(?:r)?\b|\btrouve(?:r)?\b`), "find"},
-	{regexp.MustCompile(`(?i)\bmes reçus\b|\bmes factures\b`), "my receipts"},
-	{regexp.MustCompile(`(?i)\bchez\b`), "at"},
-	{regexp.MustCompile(`(?i)\bau\b|(?:^|\s)à la\b|\baux\b`), "on"},
-	{regexp.MustCompile(`(?i)\bpour\b`), "for"},
-	{regexp.MustCompile(`(?i)\bde\b|\bdu\b|\bdes\b|\ben\b`), "in"},
-	{regexp.MustCompile(`(?i)\bun\b|\bune\b|\ble\b|\bla\b|\bles\b|\bl'`), " "},
-	{regexp.MustCompile(`(?i)^(?:merci|super|parfait)\b.*`), "thanks"},
-	{regexp.MustCompile(`(?i)^(?:bonjour|salut|bonsoir)\b`), "hello"},
+	{mustCompile(`(?i)\bqu'est-ce que j'ai dit\b|\bqu'ai-je dit\b`), "what did I say"},
+	{mustCompile(`(?i)à propos d[eu']\s*|\bau sujet d[eu']\s*`), "about "},
+	{mustCompile(`(?i)\bcombien (?:ai-je|j'ai) dépensé|\bcombien ai-je depense\b`), "how much did I spend"},
+	{mustCompile(`(?i)\bqu'est-ce que j'ai dépensé|\bqu'ai-je dépensé`), "what did I spend"},
+	{mustCompile(`(?i)\bmes dépenses\b`), "my expenses"},
+	{mustCompile(`(?i)\b(?:montre|affiche|liste)(?:-moi)?\b`), "show"},
+	{mustCompile(`(?i)\bj'ai dépensé`), "I spent"},
+	{mustCompile(`(?i)\bj'ai payé`), "I paid"},
+	{mustCompile(`(?i)\bj'ai acheté`), "I bought"},
+	{mustCompile(`(?i)\bajoute[rz]?\b`), "add"},
+	{mustCompile(`(?i)\bsupprime[rz]?\b`), "delete"},
+	{mustCompile(`(?i)\bimporte[rz]? le premier\b`), "import the first one"},
+	{mustCompile(`(?i)\bimporte[rz]?\b`), "import"},
+	{mustCompile(`(?i)\bannule[rz]?(?: ça| cela| la dernière modification)?\b`), "undo"},
+	{mustCompile(`(?i)\bla dépense|\bdépense`), "expense"},
+	{mustCompile(`(?i)\bce mois-ci\b|\bce mois\b`), "this month"},
+	{mustCompile(`(?i)\ble mois dernier\b|\bmois dernier\b`), "last month"},
+	{mustCompile(`(?i)\bcette semaine\b`), "this week"},
+	{mustCompile(`(?i)\bla semaine dernière`), "last week"},
+	{mustCompile(`(?i)\bcette année`), "this year"},
+	{mustCompile(`(?i)\bl'année dernière`), "last year"},
+	{mustCompile(`(?i)\baujourd'hui\b`), "today"},
+	{mustCompile(`(?i)\bhier\b`), "yesterday"},
+	{mustCompile(`(?i)\bquelles sont mes catégories|\bmes catégories`), "what categories do I have"},
+	{mustCompile(`(?i)\bmes règles`), "show my rules"},
+	{mustCompile(`(?i)\b(?:qu'est-ce qui est|quoi|y a-t-il quelque chose|ai-je quelque chose) à vérifier\b`), "what needs review"},
+	{mustCompile(`(?i)\bcherche(?:r)?\b|\btrouve(?:r)?\b`), "find"},
+	{mustCompile(`(?i)\bmes reçus\b|\bmes factures\b`), "my receipts"},
+	{mustCompile(`(?i)\bchez\b`), "at"},
+	{mustCompile(`(?i)\bau\b|(?:^|\s)à la\b|\baux\b`), "on"},
+	{mustCompile(`(?i)\bpour\b`), "for"},
+	{mustCompile(`(?i)\bde\b|\bdu\b|\bdes\b|\ben\b`), "in"},
+	{mustCompile(`(?i)\bun\b|\bune\b|\ble\b|\bla\b|\bles\b|\bl'`), " "},
+	{mustCompile(`(?i)^(?:merci|super|parfait)\b.*`), "thanks"},
+	{mustCompile(`(?i)^(?:bonjour|salut|bonsoir)\b`), "hello"},
 }
 
 // isFrench reports whether a turn is in French: the person's locale
@@ -105,26 +104,26 @@ func inFrench(d orchestrator.Decision) orchestrator.Decision {
 // Ajouter la dépense « pain » de 1 234,50 € le 22/11/2026 ?" reads as
 // "Proposed: Add expense 'pain' €1234.50 on 2026-11-22?".
 var proposalFR = []struct {
-	re *regexp.Regexp
+	re *pattern
 	en string
 }{
-	{regexp.MustCompile(`^Proposed: Ajouter la dépense « (.*?) » de `), "Proposed: Add expense '$1' "},
-	{regexp.MustCompile(`^Proposed: Modifier la dépense #`), "Proposed: Change expense #"},
-	{regexp.MustCompile(`^Proposed: Supprimer la dépense #`), "Proposed: Delete expense #"},
-	{regexp.MustCompile(`\b(\d{2})/(\d{2})/(\d{4})\b`), "$3-$2-$1"},
-	{regexp.MustCompile(` le (\d{4}-\d{2}-\d{2})`), " on $1"},
-	{regexp.MustCompile(` dans la catégorie `), " in "},
-	{regexp.MustCompile(`libellé « (.*?) »`), "item '$1'"},
-	{regexp.MustCompile(` → « (.*?) »`), " → '$1'"},
-	{regexp.MustCompile(`\bmontant `), "amount "},
-	{regexp.MustCompile(`\bcatégorie `), "category "},
-	{regexp.MustCompile(`\bdevise `), "currency "},
-	{regexp.MustCompile(` : `), ": "},
-	{regexp.MustCompile(` \?$`), "?"},
+	{mustCompile(`^Proposed: Ajouter la dépense « (.*?) » de `), "Proposed: Add expense '$1' "},
+	{mustCompile(`^Proposed: Modifier la dépense #`), "Proposed: Change expense #"},
+	{mustCompile(`^Proposed: Supprimer la dépense #`), "Proposed: Delete expense #"},
+	{mustCompile(`\b(\d{2})/(\d{2})/(\d{4})\b`), "$3-$2-$1"},
+	{mustCompile(` le (\d{4}-\d{2}-\d{2})`), " on $1"},
+	{mustCompile(` dans la catégorie `), " in "},
+	{mustCompile(`libellé « (.*?) »`), "item '$1'"},
+	{mustCompile(` → « (.*?) »`), " → '$1'"},
+	{mustCompile(`\bmontant `), "amount "},
+	{mustCompile(`\bcatégorie `), "category "},
+	{mustCompile(`\bdevise `), "currency "},
+	{mustCompile(` : `), ": "},
+	{mustCompile(` \?$`), "?"},
 }
 
 // frenchMoney is money as the server writes it in French: 1 234,50 €.
-var frenchMoney = regexp.MustCompile(`(-?)(\d{1,3}(?:\x{202f}\d{3})*)(,\d+)?\x{00a0}(\p{Sc}|[A-Z]{3})`)
+var frenchMoney = mustCompile(`(-?)(\d{1,3}(?:\x{202f}\d{3})*)(,\d+)?\x{00a0}(\p{Sc}|[A-Z]{3})`)
 
 // englishProposal is a French proposal from history in English; any
 // other text as it is.

@@ -2,7 +2,6 @@ package offline
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -23,50 +22,50 @@ var (
 	// questionRe is a question by its form: a question mark, or the
 	// words a question starts with. A polite request ("can you add £5
 	// lunch?") is not one: see requestRe.
-	questionRe = regexp.MustCompile(`(?i)\?\s*$|^(?:so\s+|and\s+|but\s+|hey\s*,?\s+|ok\s*,?\s+)?(?:how|what|what's|whats|which|when|where|why|who|whom|whose|is|are|was|were|am|do|does|did|have|has|had|can i|could i|should|shall|will|would|may|isn't|aren't|didn't|don't|doesn't|haven't|combien|quel|quelle|quels|quelles|qu'est-ce|est-ce|où|quand|pourquoi|ai-je|as-tu)\b`)
+	questionRe = mustCompile(`(?i)\?\s*$|^(?:so\s+|and\s+|but\s+|hey\s*,?\s+|ok\s*,?\s+)?(?:how|what|what's|whats|which|when|where|why|who|whom|whose|is|are|was|were|am|do|does|did|have|has|had|can i|could i|should|shall|will|would|may|isn't|aren't|didn't|don't|doesn't|haven't|combien|quel|quelle|quels|quelles|qu'est-ce|est-ce|où|quand|pourquoi|ai-je|as-tu)\b`)
 	// requestRe is a polite request to change something, which a
 	// question mark does not make a question.
-	requestRe = regexp.MustCompile(`(?i)^(?:please\s+)?(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:add|log|record|put down|note down|enter|change|update|edit|fix|correct|delete|remove|set|make)\b`)
+	requestRe = mustCompile(`(?i)^(?:please\s+)?(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:add|log|record|put down|note down|enter|change|update|edit|fix|correct|delete|remove|set|make)\b`)
 	// otherVerbRe starts a request that is not an expense to add: what
 	// follows it is a name, a note or a search, never an amount.
-	otherVerbRe = regexp.MustCompile(`(?i)^(?:please\s+|hey\s*,?\s+|ok\s*,?\s+)?(?:remember|note that|don't forget|do not forget|find|search|look\s+(?:up|for)|locate|dig up|pull up|fetch me|get me|tell me|remind me|explain|compare|forecast|predict|estimate|calculate|count|convert|translate|call me|text me|ring me|email me|message me|wake me|meet me|remind me|cherche|trouve|rappelle|souviens)\b`)
+	otherVerbRe = mustCompile(`(?i)^(?:please\s+|hey\s*,?\s+|ok\s*,?\s+)?(?:remember|note that|don't forget|do not forget|find|search|look\s+(?:up|for)|locate|dig up|pull up|fetch me|get me|tell me|remind me|explain|compare|forecast|predict|estimate|calculate|count|convert|translate|call me|text me|ring me|email me|message me|wake me|meet me|remind me|cherche|trouve|rappelle|souviens)\b`)
 	// historyRe asks about the conversation itself.
-	historyRe = regexp.MustCompile(`(?i)\bwhat\s+(?:did|have)\s+(?:i|we)\s+(?:say|said|tell|told|mention|mentioned|write|wrote|type|typed|ask|asked)\b|\bdid\s+i\s+(?:ever\s+)?(?:say|tell|mention|write)\b|\bwhat\s+did\s+you\s+(?:say|tell me|answer|reply|suggest)\b|\b(?:earlier|before|previously|last time)\s+(?:i|you|we)\s+(?:said|mentioned|told|talked|wrote|asked)\b|\bremind\s+me\s+what\s+(?:i|you|we)\b|\b(?:our|this|the)\s+(?:chat|conversation)\s+(?:history|about|log)\b|\bscroll\s+back\b|\bwhat\s+(?:was|were)\s+(?:we|i)\s+(?:talking|saying)\b|\bqu'est-ce\s+que\s+j'ai\s+dit\b|\bqu'ai-je\s+dit\b|\bj'ai\s+dit\s+quoi\b`)
+	historyRe = mustCompile(`(?i)\bwhat\s+(?:did|have)\s+(?:i|we)\s+(?:say|said|tell|told|mention|mentioned|write|wrote|type|typed|ask|asked)\b|\bdid\s+i\s+(?:ever\s+)?(?:say|tell|mention|write)\b|\bwhat\s+did\s+you\s+(?:say|tell me|answer|reply|suggest)\b|\b(?:earlier|before|previously|last time)\s+(?:i|you|we)\s+(?:said|mentioned|told|talked|wrote|asked)\b|\bremind\s+me\s+what\s+(?:i|you|we)\b|\b(?:our|this|the)\s+(?:chat|conversation)\s+(?:history|about|log)\b|\bscroll\s+back\b|\bwhat\s+(?:was|were)\s+(?:we|i)\s+(?:talking|saying)\b|\bqu'est-ce\s+que\s+j'ai\s+dit\b|\bqu'ai-je\s+dit\b|\bj'ai\s+dit\s+quoi\b`)
 	// aboutRe finds what a look back is about.
-	aboutRe = regexp.MustCompile(`(?i)\b(?:about|regarding|concerning|on the subject of|sur|à propos d[eu]|au sujet d[eu])\s+(.+)$`)
+	aboutRe = mustCompile(`(?i)\b(?:about|regarding|concerning|on the subject of|sur|à propos d[eu]|au sujet d[eu])\s+(.+)$`)
 	// searchRe asks to find documents or entries by words.
-	searchRe = regexp.MustCompile(`(?i)^(?:please\s+|can you\s+|could you\s+)?(?:find|search(?:\s+for)?|look\s+(?:up|for)|locate|dig up|pull up|where(?:'s|\s+is|\s+are)|cherche|trouve)\b\s*(.*)$`)
+	searchRe = mustCompile(`(?i)^(?:please\s+|can you\s+|could you\s+)?(?:find|search(?:\s+for)?|look\s+(?:up|for)|locate|dig up|pull up|where(?:'s|\s+is|\s+are)|cherche|trouve)\b\s*(.*)$`)
 	// noteRe is a note to keep, which purser does not keep apart from
 	// the conversation.
-	noteRe = regexp.MustCompile(`(?i)^(?:please\s+)?(?:remember|note that|make a note|don't forget|do not forget|keep in mind|souviens-toi|rappelle-toi)\b\s*(?:that\s+)?(.*)$`)
+	noteRe = mustCompile(`(?i)^(?:please\s+)?(?:remember|note that|make a note|don't forget|do not forget|keep in mind|souviens-toi|rappelle-toi)\b\s*(?:that\s+)?(.*)$`)
 	// bestWorstRe compares periods, which no tool ranks yet.
-	bestWorstRe = regexp.MustCompile(`(?i)\b(?:cheaper|dearer|more expensive|better|worse|pricier)\s+than\b|\b(?:best|worst|cheapest|most expensive|priciest|record)\s+(?:year|month|week|quarter)\b|\b(?:year|month)\s+(?:on|over)\s+year\b`)
+	bestWorstRe = mustCompile(`(?i)\b(?:cheaper|dearer|more expensive|better|worse|pricier)\s+than\b|\b(?:best|worst|cheapest|most expensive|priciest|record)\s+(?:year|month|week|quarter)\b|\b(?:year|month)\s+(?:on|over)\s+year\b`)
 	// countRe asks how many times something was bought or done; what
 	// follows is the thing, then the dates.
-	countRe = regexp.MustCompile(`(?i)^(?:so\s+|and\s+)?how\s+(?:many|often)\s+(?:times\s+)?(.*)$`)
+	countRe = mustCompile(`(?i)^(?:so\s+|and\s+)?how\s+(?:many|often)\s+(?:times\s+)?(.*)$`)
 	// countVerbRe is the verb of a count, before or after the thing:
 	// "did I buy coffee", "coffees did I buy".
-	countVerbRe = regexp.MustCompile(`(?i)\b(?:did|have|do|has)\s+(?:i|we)\s+(?:ever\s+)?(?:been\s+)?(?:buy|bought|get|got|order|ordered|pay(?:\s+for)?|paid(?:\s+for)?|have|had|go(?:\s+to)?|gone(?:\s+to)?|went(?:\s+to)?|visit(?:ed)?|eat(?:\s+at)?|eaten(?:\s+at)?|shop(?:ped)?(?:\s+at)?|use|used|spend(?:\s+(?:on|at))?|spent(?:\s+(?:on|at))?|take|took|grab(?:bed)?)\b(?:\s+(?:to|at|on|for))?`)
+	countVerbRe = mustCompile(`(?i)\b(?:did|have|do|has)\s+(?:i|we)\s+(?:ever\s+)?(?:been\s+)?(?:buy|bought|get|got|order|ordered|pay(?:\s+for)?|paid(?:\s+for)?|have|had|go(?:\s+to)?|gone(?:\s+to)?|went(?:\s+to)?|visit(?:ed)?|eat(?:\s+at)?|eaten(?:\s+at)?|shop(?:ped)?(?:\s+at)?|use|used|spend(?:\s+(?:on|at))?|spent(?:\s+(?:on|at))?|take|took|grab(?:bed)?)\b(?:\s+(?:to|at|on|for))?`)
 	// countEnd cuts the thing where the dates begin.
-	countEnd = regexp.MustCompile(`(?i)\s+(?:in|this|last|since|over|during|from|between|so far|until|before|after|per|each|every|the past|ever|yesterday|today)\b.*$`)
+	countEnd = mustCompile(`(?i)\s+(?:in|this|last|since|over|during|from|between|so far|until|before|after|per|each|every|the past|ever|yesterday|today)\b.*$`)
 	// notSpendingRe is money that is not spent: owed, lent, moved
 	// between the person's own accounts.
-	notSpendingRe = regexp.MustCompile(`(?i)\b(?:owes?|owed|lent|lend|borrow(?:ed)?|loan(?:ed)?)\b|\b(?:transfer(?:red)?|moved?|put)\b.*\b(?:savings|isa|pot|current account|my account|other account)\b|\btransfer(?:red)?\s+\S+\s+(?:to|from|into)\b|\bvirement\b`)
+	notSpendingRe = mustCompile(`(?i)\b(?:owes?|owed|lent|lend|borrow(?:ed)?|loan(?:ed)?)\b|\b(?:transfer(?:red)?|moved?|put)\b.*\b(?:savings|isa|pot|current account|my account|other account)\b|\btransfer(?:red)?\s+\S+\s+(?:to|from|into)\b|\bvirement\b`)
 	// pickRe is a choice or a place in a list, not a purchase: "page 2".
-	pickRe = regexp.MustCompile(`(?i)^(?:page|option|number|no\.?|item|step|room|chapter|line|question|choice|level|table|row|the)\s*#?\d+[.!]?$`)
+	pickRe = mustCompile(`(?i)^(?:page|option|number|no\.?|item|step|room|chapter|line|question|choice|level|table|row|the)\s*#?\d+[.!]?$`)
 	// lastChangeRe asks what the last change was.
-	lastChangeRe = regexp.MustCompile(`(?i)\b(?:what\s+(?:was|is)|show(?:\s+me)?)\s+(?:my|the)\s+(?:last|latest|most recent)\s+(?:change|edit)\b`)
+	lastChangeRe = mustCompile(`(?i)\b(?:what\s+(?:was|is)|show(?:\s+me)?)\s+(?:my|the)\s+(?:last|latest|most recent)\s+(?:change|edit)\b`)
 	// boughtRe asks what was bought: the ledger as a list.
-	boughtRe = regexp.MustCompile(`(?i)^what\s+(?:did|have)\s+(?:i|we)\s+(?:buy|bought|get|got|order|ordered|pay for|paid for)\b`)
+	boughtRe = mustCompile(`(?i)^what\s+(?:did|have)\s+(?:i|we)\s+(?:buy|bought|get|got|order|ordered|pay for|paid for)\b`)
 	// searchYearRe is a year a search names: "from 2020".
-	searchYearRe = regexp.MustCompile(`(?i)\b(?:from|in|of|during|for)\s+((?:19|20)\d{2})\b`)
+	searchYearRe = mustCompile(`(?i)\b(?:from|in|of|during|for)\s+((?:19|20)\d{2})\b`)
 	// chitChatRe is talk that asks nothing of the ledger.
-	chitChatRe = regexp.MustCompile(`(?i)^(?:thanks|thank you|thx|cheers|ta|great|cool|nice|awesome|perfect|lol|haha|ok|okay|alright|good|bye|goodbye|see you|merci|super|parfait|d'accord|au revoir)\b[\s!.,]*(?:you|so much|a lot|again|beaucoup)?[\s!.]*$`)
+	chitChatRe = mustCompile(`(?i)^(?:thanks|thank you|thx|cheers|ta|great|cool|nice|awesome|perfect|lol|haha|ok|okay|alright|good|bye|goodbye|see you|merci|super|parfait|d'accord|au revoir)\b[\s!.,]*(?:you|so much|a lot|again|beaucoup)?[\s!.]*$`)
 	// whoRe asks about the assistant itself.
-	whoRe = regexp.MustCompile(`(?i)^(?:who|what)\s+are\s+you\b|^how\s+are\s+you\b|^are\s+you\s+(?:a\s+)?(?:bot|human|real|person|robot|an? ai)\b|^what'?s\s+your\s+name\b|^qui\s+es-tu\b|^comment\s+(?:vas-tu|ça va|ca va)\b`)
+	whoRe = mustCompile(`(?i)^(?:who|what)\s+are\s+you\b|^how\s+are\s+you\b|^are\s+you\s+(?:a\s+)?(?:bot|human|real|person|robot|an? ai)\b|^what'?s\s+your\s+name\b|^qui\s+es-tu\b|^comment\s+(?:vas-tu|ça va|ca va)\b`)
 	// aboutMeRe is something the person tells about their life: the
 	// conversation keeps it, and a number in it is not an amount.
-	aboutMeRe = regexp.MustCompile(`(?i)^(?:my|our)\s+([a-z][a-z'-]*)(?:\s+[a-z][a-z'-]*)?\s+(?:is|are|was|were|lives|works|called|named|has|have|'s)\b|^(?:i|we)\s+(?:have|live|work|am|'m|was|were|own|moved|got married|had)\b|^(?:mon|ma|mes|notre)\s+([a-zéèàç'-]+)\s+(?:est|sont|s'appelle|habite)\b`)
+	aboutMeRe = mustCompile(`(?i)^(?:my|our)\s+([a-z][a-z'-]*)(?:\s+[a-z][a-z'-]*)?\s+(?:is|are|was|were|lives|works|called|named|has|have|'s)\b|^(?:i|we)\s+(?:have|live|work|am|'m|was|were|own|moved|got married|had)\b|^(?:mon|ma|mes|notre)\s+([a-zéèàç'-]+)\s+(?:est|sont|s'appelle|habite)\b`)
 )
 
 // isQuestion reports whether text asks rather than tells.

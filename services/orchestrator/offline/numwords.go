@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -14,12 +13,12 @@ var tens = map[string]int{"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, 
 // spelledMoney is a number written in words just before a currency word:
 // "twelve pounds", "twenty-five dollars", "a hundred euros". Only then is
 // a word a number; "two coffees" stays words.
-var spelledMoney = regexp.MustCompile(`(?i)\b((?:a|one|two|three|four|five|six|seven|eight|nine)\s+hundred(?:\s+and)?\s+)?` +
+var spelledMoney = mustCompile(`(?i)\b((?:a|one|two|three|four|five|six|seven|eight|nine)\s+hundred(?:\s+and)?\s+)?` +
 	`((?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|` +
 	`one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)?` +
 	`\s*\b(pounds?|quid|dollars?|bucks|euros?)\b`)
 
-var slang = regexp.MustCompile(`(?i)\b(?:a\s+)?(fiver|tenner)\b`)
+var slang = mustCompile(`(?i)\b(?:a\s+)?(fiver|tenner)\b`)
 
 // spelledToDigits writes amounts spelled in words as digits, so that the
 // one reader of amounts judges them: "twelve pounds" is "12 pounds", "a

@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -39,26 +38,26 @@ const (
 )
 
 var (
-	greetRe   = regexp.MustCompile(`(?i)^(hi|hello|hey|good (morning|afternoon|evening))\b`)
-	helpRe    = regexp.MustCompile(`(?i)^(help|what can you do)\b`)
-	deleteRe  = regexp.MustCompile(`(?i)\b(delete|remove|drop|erase)\b`)
-	updateRe  = regexp.MustCompile(`(?i)\b(change|update|edit|correct|fix|set|rename|modify)\b`)
-	mailRe    = regexp.MustCompile(`(?i)\b(statements?|e-?mails?|mail|gmail|inbox)\b`)
-	processRe = regexp.MustCompile(`(?i)\b(process|import|load|fetch|download|add)\b`)
+	greetRe   = mustCompile(`(?i)^(hi|hello|hey|good (morning|afternoon|evening))\b`)
+	helpRe    = mustCompile(`(?i)^(help|what can you do)\b`)
+	deleteRe  = mustCompile(`(?i)\b(delete|remove|drop|erase)\b`)
+	updateRe  = mustCompile(`(?i)\b(change|update|edit|correct|fix|set|rename|modify)\b`)
+	mailRe    = mustCompile(`(?i)\b(statements?|e-?mails?|mail|gmail|inbox)\b`)
+	processRe = mustCompile(`(?i)\b(process|import|load|fetch|download|add)\b`)
 	// newRe asks what a statement would add, without importing it.
-	newRe     = regexp.MustCompile(`(?i)(\bwhat'?s new\b|\bwhat is new\b|\banything new\b|\bnew in\b|\bpreview\b|\balready (in|imported)\b)`)
-	importsRe = regexp.MustCompile(`(?i)\bimport(s|ed)?\b`)
-	reviewRe  = regexp.MustCompile(`(?i)\b(review|check(ing)?|flagged|uncertain|suspicious)\b`)
-	vendorRe  = regexp.MustCompile(`(?i)\b(?:at|from|with)\s+([A-Z][A-Za-z0-9&'.-]*(?:\s+[A-Z][A-Za-z0-9&'.-]*)*)`)
-	spendRe   = regexp.MustCompile(`(?i)\b(spend|spent|spending|paid|pay)\b`)
-	balanceRe = regexp.MustCompile(`(?i)\b(how much|total|balance|sum|what did i spend|what have i spent|what i spent|what i've spent)\b`)
-	listRe    = regexp.MustCompile(`(?i)\b(list|show|what|which|see)\b.*\b(expenses?|spending|purchases)\b|\bmy expenses\b|\b(list|show|see)\b.*\b(spent|bought|paid|everything)\b|^(my\s+)?(expenses|spending|purchases)\b`)
-	addRe     = regexp.MustCompile(`(?i)\b(add|spent|paid|bought|record|log|put down|grabbed)\b`)
-	verbStart = regexp.MustCompile(`(?i)^(please\s+)?(add|i\s+spent|spent|i\s+paid|paid|i\s+bought|bought|record|log|delete|remove|change|update|show|list|what|how|find|import|search|check)\b`)
-	listCatRe = regexp.MustCompile(`(?i)\b(?:on|for)\s+([a-z][a-z ]{1,30}?)\s*(?:this|last|today|yesterday|in|since|from|between|during|\?|$)`)
-	renameRe  = regexp.MustCompile(`(?i)\b(?:rename|call)\b.*\bto\s+['"]?([^'"]+?)['"]?\s*$`)
-	lastImpRe = regexp.MustCompile(`(?i)\b(last|latest|most recent)\s+import\b`)
-	statement = regexp.MustCompile(`(?i)\b(visa|mastercard|amex|american express|credit card|debit card|checking|current account|savings|monzo|barclays|hsbc|chase|santander|lloyds|natwest|revolut|ing|paypal)\b`)
+	newRe     = mustCompile(`(?i)(\bwhat'?s new\b|\bwhat is new\b|\banything new\b|\bnew in\b|\bpreview\b|\balready (in|imported)\b)`)
+	importsRe = mustCompile(`(?i)\bimport(s|ed)?\b`)
+	reviewRe  = mustCompile(`(?i)\b(review|check(ing)?|flagged|uncertain|suspicious)\b`)
+	vendorRe  = mustCompile(`(?i)\b(?:at|from|with)\s+([A-Z][A-Za-z0-9&'.-]*(?:\s+[A-Z][A-Za-z0-9&'.-]*)*)`)
+	spendRe   = mustCompile(`(?i)\b(spend|spent|spending|paid|pay)\b`)
+	balanceRe = mustCompile(`(?i)\b(how much|total|balance|sum|what did i spend|what have i spent|what i spent|what i've spent)\b`)
+	listRe    = mustCompile(`(?i)\b(list|show|what|which|see)\b.*\b(expenses?|spending|purchases)\b|\bmy expenses\b|\b(list|show|see)\b.*\b(spent|bought|paid|everything)\b|^(my\s+)?(expenses|spending|purchases)\b`)
+	addRe     = mustCompile(`(?i)\b(add|spent|paid|bought|record|log|put down|grabbed)\b`)
+	verbStart = mustCompile(`(?i)^(please\s+)?(add|i\s+spent|spent|i\s+paid|paid|i\s+bought|bought|record|log|delete|remove|change|update|show|list|what|how|find|import|search|check)\b`)
+	listCatRe = mustCompile(`(?i)\b(?:on|for)\s+([a-z][a-z ]{1,30}?)\s*(?:this|last|today|yesterday|in|since|from|between|during|\?|$)`)
+	renameRe  = mustCompile(`(?i)\b(?:rename|call)\b.*\bto\s+['"]?([^'"]+?)['"]?\s*$`)
+	lastImpRe = mustCompile(`(?i)\b(last|latest|most recent)\s+import\b`)
+	statement = mustCompile(`(?i)\b(visa|mastercard|amex|american express|credit card|debit card|checking|current account|savings|monzo|barclays|hsbc|chase|santander|lloyds|natwest|revolut|ing|paypal)\b`)
 )
 
 // Decide chooses the next step. Within a turn that already ran tools it
@@ -147,7 +146,7 @@ var plainer = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`
 // groupedRe is a number with its thousands set apart by spaces, as French
 // writes money: "1 234,56", "12 500 €". Only with a decimal comma or a
 // euro sign after it, so "2 100 bags" stays two numbers.
-var groupedRe = regexp.MustCompile(`\b\d{1,3}(?: \d{3})+(?:,\d{1,2}\b|(?:,\d{1,2})? ?(?:€|EUR\b|euros?\b))`)
+var groupedRe = mustCompile(`\b\d{1,3}(?: \d{3})+(?:,\d{1,2}\b|(?:,\d{1,2})? ?(?:€|EUR\b|euros?\b))`)
 
 // ungroup closes the spaces inside numbers groupedRe finds.
 func ungroup(text string) string {
@@ -171,10 +170,11 @@ func fromText(p orchestrator.Prompt) orchestrator.Decision {
 	case helpRe.MatchString(text):
 		return answer(helpText)
 	}
-	if d, ok := followUp(p, text); ok {
+	r := &reply{text: text, now: p.Now, currency: p.Currency}
+	if d, ok := followUp(p, r); ok {
 		return d
 	}
-	return understand(text, p.Now, p.Currency)
+	return r.understood()
 }
 
 // understand reads a request on its own, without the conversation.
@@ -311,29 +311,29 @@ func query(text string, now time.Time) (orchestrator.Decision, bool) {
 }
 
 // thresholdRe compares spending with an amount: "more than £50".
-var thresholdRe = regexp.MustCompile(`(?i)\b(?:over|more than|above|under|less than|below|at least|at most)\s+\S*\d`)
+var thresholdRe = mustCompile(`(?i)\b(?:over|more than|above|under|less than|below|at least|at most)\s+\S*\d`)
 
 // spentStart tells of a purchase; didSpendRe asks about spending.
 var (
-	spentStart = regexp.MustCompile(`(?i)^(?:so\s+|today\s+|yesterday\s+)?(?:i|we)(?:'ve| have)?\s+(?:just\s+)?(?:spent|paid|bought|grabbed|got)\b`)
-	didSpendRe = regexp.MustCompile(`(?i)^(?:so\s+)?(?:did|have|has)\s+(?:i|we)\s+(?:ever\s+)?(?:spent|spend|paid|pay)\b`)
+	spentStart = mustCompile(`(?i)^(?:so\s+|today\s+|yesterday\s+)?(?:i|we)(?:'ve| have)?\s+(?:just\s+)?(?:spent|paid|bought|grabbed|got)\b`)
+	didSpendRe = mustCompile(`(?i)^(?:so\s+)?(?:did|have|has)\s+(?:i|we)\s+(?:ever\s+)?(?:spent|spend|paid|pay)\b`)
 )
 
 // pronounStart is a sentence about someone rather than a purchase.
-var pronounStart = regexp.MustCompile(`(?i)^(?:i|i'm|i've|we|we're|my|our|it|it's|he|she|they|there|you|je|j'ai|nous|il|elle)\b`)
+var pronounStart = mustCompile(`(?i)^(?:i|i'm|i've|we|we're|my|our|it|it's|he|she|they|there|you|je|j'ai|nous|il|elle)\b`)
 
 // ledgerListRe asks for the ledger as a list: transactions, entries,
 // everything, typed and imported together ("list my transactions in
 // October", "show everything I spent last month").
-var ledgerListRe = regexp.MustCompile(`(?i)\b(list|show|see|what are|give me)\b.*\b(transactions|entries|ledger|everything)\b|^(my\s+)?(transactions|ledger)\b`)
+var ledgerListRe = mustCompile(`(?i)\b(list|show|see|what are|give me)\b.*\b(transactions|entries|ledger|everything)\b|^(my\s+)?(transactions|ledger)\b`)
 
 // spentOnRe finds what spending was on: "spent on coffee", "spend for
 // the gym", "spent over 100 on coffee" (the total answers the threshold).
-var spentOnRe = regexp.MustCompile(`(?i)\b(?:spend|spent|spending|paid|pay)\s+(?:(?:over|more than|above|under|less than|below|at least|at most|around|about)\s+\S+\s+)?(?:on|for)\s+(.+)`)
+var spentOnRe = mustCompile(`(?i)\b(?:spend|spent|spending|paid|pay)\s+(?:(?:over|more than|above|under|less than|below|at least|at most|around|about)\s+\S+\s+)?(?:on|for)\s+(.+)`)
 
 // phraseEnd cuts a shop's or a thing's name where the question goes on
 // with dates or another clause: "Tesco in October", "coffee this month".
-var phraseEnd = regexp.MustCompile(`(?i)\s+(?:in|on|during|for|since|last|this|between|from|over|so|today|yesterday|before|after|until|till|per|by|each|every|ever|overall|altogether|of all time)\b.*$`)
+var phraseEnd = mustCompile(`(?i)\s+(?:in|on|during|for|since|last|this|between|from|over|so|today|yesterday|before|after|until|till|per|by|each|every|ever|overall|altogether|of all time)\b.*$`)
 
 // shopRange is the range of a question about one shop or thing: the
 // dates it names, else every date (a shop asked about with no dates is
@@ -380,7 +380,7 @@ func stripYears(text string) string {
 	return yearWords.ReplaceAllString(text, " ")
 }
 
-var yearWords = regexp.MustCompile(`(?i)\b(?:in|of|for|during|since|year|q[1-4]|quarter|` + monthWords + `)\s+(?:19|20)\d{2}\b`)
+var yearWords = mustCompile(`(?i)\b(?:in|of|for|during|since|year|q[1-4]|quarter|` + monthWords + `)\s+(?:19|20)\d{2}\b`)
 
 func isRangeWord(s string) bool {
 	s = strings.ToLower(strings.TrimSpace(s))

@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
@@ -11,15 +10,15 @@ import (
 
 var (
 	// "set my currency to euros", "my default currency is CHF", "use dollars from now on"
-	prefCurrencyRe = regexp.MustCompile(`(?i)\b(?:my\s+)?(?:default\s+)?currency\s+(?:is|to|should be|=)\s+([A-Za-z]{3,9})\b|\buse\s+([A-Za-z]{3,9})\s+(?:by default|from now on)\b`)
+	prefCurrencyRe = mustCompile(`(?i)\b(?:my\s+)?(?:default\s+)?currency\s+(?:is|to|should be|=)\s+([A-Za-z]{3,9})\b|\buse\s+([A-Za-z]{3,9})\s+(?:by default|from now on)\b`)
 	// "my time zone is Europe/Paris", "set my timezone to America/New_York"
-	prefZoneRe = regexp.MustCompile(`(?i)\btime\s?zone\s+(?:is|to|=)\s+([A-Za-z]+(?:/[A-Za-z_+-]+){1,2}|UTC)\b`)
+	prefZoneRe = mustCompile(`(?i)\btime\s?zone\s+(?:is|to|=)\s+([A-Za-z]+(?:/[A-Za-z_+-]+){1,2}|UTC)\b`)
 	// "I write dates month first", "dates are day first"
-	prefOrderRe = regexp.MustCompile(`(?i)\bdates?\b.*\b(day|month|year)[ -]first\b`)
+	prefOrderRe = mustCompile(`(?i)\bdates?\b.*\b(day|month|year)[ -]first\b`)
 	// "answer in French", "switch to English please", "réponds en
 	// français", "my language is French": the language ends the request,
 	// so "change 5 to english breakfast" is no such thing.
-	prefLangRe = regexp.MustCompile(`(?i)(?:\b(?:answer|reply|respond|speak|talk|switch)\b[^.?!]*?\b(?:in|to)|\b(?:r[ée]ponds|r[ée]pondez|r[ée]ponds-moi|parle|parlez|passe|passez)\b[^.?!]*?\ben|\blanguage\s+(?:is|to|=))\s+(english|french|anglais|fran[cç]ais)\s*(?:please|from now on|instead|s'il te pla[iî]t|s'il vous pla[iî]t|d[ée]sormais)?\s*[.!]?$`)
+	prefLangRe = mustCompile(`(?i)(?:\b(?:answer|reply|respond|speak|talk|switch)\b[^.?!]*?\b(?:in|to)|\b(?:r[ée]ponds|r[ée]pondez|r[ée]ponds-moi|parle|parlez|passe|passez)\b[^.?!]*?\ben|\blanguage\s+(?:is|to|=))\s+(english|french|anglais|fran[cç]ais)\s*(?:please|from now on|instead|s'il te pla[iî]t|s'il vous pla[iî]t|d[ée]sormais)?\s*[.!]?$`)
 )
 
 // languages are the languages purser answers in, by the names people use.

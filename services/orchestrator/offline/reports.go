@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -15,15 +14,15 @@ import (
 // in such a question is a year or how many to list, never an amount.
 
 var (
-	recurringRe  = regexp.MustCompile(`(?i)\b(subscriptions?|recurring|repeat(ing)? payments?|standing orders?|direct debits?|regular payments?)\b`)
-	biggestRe    = regexp.MustCompile(`(?i)\b(biggest|largest|top|most expensive|highest|priciest)\b.*\b(expenses?|purchases?|payments?|spend(ing)?|costs?|transactions?|outgoings?|bills?)\b`)
-	topNRe       = regexp.MustCompile(`(?i)\b(?:top|biggest|largest|highest)\s+(` + howMany + `)\b|\b(` + howMany + `)\s+(?:biggest|largest|highest|most expensive)\b`)
-	byMonthRe    = regexp.MustCompile(`(?i)\bmonth[\s-]+(?:over|on|by|to)[\s-]+month\b|\bcompare[sd]?\b.*\bmonths?\b|\bmonths?\b.*\bcompare[sd]?\b|\b(?:per|each|every|by)\s+month\b|\bmonthly\s+(?:spending|breakdown|totals?)\b`)
-	byMerchantRe = regexp.MustCompile(`(?i)\b(?:by|per|each|every)\s+(?:merchant|shop|store|vendor|payee|retailer)s?\b|\bwhich\s+(?:merchants|shops|stores|vendors)\b|\bwho\s+(?:did|do)\s+i\s+(?:pay|spend)\b|\bwhere\s+did\s+i\s+(?:shop|spend)\s+(?:the\s+)?most\b`)
-	byCategoryRe = regexp.MustCompile(`(?i)\b(?:by|per|each|every)\s+categor(?:y|ies)\b|\bcategor(?:y|ies)\b.*\b(?:spen[dt]|breakdown)\b|\b(?:spen[dt]|spending)\b.*\bcategor(?:y|ies)\b|\bwhere\s+did\s+(?:all\s+)?my\s+money\s+go\b|\bbreak(?:down|\s+down)\b`)
-	subsCategory = regexp.MustCompile(`(?i)\b(?:on|under|in|for)\s+(?:my\s+)?subscriptions\b`) // a category, not what recurs
-	addStart     = regexp.MustCompile(`(?i)^(?:please\s+)?(?:add|record|log|put down)\b`)
-	thisAndLast  = regexp.MustCompile(`(?i)\bthis month\b.*\blast month\b|\blast month\b.*\bthis month\b`)
+	recurringRe  = mustCompile(`(?i)\b(subscriptions?|recurring|repeat(ing)? payments?|standing orders?|direct debits?|regular payments?)\b`)
+	biggestRe    = mustCompile(`(?i)\b(biggest|largest|top|most expensive|highest|priciest)\b.*\b(expenses?|purchases?|payments?|spend(ing)?|costs?|transactions?|outgoings?|bills?)\b`)
+	topNRe       = mustCompile(`(?i)\b(?:top|biggest|largest|highest)\s+(` + howMany + `)\b|\b(` + howMany + `)\s+(?:biggest|largest|highest|most expensive)\b`)
+	byMonthRe    = mustCompile(`(?i)\bmonth[\s-]+(?:over|on|by|to)[\s-]+month\b|\bcompare[sd]?\b.*\bmonths?\b|\bmonths?\b.*\bcompare[sd]?\b|\b(?:per|each|every|by)\s+month\b|\bmonthly\s+(?:spending|breakdown|totals?)\b`)
+	byMerchantRe = mustCompile(`(?i)\b(?:by|per|each|every)\s+(?:merchant|shop|store|vendor|payee|retailer)s?\b|\bwhich\s+(?:merchants|shops|stores|vendors)\b|\bwho\s+(?:did|do)\s+i\s+(?:pay|spend)\b|\bwhere\s+did\s+i\s+(?:shop|spend)\s+(?:the\s+)?most\b`)
+	byCategoryRe = mustCompile(`(?i)\b(?:by|per|each|every)\s+categor(?:y|ies)\b|\bcategor(?:y|ies)\b.*\b(?:spen[dt]|breakdown)\b|\b(?:spen[dt]|spending)\b.*\bcategor(?:y|ies)\b|\bwhere\s+did\s+(?:all\s+)?my\s+money\s+go\b|\bbreak(?:down|\s+down)\b`)
+	subsCategory = mustCompile(`(?i)\b(?:on|under|in|for)\s+(?:my\s+)?subscriptions\b`) // a category, not what recurs
+	addStart     = mustCompile(`(?i)^(?:please\s+)?(?:add|record|log|put down)\b`)
+	thisAndLast  = mustCompile(`(?i)\bthis month\b.*\blast month\b|\blast month\b.*\bthis month\b`)
 )
 
 // howMany is a count of things to list, in digits or words.

@@ -3,7 +3,6 @@ package offline
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -16,12 +15,12 @@ import (
 // transaction 12"; "undo that", "undo the last import", "take that back".
 
 var (
-	undoRe        = regexp.MustCompile(`(?i)^(?:please\s+)?(?:undo|revert|reverse|roll\s*back)\b|\b(?:undo|revert)\s+(?:that|it|this|my|the)\b|\btake\s+(?:that|it|this)\s+back\b`)
-	needsReviewRe = regexp.MustCompile(`(?i)\b(?:what|which|show|list|anything|any|see)\b.*\b(?:needs?|to|for|awaiting)\s+(?:a\s+)?review\b|^(?:needs?|to)\s+review\b|\b(?:should|must|need\s+to|have\s+to|ought\s+to)\s+(?:i\s+)?(?:review|check)\b|\b(?:à|a)\s+(?:vérifier|revoir)\b`)
-	clearReviewRe = regexp.MustCompile(`(?i)\b(?:clear|remove|drop|resolve|dismiss)\b.*\b(?:review|flag)\b.*?(?:transaction\s*)?#?(\d{1,12})\b|\bmark\s+(?:transaction\s*)?#?(\d{1,12})\s+as\s+(?:reviewed|ok|okay|fine|correct|checked)\b`)
-	markAsRe      = regexp.MustCompile(`(?i)^(?:please\s+)?(?:mark|tag|categori[sz]e)\s+(?:transaction\s*)?#?(\d{1,12})\s+(?:as|under|in(?:to)?)\s+['"]?([a-z][a-z &'-]{0,62}?)['"]?\s*[.!]?$`)
-	fixTxRe       = regexp.MustCompile(`(?i)\b(?:fix|correct|change|update|set|categori[sz]e)\s+transaction\s*#?(\d{1,12})\b\s*[:,.-]?\s*(.*)$`)
-	fixRestRe     = regexp.MustCompile(`(?i)^(?:(?:it'?s|it\s+is|it\s+was|that'?s|that\s+is|this\s+is|is|was|as|to|category|to\s+category|into|under)\s+)*(?:an?\s+|the\s+)?['"]?([a-z][a-z &'-]{0,62}?)['"]?\s*[.!]?$`)
+	undoRe        = mustCompile(`(?i)^(?:please\s+)?(?:undo|revert|reverse|roll\s*back)\b|\b(?:undo|revert)\s+(?:that|it|this|my|the)\b|\btake\s+(?:that|it|this)\s+back\b`)
+	needsReviewRe = mustCompile(`(?i)\b(?:what|which|show|list|anything|any|see)\b.*\b(?:needs?|to|for|awaiting)\s+(?:a\s+)?review\b|^(?:needs?|to)\s+review\b|\b(?:should|must|need\s+to|have\s+to|ought\s+to)\s+(?:i\s+)?(?:review|check)\b|\b(?:à|a)\s+(?:vérifier|revoir)\b`)
+	clearReviewRe = mustCompile(`(?i)\b(?:clear|remove|drop|resolve|dismiss)\b.*\b(?:review|flag)\b.*?(?:transaction\s*)?#?(\d{1,12})\b|\bmark\s+(?:transaction\s*)?#?(\d{1,12})\s+as\s+(?:reviewed|ok|okay|fine|correct|checked)\b`)
+	markAsRe      = mustCompile(`(?i)^(?:please\s+)?(?:mark|tag|categori[sz]e)\s+(?:transaction\s*)?#?(\d{1,12})\s+(?:as|under|in(?:to)?)\s+['"]?([a-z][a-z &'-]{0,62}?)['"]?\s*[.!]?$`)
+	fixTxRe       = mustCompile(`(?i)\b(?:fix|correct|change|update|set|categori[sz]e)\s+transaction\s*#?(\d{1,12})\b\s*[:,.-]?\s*(.*)$`)
+	fixRestRe     = mustCompile(`(?i)^(?:(?:it'?s|it\s+is|it\s+was|that'?s|that\s+is|this\s+is|is|was|as|to|category|to\s+category|into|under)\s+)*(?:an?\s+|the\s+)?['"]?([a-z][a-z &'-]{0,62}?)['"]?\s*[.!]?$`)
 )
 
 // reviewOrUndo reads a review or undo request; ok is false for any other.

@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/purser-ai/purser/pkg/contracts"
@@ -11,16 +10,16 @@ import (
 var (
 	// searchAsk is a request to find something: "find my Costco receipts
 	// from 2020", "search for landlord", "look up Tesco".
-	searchAsk = regexp.MustCompile(`(?i)^(?:please\s+|can you\s+|could you\s+)?(?:search(?:\s+for)?|find|look\s+for|look\s+up)\s+(.+?)[?.!]*$`)
+	searchAsk = mustCompile(`(?i)^(?:please\s+|can you\s+|could you\s+)?(?:search(?:\s+for)?|find|look\s+for|look\s+up)\s+(.+?)[?.!]*$`)
 	// searchWhere is "where did I pay the tax office".
-	searchWhere = regexp.MustCompile(`(?i)^where\s+did\s+i\s+(?:pay|send\s+money\s+to|buy\s+from|spend\s+at)\s+(.+?)[?.!]*$`)
+	searchWhere = mustCompile(`(?i)^where\s+did\s+i\s+(?:pay|send\s+money\s+to|buy\s+from|spend\s+at)\s+(.+?)[?.!]*$`)
 	// searchYear is a year the records must fall in: "from 2020", "in 2020".
-	searchYear = regexp.MustCompile(`(?i)\s*\b(?:from|in|during|of)\s+((?:19|20)\d\d)\b`)
+	searchYear = mustCompile(`(?i)\s*\b(?:from|in|during|of)\s+((?:19|20)\d\d)\b`)
 	// searchLead and searchTail are request words around what to find.
-	searchLead = regexp.MustCompile(`(?i)^(?:(?:all\s+)?(?:of\s+)?(?:my|the|our)\s+|all\s+)?(?:(payments?|transactions?|spending|purchases?|receipts?|messages?|documents?|files?)\s+(?:to|for|from|at|with|about|of|mentioning)\s+)?`)
-	searchTail = regexp.MustCompile(`(?i)\s+(payments?|transactions?|purchases?|receipts?|messages?|documents?|files?)$`)
+	searchLead = mustCompile(`(?i)^(?:(?:all\s+)?(?:of\s+)?(?:my|the|our)\s+|all\s+)?(?:(payments?|transactions?|spending|purchases?|receipts?|messages?|documents?|files?)\s+(?:to|for|from|at|with|about|of|mentioning)\s+)?`)
+	searchTail = mustCompile(`(?i)\s+(payments?|transactions?|purchases?|receipts?|messages?|documents?|files?)$`)
 	// searchMail is a mail search, which search_gmail answers instead.
-	searchMail = regexp.MustCompile(`(?i)\b(e-?mails?|mail|inbox|statements?|gmail)\b`)
+	searchMail = mustCompile(`(?i)\b(e-?mails?|mail|inbox|statements?|gmail)\b`)
 )
 
 // searchIntent reads a request to find the person's own records and calls

@@ -1,15 +1,14 @@
 package offline
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 )
 
 var (
-	categoryRe = regexp.MustCompile(`(?i)\b(?:in|under|category|as)\s+(?:the\s+)?(?:category\s+)?(?:(?:to|into|is|=)\s+)?['"]?([a-z][a-z ]{1,30}?)['"]?(?:\s+category)?\s*[.!]?$`)
-	expNum     = regexp.MustCompile(`(?i)\b(?:expense|item|entry|number|no\.?|#)\s*#?\s*(\d{1,9})\b|#(\d{1,9})\b`)
+	categoryRe = mustCompile(`(?i)\b(?:in|under|category|as)\s+(?:the\s+)?(?:category\s+)?(?:(?:to|into|is|=)\s+)?['"]?([a-z][a-z ]{1,30}?)['"]?(?:\s+category)?\s*[.!]?$`)
+	expNum     = mustCompile(`(?i)\b(?:expense|item|entry|number|no\.?|#)\s*#?\s*(\d{1,9})\b|#(\d{1,9})\b`)
 )
 
 // findCategory returns a trailing "in groceries" / "category groceries".
@@ -70,7 +69,7 @@ func itemFrom(text string) string {
 	return strings.ToLower(strings.Join(kept, " "))
 }
 
-var monthOnlyRe = regexp.MustCompile(`(?i)^(` + monthWords + `)$`)
+var monthOnlyRe = mustCompile(`(?i)^(` + monthWords + `)$`)
 
 func monthOnly(s string) bool { return monthOnlyRe.MatchString(strings.TrimSpace(s)) }
 
