@@ -61,16 +61,31 @@ func Decode(data []byte, v any) error {
 // decodeError is the *ValidationError of data that strictUnmarshal
 // refused: its first problem, or that it holds more than one value.
 func decodeError(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	switch err := decodeStrict(data, v); {
+	case errors.Is(err, errTrailing):
 		return &ValidationError{Problem: "unexpected data after the JSON object"}
+	case err != nil:
+		return jsonError(err)
 	}
 	return &ValidationError{Problem: "malformed JSON"}
 }
+
+// decodeStrict decodes data, exactly one JSON value, into v with unknown
+// fields refused, through a json.Decoder: errTrailing if more follows.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errTrailing
+	}
+	return nil
+}
+
+// errTrailing is data after the one JSON value.
+var errTrailing = errors.New("unexpected data after the JSON value")
 
 // Validate checks v's validate tags and returns the first problem as a
 // *ValidationError.

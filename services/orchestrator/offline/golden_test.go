@@ -172,6 +172,8 @@ var goldenSteps = func() []orchestrator.StepRecord {
 	}
 }()
 
+// entries are history's lines as the model's history: user and assistant
+// alternating, the user first.
 func entries(history []string) []orchestrator.Entry {
 	var h []orchestrator.Entry
 	for i, line := range history {

@@ -18,15 +18,7 @@ var sunday = time.Date(2026, 11, 22, 10, 0, 0, 0, london)
 // and assistant lines alternating, the user first).
 func decide(t *testing.T, history []string, text string) orchestrator.Decision {
 	t.Helper()
-	var h []orchestrator.Entry
-	for i, line := range history {
-		role := "user"
-		if i%2 == 1 {
-			role = "assistant"
-		}
-		h = append(h, orchestrator.Entry{Role: role, Text: line})
-	}
-	d, err := Model{}.Decide(context.Background(), orchestrator.Prompt{Text: text, Now: sunday, Timezone: "Europe/London", History: h})
+	d, err := Model{}.Decide(context.Background(), orchestrator.Prompt{Text: text, Now: sunday, Timezone: "Europe/London", History: entries(history)})
 	if err != nil {
 		t.Fatal(err)
 	}
