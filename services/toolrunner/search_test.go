@@ -275,3 +275,47 @@ func TestSearchIndexerIsIdempotent(t *testing.T) {
 		t.Errorf("unembedded after indexing: %d, %v", len(todo), err)
 	}
 }
+
+// countingIndex is a search index store whose queue always holds n
+// changes a round, counting the optimizations asked of it.
+type countingIndex struct {
+	toolrunner.SearchIndexStore
+	n         int
+	optimized int
+}
+
+func (c *countingIndex) IndexSearch(context.Context, int) (int, error) { return c.n, nil }
+func (c *countingIndex) OptimizeSearch(context.Context) error          { c.optimized++; return nil }
+
+// Under a steady flow of messages every round ends a burst; the whole
+// index is optimized after the first thousand rows and then at most
+// once every ten minutes, not every few rounds.
+func TestSearchIndexerOptimizesASteadyFlowRarely(t *testing.T) {
+	now := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	st := &countingIndex{n: 400}
+	idx := &toolrunner.SearchIndexer{Store: st, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return now }}
+	round := func() {
+		t.Helper()
+		if _, err := idx.Round(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		round()
+	}
+	if st.optimized != 1 {
+		t.Fatalf("optimized %d times after 1,200 rows, want once", st.optimized)
+	}
+	for range 599 { // ten minutes less a second, a round a second
+		now = now.Add(time.Second)
+		round()
+	}
+	if st.optimized != 1 {
+		t.Fatalf("optimized %d times within ten minutes of steady flow, want once", st.optimized)
+	}
+	now = now.Add(time.Second)
+	round()
+	if st.optimized != 2 {
+		t.Fatalf("optimized %d times after ten minutes, want twice", st.optimized)
+	}
+}
