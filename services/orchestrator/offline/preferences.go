@@ -2,7 +2,6 @@ package offline
 
 import (
 	"strings"
-	"time"
 
 	"github.com/purser-ai/purser/pkg/contracts"
 	"github.com/purser-ai/purser/services/orchestrator"
@@ -39,7 +38,7 @@ func preferences(text string) (orchestrator.Decision, bool) {
 		args.Currency = &code
 	}
 	if m := prefZoneRe.FindStringSubmatch(text); m != nil {
-		if _, err := time.LoadLocation(m[1]); err != nil || m[1] == "Local" {
+		if _, err := contracts.LoadZone(m[1]); err != nil || m[1] == "Local" {
 			return clarify("Which time zone do you mean? Give its name, such as Europe/London or America/New_York."), true
 		}
 		zone := m[1]
