@@ -114,13 +114,11 @@ func (s *Store) indexSearch(ctx context.Context, tenantID, userID string, limit 
 // one piece for the batch.
 func (s *Store) indexBatch(ctx context.Context, todo []queued, now time.Time) error {
 	docs := make([]searchDoc, 0, len(todo))
-	at := make(map[[4]string]int, len(todo))
 	for _, r := range todo {
 		doc, ok, err := s.describeForSearch(ctx, r)
 		if err != nil {
 			return fmt.Errorf("index %s %s: %w", r.kind, r.ref, err)
 		}
-		key := [4]string{r.tenantID, r.userID, r.kind, r.ref}
 		if !ok {
 			if _, err := s.exec(ctx, `DELETE FROM search_docs WHERE tenant_id = ? AND user_id = ? AND kind = ? AND ref = ?`,
 				r.tenantID, r.userID, r.kind, r.ref); err != nil {
@@ -128,14 +126,8 @@ func (s *Store) indexBatch(ctx context.Context, todo []queued, now time.Time) er
 			}
 			continue
 		}
-		// One statement may not write a row twice (Postgres refuses it);
-		// the queue holds a thing once, but two rows of it must not fail
-		// the batch.
-		if i, seen := at[key]; seen {
-			docs[i] = doc
-			continue
-		}
-		at[key] = len(docs)
+		// The queue holds a thing once (its unique key), so no statement
+		// below writes a row twice, which Postgres would refuse.
 		docs = append(docs, doc)
 	}
 	for len(docs) > 0 {
