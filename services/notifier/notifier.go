@@ -148,6 +148,9 @@ func (n *Notifier) HandleAgent(msg *message.Message) error {
 		err = decode(msg, frame.Proposal)
 		frame.TurnID = frame.Proposal.TurnID
 	case contracts.TypeToolProgress:
+		// Only from a release before tool progress went live (the
+		// orchestrator now sends it to the sockets itself): stored as it
+		// was, so an upgrade loses none of the events in flight.
 		frame.Tool = new(contracts.ToolProgress)
 		err = decode(msg, frame.Tool)
 		frame.Type = contracts.FrameToolStart

@@ -70,10 +70,12 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event) err
 	}
 	o.observe(ref, ev, eff, turnStart(state, next, ev, env.Now))
 	o.traceEnds(ref, state, eff, env.Now)
+	turnID := cmp.Or(currentTurnID(next), currentTurnID(state))
+	o.liveProgress(ref, turnID, eff)
 	if eff.Stream != "" && !model.streamed {
 		o.streamTokens(ref, eff)
 	}
-	ctx = o.cfg.Tracer.InTurn(ctx, ref.id, cmp.Or(currentTurnID(next), currentTurnID(state)))
+	ctx = o.cfg.Tracer.InTurn(ctx, ref.id, turnID)
 	if err := o.relay.Publish(ctx, out); err != nil {
 		return err
 	}

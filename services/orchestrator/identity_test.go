@@ -51,20 +51,40 @@ func TestTurnWhoseSubjectAndPayloadDisagreeIsDeadLettered(t *testing.T) {
 }
 
 // Every message a turn causes carries its correlation id, tool progress
-// included, so the turn is one trace.
+// included, so the turn is one trace. Progress goes live to the user's
+// sockets as tool_start and tool_result frames naming the turn, and never
+// through the AGENT stream, which stores what a resume replays.
 func TestToolProgressCarriesTheTurnsCorrelation(t *testing.T) {
 	eachEngine(t, func(t *testing.T, s *systest.System) {
 		ann := s.User("acme", "ann")
 		turn := ann.Say("how much did I spend this month?")
 		systest.Expect[contracts.Answer](ann, contracts.TypeAnswer, turn)
-		progress := s.Bus.All(systest.OfType(contracts.TypeToolProgress))
-		if len(progress) == 0 {
-			t.Fatal("no tool progress for a turn that ran a tool")
+		deliver, err := bus.DeliverSubject("acme", "ann")
+		if err != nil {
+			t.Fatal(err)
 		}
-		for _, m := range progress {
-			if got := m.Header.Get(bus.HeaderCorrelation); got != turn {
-				t.Errorf("tool progress correlation = %q, want the turn %q", got, turn)
+		live := s.Bus.WaitN(2, func(m systest.Msg) bool {
+			return m.Subject == deliver && (m.Type == contracts.FrameToolStart || m.Type == contracts.FrameToolResult)
+		})
+		var types []string
+		for _, m := range live {
+			var f contracts.ServerFrame
+			if err := json.Unmarshal(m.Data, &f); err != nil {
+				t.Fatal(err)
 			}
+			types = append(types, f.Type)
+			if got := m.Header.Get(bus.HeaderCorrelation); got != turn || f.TurnID != turn {
+				t.Errorf("tool progress correlation %q, frame turn %q, want the turn %q", got, f.TurnID, turn)
+			}
+			if f.Tool == nil || f.Tool.CallID == "" || f.Seq != 0 {
+				t.Errorf("tool progress frame %s: want a call and no seq (it is not stored)", m.Data)
+			}
+		}
+		if types[0] != contracts.FrameToolStart || types[1] != contracts.FrameToolResult {
+			t.Errorf("tool progress came as %v, want the start, then the result", types)
+		}
+		if stored := s.Bus.All(systest.OfType(contracts.TypeToolProgress)); len(stored) != 0 {
+			t.Errorf("%d tool progress events went through AGENT; progress is live only", len(stored))
 		}
 	})
 }

@@ -262,12 +262,16 @@ func (o *Orchestrator) Sweep(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// outbox encodes outputs as outbox messages; turnID correlates those whose
-// payload names no turn (tool progress), so a turn is one trace.
+// outbox encodes outputs as outbox messages, all but the live ones
+// (ToSocket), which liveProgress sends; turnID correlates those whose
+// payload names no turn, so a turn is one trace.
 func (o *Orchestrator) outbox(tenant, user, convID, turnID string, outputs []Output) ([]store.OutboxMessage, error) {
 	now := o.now().UTC()
 	out := make([]store.OutboxMessage, 0, len(outputs))
 	for _, op := range outputs {
+		if op.To == ToSocket {
+			continue
+		}
 		var subject string
 		var err error
 		switch op.To {
@@ -318,6 +322,40 @@ func (o *Orchestrator) streamTokens(ref convRef, eff Effects) {
 		Token: &contracts.TokenBody{Text: eff.Stream}}
 	b, _ := json.Marshal(f)
 	_ = o.pub.Publish(subject, o.tokenMessage(turnID+"-tok-0", b, ref, turnID))
+}
+
+// liveProgress sends the tool progress of eff to the user's sockets as
+// tool_start and tool_result frames, once the event that made it is saved.
+// Like tokens, progress is best effort and never stored: through the
+// outbox, the AGENT stream and the notifier's frames it cost each call two
+// stored frames, two outbox rows and two JetStream messages, about a third
+// of what a turn wrote (docs/performance.md). Published on the one
+// connection in the order made, a call's start reaches a socket before its
+// result.
+func (o *Orchestrator) liveProgress(ref convRef, turnID string, eff Effects) {
+	if o.pub == nil {
+		return
+	}
+	subject, err := bus.DeliverSubject(ref.tenant, ref.user)
+	if err != nil {
+		return
+	}
+	for _, op := range eff.Outputs {
+		p, ok := op.Payload.(contracts.ToolProgress)
+		if op.To != ToSocket || !ok {
+			continue
+		}
+		f := contracts.ServerFrame{Type: contracts.FrameToolResult, ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(), Tool: &p}
+		if p.Status == "started" {
+			f.Type = contracts.FrameToolStart
+		}
+		b, err := json.Marshal(f)
+		if err != nil {
+			continue
+		}
+		_ = o.pub.Publish(subject, bus.NewMessage(op.ID, b, bus.Headers{Type: f.Type, Tenant: ref.tenant, User: ref.user,
+			Conversation: ref.id, Correlation: turnID}))
+	}
 }
 
 // tokenContext gives the model a sink that forwards answer tokens to the

@@ -40,7 +40,10 @@ func startOutputs(s State, env Env, c OpenCall) []Output {
 }
 
 // progress is call c's progress event with status (started, succeeded or
-// failed) and, once it ended, the server's sentence for how.
+// failed) and, once it ended, the server's sentence for how. It goes live
+// to the user's sockets, like an answer's tokens (liveProgress): what a
+// call did stays in the turn's state, in the frame that ends the turn and
+// in the audit log, so a resume has nothing to replay of it.
 func progress(c OpenCall, status, summary string) Output {
 	id := deriveID("e", c.CallID, status)
 	if status == "started" {
@@ -49,7 +52,7 @@ func progress(c OpenCall, status, summary string) Output {
 	if r := []rune(summary); len(r) > maxProgressSummary {
 		summary = string(r[:maxProgressSummary])
 	}
-	return Output{ID: id, To: ToAgent, Type: contracts.TypeToolProgress,
+	return Output{ID: id, To: ToSocket, Type: contracts.TypeToolProgress,
 		Payload: contracts.ToolProgress{CallID: c.CallID, Tool: c.Tool, Status: status, Summary: summary}}
 }
 

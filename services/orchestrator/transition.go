@@ -65,8 +65,9 @@ type Env struct {
 
 // Output kinds.
 const (
-	ToAgent = "agent" // an event for the client, on AGENT
-	ToTool  = "tool"  // a ToolRequest, on TOOLS
+	ToAgent  = "agent"  // an event for the client, on AGENT
+	ToTool   = "tool"   // a ToolRequest, on TOOLS
+	ToSocket = "socket" // tool progress: live to the user's sockets, never stored
 )
 
 // Output is one message a transition emits. ID is derived from the state

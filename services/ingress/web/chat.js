@@ -1565,8 +1565,10 @@ function uploadEvent(u, block) {
   bindTurn(u, f.turn_id);
   if (f.type === "tool_result") u.tools++;
   // A frame without a seq never reaches the socket (the stream's own
-  // timeout): it is shown from here.
-  if (f.seq || f.type === "error") handle(f, true);
+  // timeout): it is shown from here. Tool progress is live only, never
+  // replayed when the socket comes back, so it shows from here too (a
+  // call's line is one, whichever way its frames come).
+  if (f.seq || f.type === "error" || f.type === "tool_start" || f.type === "tool_result") handle(f, true);
   if (["proposal", "clarify", "answer", "error"].includes(f.type)) {
     u.ended = f.type;
     setUpload(u, f.type === "error" ? "unread" : "done");
