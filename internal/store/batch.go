@@ -33,8 +33,15 @@ type batchReq struct {
 // maxBatch bounds the transactions one commit takes.
 const maxBatch = 128
 
+// writerGathering is how SQLite's writer waits for fuller commits under
+// load (see gathering). At 1,000 bench users, waiting up to 8 ms for 64
+// transactions once a commit held 16 cut a turn's bytes written by a
+// fifth and its CPU by a tenth, and shortened the queue's wait.
+var writerGathering = gathering{busy: 16, full: 64, wait: 8 * time.Millisecond}
+
 func newBatcher(s *Store) *batcher {
 	b := &batcher{s: s, q: newQueue[*batchReq](maxBatch), metrics: newWriterMetrics()}
+	b.q.gather = writerGathering
 	go b.q.run(b.write, func(r *batchReq) {
 		r.err = errStoreClosed
 		close(r.done)

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Every request put is answered, handled in a batch or refused at close,
@@ -53,5 +55,96 @@ func TestQueueAnswersEveryRequest(t *testing.T) {
 				t.Fatalf("request %d answered %d times, refused at put: %v", i, n, wasRefused)
 			}
 		}
+	}
+}
+
+// A busy queue waits for a fuller batch; one that was not busy hands a
+// lone request over at once. The wait is an hour, so a queue that waited
+// when it should not have would hang this test instead of passing it.
+func TestQueueGathersOnlyWhenBusy(t *testing.T) {
+	q := newQueue[int](16)
+	q.gather = gathering{busy: 3, full: 4, wait: time.Hour}
+	batches := make(chan []int, 10)
+	go q.run(func(batch []int) { batches <- slices.Clone(batch) }, func(int) {})
+	defer q.close()
+	put := func(rs ...int) {
+		for _, r := range rs {
+			if err := q.put(context.Background(), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	next := func() []int {
+		select {
+		case b := <-batches:
+			return b
+		case <-time.After(30 * time.Second): // a bound on a hang, not a speed claim
+			t.Fatal("no batch handed over")
+			return nil
+		}
+	}
+
+	// Not busy yet: each lone request is a batch of its own, at once.
+	put(1)
+	if b := next(); !slices.Equal(b, []int{1}) {
+		t.Fatalf("first batch %v, want [1]", b)
+	}
+	put(2)
+	if b := next(); !slices.Equal(b, []int{2}) {
+		t.Fatalf("second batch %v, want [2]", b)
+	}
+
+	// Requests that all queue while the writer is held make a busy batch.
+	hold := make(chan struct{})
+	q2 := newQueue[int](16)
+	q2.gather = q.gather
+	held := false
+	go q2.run(func(batch []int) {
+		if !held {
+			held = true
+			<-hold
+		}
+		batches <- slices.Clone(batch)
+	}, func(int) {})
+	defer q2.close()
+	put2 := func(rs ...int) {
+		for _, r := range rs {
+			if err := q2.put(context.Background(), r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put2(10) // taken, and held
+	waitFor(t, func() bool { return len(q2.reqs) == 0 })
+	put2(11, 12, 13)
+	close(hold)
+	if b := next(); !slices.Equal(b, []int{10}) {
+		t.Fatalf("held batch %v, want [10]", b)
+	}
+	if b := next(); !slices.Equal(b, []int{11, 12, 13}) {
+		t.Fatalf("batch %v, want [11 12 13]", b)
+	}
+	// Busy now: a lone request waits for company until the batch is full.
+	put2(14)
+	select {
+	case b := <-batches:
+		t.Fatalf("a busy queue handed over %v alone", b)
+	case <-time.After(100 * time.Millisecond):
+	}
+	put2(15, 16, 17)
+	if b := next(); !slices.Equal(b, []int{14, 15, 16, 17}) {
+		t.Fatalf("gathered batch %v, want [14 15 16 17]", b)
+	}
+}
+
+// waitFor polls cond until it holds, failing after 30 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition never held")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
