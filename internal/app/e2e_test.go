@@ -527,3 +527,61 @@ func TestHostileAttachmentFailsAlone(t *testing.T) {
 		t.Fatalf("the next import = %+v", good.Notification)
 	}
 }
+
+// A tool's progress reaches the socket live, a call's start before its
+// result, without a seq; it is not stored, so a resume replays the
+// person's message and the answer and no tool frame.
+func TestToolProgressIsLiveAndNotReplayed(t *testing.T) {
+	info := startUp(t)
+	c := dial(t, info, info.DemoToken)
+	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"what did I spend this month?"}`)
+	live := c.until(contracts.FrameAnswer)
+	var order []string
+	for _, f := range live {
+		if f.Type == contracts.FrameToolStart || f.Type == contracts.FrameToolResult {
+			order = append(order, f.Type)
+			if f.Seq != 0 || f.Tool == nil || f.Tool.CallID == "" || f.TurnID == "" {
+				t.Errorf("live tool frame %+v: want a call and a turn, and no seq", f)
+			}
+		}
+	}
+	if !slices.Equal(order, []string{contracts.FrameToolStart, contracts.FrameToolResult}) {
+		t.Fatalf("tool frames on the socket: %v, want a start, then its result", order)
+	}
+
+	c2 := dial(t, info, info.DemoToken)
+	c2.send(`{"type":"resume","after_seq":0}`)
+	var replayed []string
+	for _, f := range c2.until(contracts.FrameAnswer) {
+		replayed = append(replayed, f.Type)
+	}
+	if !slices.Equal(replayed, []string{contracts.FrameUserMessage, contracts.FrameAnswer}) {
+		t.Errorf("a resume replayed %v, want the message and the answer only", replayed)
+	}
+}
+
+// until reads frames up to and including the first of type typ, skipping
+// pongs, and fails after 20 s.
+func (c *wsClient) until(typ string) []contracts.ServerFrame {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out []contracts.ServerFrame
+	for {
+		_, data, err := c.conn.Read(ctx)
+		if err != nil {
+			c.t.Fatalf("waiting for a %s frame: %v", typ, err)
+		}
+		var f contracts.ServerFrame
+		if err := json.Unmarshal(data, &f); err != nil {
+			c.t.Fatalf("server sent bad JSON %q: %v", data, err)
+		}
+		if f.Type == contracts.FrameAck || f.Type == contracts.FramePong {
+			continue
+		}
+		out = append(out, f)
+		if f.Type == typ {
+			return out
+		}
+	}
+}
