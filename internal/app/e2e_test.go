@@ -97,6 +97,21 @@ func (c *wsClient) send(frame string) {
 	}
 }
 
+// read reads one frame, failing the test, which waited for what, when
+// none comes before ctx ends or it is not JSON.
+func (c *wsClient) read(ctx context.Context, what string) (contracts.ServerFrame, []byte) {
+	c.t.Helper()
+	_, data, err := c.conn.Read(ctx)
+	if err != nil {
+		c.t.Fatalf("waiting for %s: %v", what, err)
+	}
+	var f contracts.ServerFrame
+	if err := json.Unmarshal(data, &f); err != nil {
+		c.t.Fatalf("server sent bad JSON %q: %v", data, err)
+	}
+	return f, data
+}
+
 // next reads frames until one of type typ arrives, skipping tokens and
 // pongs, and fails after 20 s.
 func (c *wsClient) next(typ string) contracts.ServerFrame {
@@ -104,14 +119,7 @@ func (c *wsClient) next(typ string) contracts.ServerFrame {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for {
-		_, data, err := c.conn.Read(ctx)
-		if err != nil {
-			c.t.Fatalf("waiting for a %s frame: %v", typ, err)
-		}
-		var f contracts.ServerFrame
-		if err := json.Unmarshal(data, &f); err != nil {
-			c.t.Fatalf("server sent bad JSON %q: %v", data, err)
-		}
+		f, data := c.read(ctx, "a "+typ+" frame")
 		if f.Type == typ {
 			return f
 		}
@@ -130,14 +138,7 @@ func (c *wsClient) nextEach(types ...string) map[string]contracts.ServerFrame {
 	defer cancel()
 	got := map[string]contracts.ServerFrame{}
 	for len(got) < len(types) {
-		_, data, err := c.conn.Read(ctx)
-		if err != nil {
-			c.t.Fatalf("waiting for %v (have %d): %v", types, len(got), err)
-		}
-		var f contracts.ServerFrame
-		if err := json.Unmarshal(data, &f); err != nil {
-			c.t.Fatalf("server sent bad JSON %q: %v", data, err)
-		}
+		f, data := c.read(ctx, fmt.Sprintf("%v (have %d)", types, len(got)))
 		switch {
 		case slices.Contains(types, f.Type):
 			if _, dup := got[f.Type]; dup {
@@ -568,14 +569,7 @@ func (c *wsClient) until(typ string) []contracts.ServerFrame {
 	defer cancel()
 	var out []contracts.ServerFrame
 	for {
-		_, data, err := c.conn.Read(ctx)
-		if err != nil {
-			c.t.Fatalf("waiting for a %s frame: %v", typ, err)
-		}
-		var f contracts.ServerFrame
-		if err := json.Unmarshal(data, &f); err != nil {
-			c.t.Fatalf("server sent bad JSON %q: %v", data, err)
-		}
+		f, _ := c.read(ctx, "a "+typ+" frame")
 		if f.Type == contracts.FrameAck || f.Type == contracts.FramePong {
 			continue
 		}

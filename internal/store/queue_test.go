@@ -95,13 +95,14 @@ func TestQueueGathersOnlyWhenBusy(t *testing.T) {
 	}
 
 	// Requests that all queue while the writer is held make a busy batch.
-	hold := make(chan struct{})
+	hold, holding := make(chan struct{}), make(chan struct{})
 	q2 := newQueue[int](16)
 	q2.gather = q.gather
 	held := false
 	go q2.run(func(batch []int) {
 		if !held {
 			held = true
+			close(holding)
 			<-hold
 		}
 		batches <- slices.Clone(batch)
@@ -115,7 +116,7 @@ func TestQueueGathersOnlyWhenBusy(t *testing.T) {
 		}
 	}
 	put2(10) // taken, and held
-	waitFor(t, func() bool { return len(q2.reqs) == 0 })
+	<-holding
 	put2(11, 12, 13)
 	close(hold)
 	if b := next(); !slices.Equal(b, []int{10}) {
@@ -134,17 +135,5 @@ func TestQueueGathersOnlyWhenBusy(t *testing.T) {
 	put2(15, 16, 17)
 	if b := next(); !slices.Equal(b, []int{14, 15, 16, 17}) {
 		t.Fatalf("gathered batch %v, want [14 15 16 17]", b)
-	}
-}
-
-// waitFor polls cond until it holds, failing after 30 s.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition never held")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
