@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -389,14 +388,7 @@ func (c *wsClient) turn(frame string) {
 	defer cancel()
 	c.send(frame)
 	for {
-		_, data, err := c.conn.Read(ctx)
-		if err != nil {
-			c.t.Fatalf("waiting for the answer to %s: %v", frame, err)
-		}
-		var f contracts.ServerFrame
-		if err := json.Unmarshal(data, &f); err != nil {
-			c.t.Fatalf("server sent bad JSON %q: %v", data, err)
-		}
+		f, data := c.read(ctx, "the answer to "+frame)
 		switch {
 		case f.Type == contracts.FrameAnswer:
 			return
