@@ -168,26 +168,47 @@ type client struct {
 // readLoop reads client frames until the socket closes. A socket silent
 // for IdleTimeout (not even a ping) is closed with 1001 and a reason.
 func (c *client) readLoop(ctx context.Context) {
-	for {
-		// Closing the connection ends the read: it needs no context of
-		// its own (one would cost every idle socket a registration).
-		if c.lean != nil {
-			c.lean.awaitInput()
+	if c.lean == nil {
+		for c.readOne(ctx) {
 		}
-		typ, data, err := c.conn.Read(context.Background())
-		if err != nil {
+		return
+	}
+	// The socket's goroutine only waits for input, and each frame is read
+	// and handled on a goroutine of its own: reading and handling a frame
+	// grows a stack to 4 KiB or more, which the waiting goroutine would
+	// otherwise keep until a collection shrank it, on every socket that
+	// ever sent a frame (BenchmarkIdleConnections/pinged).
+	var more chan bool // made at the first frame: a silent socket has none
+	for {
+		c.lean.awaitInput()
+		if more == nil {
+			more = make(chan bool, 1)
+		}
+		go func() { more <- c.readOne(ctx) }()
+		if !<-more {
 			return
 		}
-		if c.lean != nil && typ == websocket.MessageBinary && len(data) == 0 && c.lean.takeSynthetic() {
-			continue // made up after a pong, to wait in awaitInput
-		}
-		c.lastFrame.Store(int64(time.Since(c.born)))
-		if typ != websocket.MessageText {
-			c.sendError("", contracts.ErrCodeBadFrame, "frames must be JSON text")
-			continue
-		}
-		c.handle(ctx, data)
 	}
+}
+
+// readOne reads one frame and handles it; false once the socket is closed.
+// Closing the connection ends the read: it needs no context of its own
+// (one would cost every idle socket a registration).
+func (c *client) readOne(ctx context.Context) bool {
+	typ, data, err := c.conn.Read(context.Background())
+	if err != nil {
+		return false
+	}
+	if c.lean != nil && typ == websocket.MessageBinary && len(data) == 0 && c.lean.takeSynthetic() {
+		return true // made up after a pong, to wait in awaitInput
+	}
+	c.lastFrame.Store(int64(time.Since(c.born)))
+	if typ != websocket.MessageText {
+		c.sendError("", contracts.ErrCodeBadFrame, "frames must be JSON text")
+		return true
+	}
+	c.handle(ctx, data)
+	return true
 }
 
 // frameID is the id a frame that could not be read says it has, when it
