@@ -34,10 +34,14 @@ type batchReq struct {
 const maxBatch = 128
 
 // writerGathering is how SQLite's writer waits for fuller commits under
-// load (see gathering). At 1,000 bench users, waiting up to 8 ms for 64
-// transactions once a commit held 16 cut a turn's bytes written by a
-// fifth and its CPU by a tenth, and shortened the queue's wait.
-var writerGathering = gathering{busy: 16, full: 64, wait: 8 * time.Millisecond}
+// load (see gathering). Once a commit held 16 transactions, the next waits
+// up to 4 ms for 64. At 1,000 bench users (the writer saturated) that cut
+// a turn's bytes written by a fifth and its CPU by about a tenth; at 700
+// users, bytes by a fifth at the same latency; at 400, where commits hold
+// about 3, nothing changes. A wait of 8 ms kept itself going at 400 users:
+// a commit that waited gathered 16 or more, so the next one waited too,
+// and a turn's p50 went from 10-15 ms to 38 (docs/performance.md).
+var writerGathering = gathering{busy: 16, full: 64, wait: 4 * time.Millisecond}
 
 func newBatcher(s *Store) *batcher {
 	b := &batcher{s: s, q: newQueue[*batchReq](maxBatch), metrics: newWriterMetrics()}
