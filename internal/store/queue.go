@@ -22,10 +22,10 @@ type queue[R any] struct {
 	gather gathering // zero: a batch is what queued meanwhile, no more
 }
 
-// gathering lets a busy queue wait briefly for a fuller batch. Once a
-// batch held at least busy requests, the next one waits up to wait for
-// full of them: under load, requests keep coming, and SQLite's writer
-// then commits more of them at once. A commit writes every page it
+// gathering lets a busy queue wait briefly for a fuller batch. Once at
+// least busy requests queued while a batch was handled, the next batch
+// waits up to wait for full of them: under load, requests keep coming,
+// and SQLite's writer then commits more of them at once. A commit writes every page it
 // changed to the log, and the pages many writes share (an index's upper
 // levels, the end of a table, a user's leaf written by two of their
 // writes) once per commit, so fewer, fuller commits write less and take
@@ -66,6 +66,11 @@ func (q *queue[R]) run(handle func(batch []R), refuse func(R)) {
 	batch := make([]R, 0, cap(q.reqs))
 	var timer *time.Timer
 	var first R
+	// queued is how many requests of the last batch were waiting when it
+	// was taken, before any wait for more: what queued while the commit
+	// before it ran. Judged by the whole batch, a wait would keep itself
+	// going, since what it gathered makes the next batch look busy too.
+	queued := 0
 	for {
 		select {
 		case first = <-q.reqs:
@@ -79,8 +84,9 @@ func (q *queue[R]) run(handle func(batch []R), refuse func(R)) {
 				}
 			}
 		}
-		gather := q.gather.wait > 0 && len(batch) >= q.gather.busy // the last batch was busy
+		gather := q.gather.wait > 0 && queued >= q.gather.busy
 		batch = append(batch[:0], first)
+		queued = -1
 		var deadline <-chan time.Time
 	more:
 		for len(batch) < cap(batch) {
@@ -89,6 +95,9 @@ func (q *queue[R]) run(handle func(batch []R), refuse func(R)) {
 				batch = append(batch, r)
 				continue
 			default:
+			}
+			if queued < 0 {
+				queued = len(batch)
 			}
 			if !gather || len(batch) >= q.gather.full {
 				break
@@ -106,6 +115,9 @@ func (q *queue[R]) run(handle func(batch []R), refuse func(R)) {
 		}
 		if deadline != nil {
 			timer.Stop()
+		}
+		if queued < 0 {
+			queued = len(batch) // full before the queue ran dry
 		}
 		handle(batch)
 	}
