@@ -34,13 +34,12 @@ type batchReq struct {
 const maxBatch = 128
 
 // writerGathering is how SQLite's writer waits for fuller commits under
-// load (see gathering). Once a commit held 16 transactions, the next waits
-// up to 4 ms for 64. At 1,000 bench users (the writer saturated) that cut
-// a turn's bytes written by a fifth and its CPU by about a tenth; at 700
-// users, bytes by a fifth at the same latency; at 400, where commits hold
-// about 3, nothing changes. A wait of 8 ms kept itself going at 400 users:
-// a commit that waited gathered 16 or more, so the next one waited too,
-// and a turn's p50 went from 10-15 ms to 38 (docs/performance.md).
+// load (see gathering): once 16 transactions queued during a commit, the
+// next commit waits up to 4 ms for 64. At 1,000 bench users, where the
+// writer is the bottleneck, commits then hold about 17 transactions
+// instead of 6 and a turn writes about a fifth fewer bytes; at 400 users,
+// where about 2 queue during a commit, nothing waits and a turn's p50
+// stays at 11-12 ms (docs/performance.md, "What a turn costs, third pass").
 var writerGathering = gathering{busy: 16, full: 64, wait: 4 * time.Millisecond}
 
 func newBatcher(s *Store) *batcher {
