@@ -144,7 +144,8 @@ func DecodeClientFrame(data []byte) (ClientFrame, error) {
 
 // ServerFrame is one frame sent to a client. Seq increases per user across
 // all of the user's connections; token, tool_start, tool_result, ack and
-// pong frames carry no seq and are not replayed on resume. Exactly one body field matches Type.
+// pong frames carry no seq and are not replayed on resume. Exactly one
+// body field matches Type.
 type ServerFrame struct {
 	Type           string            `json:"type" validate:"required,oneof=ack user_message clarify proposal token tool_start tool_result answer error notification pong conversations"`
 	Seq            int64             `json:"seq,omitempty" validate:"gte=0"`

@@ -200,6 +200,15 @@ type ToolProgress struct {
 	Summary string `json:"summary,omitempty" validate:"max=4000"`
 }
 
+// FrameType is the client frame progress p goes out as: tool_start for a
+// call that started, tool_result for one that ended.
+func (p ToolProgress) FrameType() string {
+	if p.Status == "started" {
+		return FrameToolStart
+	}
+	return FrameToolResult
+}
+
 // Answer ends a turn with text for the person. The legacy fields carry what
 // the original chat function returned for expense changes and listings.
 type Answer struct {

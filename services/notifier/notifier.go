@@ -153,10 +153,7 @@ func (n *Notifier) HandleAgent(msg *message.Message) error {
 		// was, so an upgrade loses none of the events in flight.
 		frame.Tool = new(contracts.ToolProgress)
 		err = decode(msg, frame.Tool)
-		frame.Type = contracts.FrameToolStart
-		if frame.Tool.Status != "started" {
-			frame.Type = contracts.FrameToolResult
-		}
+		frame.Type = frame.Tool.FrameType()
 		frame.TurnID = msg.Metadata.Get(bus.HeaderCorrelation)
 	case contracts.TypeAnswer:
 		frame.Type, frame.Answer = contracts.FrameAnswer, new(contracts.Answer)

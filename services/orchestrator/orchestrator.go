@@ -328,27 +328,26 @@ func (o *Orchestrator) streamTokens(ref convRef, eff Effects) {
 // tool_start and tool_result frames, once the event that made it is saved.
 // Like tokens, progress is best effort and never stored: through the
 // outbox, the AGENT stream and the notifier's frames it cost each call two
-// stored frames, two outbox rows and two JetStream messages, about a third
-// of what a turn wrote (docs/performance.md). Published on the one
-// connection in the order made, a call's start reaches a socket before its
-// result.
+// stored frames, two outbox rows and two JetStream messages, a third of
+// the frames a bench turn stored (docs/performance.md). A call's start is
+// published before its ToolRequest, so before its result can exist.
 func (o *Orchestrator) liveProgress(ref convRef, turnID string, eff Effects) {
 	if o.pub == nil {
 		return
 	}
-	subject, err := bus.DeliverSubject(ref.tenant, ref.user)
-	if err != nil {
-		return
-	}
+	var subject string
 	for _, op := range eff.Outputs {
 		p, ok := op.Payload.(contracts.ToolProgress)
 		if op.To != ToSocket || !ok {
 			continue
 		}
-		f := contracts.ServerFrame{Type: contracts.FrameToolResult, ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(), Tool: &p}
-		if p.Status == "started" {
-			f.Type = contracts.FrameToolStart
+		if subject == "" {
+			var err error
+			if subject, err = bus.DeliverSubject(ref.tenant, ref.user); err != nil {
+				return
+			}
 		}
+		f := contracts.ServerFrame{Type: p.FrameType(), ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(), Tool: &p}
 		b, err := json.Marshal(f)
 		if err != nil {
 			continue

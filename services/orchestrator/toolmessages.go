@@ -41,9 +41,9 @@ func startOutputs(s State, env Env, c OpenCall) []Output {
 
 // progress is call c's progress event with status (started, succeeded or
 // failed) and, once it ended, the server's sentence for how. It goes live
-// to the user's sockets, like an answer's tokens (liveProgress): what a
-// call did stays in the turn's state, in the frame that ends the turn and
-// in the audit log, so a resume has nothing to replay of it.
+// to the user's sockets, like an answer's tokens (liveProgress), and a
+// resume does not replay it: what a call changed is in the ledger and the
+// audit log.
 func progress(c OpenCall, status, summary string) Output {
 	id := deriveID("e", c.CallID, status)
 	if status == "started" {
