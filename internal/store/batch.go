@@ -37,7 +37,7 @@ const maxBatch = 128
 // load (see gathering): once 16 transactions queued during a commit, the
 // next commit waits up to 4 ms for 64. At 1,000 bench users, where the
 // writer is the bottleneck, commits then hold about 17 transactions
-// instead of 6 and a turn writes about a fifth fewer bytes; at 400 users,
+// instead of 6 and a turn writes about a tenth fewer bytes; at 400 users,
 // where about 2 queue during a commit, nothing waits and a turn's p50
 // stays at 11-12 ms (docs/performance.md, "What a turn costs, third pass").
 var writerGathering = gathering{busy: 16, full: 64, wait: 4 * time.Millisecond}

@@ -59,14 +59,16 @@ func TestQueueAnswersEveryRequest(t *testing.T) {
 }
 
 // A busy queue waits for a fuller batch; one that was not busy hands a
-// lone request over at once. The wait is an hour, so a queue that waited
-// when it should not have would hang this test instead of passing it.
+// lone request over at once, and a batch that is full only because it
+// waited does not make the next one wait. The wait is an hour, so a queue
+// that waited when it should not have fails at next's bound.
 func TestQueueGathersOnlyWhenBusy(t *testing.T) {
 	q := newQueue[int](16)
 	q.gather = gathering{busy: 3, full: 4, wait: time.Hour}
 	batches := make(chan []int, 10)
 	go q.run(func(batch []int) { batches <- slices.Clone(batch) }, func(int) {})
-	defer q.close()
+	// The queues are closed only at the end: a close waits for the batch
+	// being gathered, so after a failure it would wait out the hour.
 	put := func(rs ...int) {
 		for _, r := range rs {
 			if err := q.put(context.Background(), r); err != nil {
@@ -107,7 +109,6 @@ func TestQueueGathersOnlyWhenBusy(t *testing.T) {
 		}
 		batches <- slices.Clone(batch)
 	}, func(int) {})
-	defer q2.close()
 	put2 := func(rs ...int) {
 		for _, r := range rs {
 			if err := q2.put(context.Background(), r); err != nil {
@@ -136,4 +137,12 @@ func TestQueueGathersOnlyWhenBusy(t *testing.T) {
 	if b := next(); !slices.Equal(b, []int{14, 15, 16, 17}) {
 		t.Fatalf("gathered batch %v, want [14 15 16 17]", b)
 	}
+	// Only 14 was waiting when that batch was taken: what the wait
+	// gathered does not count as busy, so the next request goes at once.
+	put2(18)
+	if b := next(); !slices.Equal(b, []int{18}) {
+		t.Fatalf("after a gathered batch, %v, want [18] at once", b)
+	}
+	q.close()
+	q2.close()
 }
