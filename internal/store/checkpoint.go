@@ -35,18 +35,29 @@ type checkpointer struct {
 // A pass copies each page the log holds once, however often it was
 // written since the last pass, and then syncs the file. Pages written many
 // times a second (the ends of the frames, outbox and audit tables, the
-// upper levels of every index, a busy conversation's row) were copied ten
-// times a second with a pass every 100 ms; every second, they are copied
-// once. At 1,000 offline users that cut what purser wrote to the disk from
-// 122-125 KB a turn to 90-102.
+// upper levels of every index, a user's leaves in each index keyed by
+// user) are copied once a pass. The system counts a page of the file
+// written at a pass as 4 KiB, whatever SQLite's page size, so the longer
+// the pass, the more of a turn's scattered pages it copies together. At
+// 1,000 offline users on 1-KiB pages, what purser wrote to the disk a turn
+// went from 52-57 KB with a pass a second to 39-44 KB with one every 3-5 s
+// and 38 KB every 10 s; with no pass at all it was 32 KB (the log alone).
+// Five seconds keeps the log at about 100 MiB under that load.
 var (
-	checkpointEvery = time.Second
-	// restartFrames is the log length (in pages of 4 KiB) past which the
-	// writer is asked to let the log restart: 4096 pages is 16 MiB. Even a
-	// lightly used purser passes it, since the writer rarely begins with
-	// the whole log copied, so the log's file stays about that long.
-	restartFrames = 4096
+	checkpointEvery = 5 * time.Second
+	// restartFrames is the log length (in pages) past which the writer is
+	// asked to let the log restart: 32768 pages is 32 MiB at purser's
+	// page size (128 MiB for a file made with 4-KiB pages before it). Even
+	// a lightly used purser passes it, since the writer rarely begins
+	// with the whole log copied, so the log's file stays about that long.
+	restartFrames = 32768
 )
+
+// longFrames times restartFrames is the log length past which the writer
+// waits for readers to restart it. A pass every five seconds at 1,000
+// users finds about 110,000 pages, so four times (131,072) would have made
+// the writer wait at nearly every pass.
+const longFrames = 8
 
 func newCheckpointer(db *sql.DB) *checkpointer {
 	c := &checkpointer{db: db, every: checkpointEvery, stop: make(chan struct{}), done: make(chan struct{})}
@@ -75,7 +86,7 @@ func (c *checkpointer) run() {
 		if copied == log {
 			c.restart.Store(true)
 		}
-		if log >= 4*restartFrames {
+		if log >= longFrames*restartFrames {
 			c.restart.Store(true)
 			c.long.Store(true)
 		}
@@ -87,8 +98,8 @@ func (c *checkpointer) run() {
 // writer copies what it committed since (about one batch): its next
 // transaction then finds the whole log copied and starts it again, unless
 // a reader still reads from it; the checkpointer asks again after its next
-// pass. Only a log that has kept growing past four times that waits for
-// its readers (a RESTART checkpoint): waiting every time stalled the
+// pass. Only a log that has kept growing past longFrames times that waits
+// for its readers (a RESTART checkpoint): waiting every time stalled the
 // writer for up to 0.15 s under load.
 func (c *checkpointer) writerTurn(writer *sql.DB) {
 	if c == nil || !c.restart.Swap(false) {
@@ -101,7 +112,7 @@ func (c *checkpointer) writerTurn(writer *sql.DB) {
 	log, _, err := walCheckpoint(context.Background(), writer, mode)
 	// A RESTART that was not busy has started the log again (it reports
 	// the length the log had).
-	if err == nil && log >= 0 && (mode == "RESTART" || log < 4*restartFrames) {
+	if err == nil && log >= 0 && (mode == "RESTART" || log < longFrames*restartFrames) {
 		c.long.Store(false)
 	}
 }

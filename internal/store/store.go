@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -120,6 +121,9 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		// shared-memory file it creates the database file's mode.
 		path, _, _ := strings.Cut(source, "?")
 		if err := privateFiles(path); err != nil {
+			return nil, fmt.Errorf("open %s store: %w", d.name, err)
+		}
+		if err := formatNewFile(ctx, path); err != nil {
 			return nil, fmt.Errorf("open %s store: %w", d.name, err)
 		}
 	}
@@ -382,3 +386,42 @@ func (e *redactedError) Error() string {
 }
 
 func (e *redactedError) Unwrap() error { return e.err }
+
+// sqlitePageSize is the page size of a database file purser creates.
+const sqlitePageSize = 1024
+
+// formatNewFile gives a new, empty SQLite file its page size and switches
+// it to WAL, on a connection of its own: the driver runs a DSN's pragmas
+// in alphabetical order, so journal_mode would fix the size before
+// page_size could set it. A file that already holds a database keeps the
+// size it has (changing it takes a VACUUM outside WAL).
+func formatNewFile(ctx context.Context, path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("database file: %w", err)
+	}
+	if fi.Size() > 0 {
+		return nil
+	}
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA page_size = %d", sqlitePageSize)); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "PRAGMA journal_mode = WAL")
+	var serr *sqlite.Error
+	if errors.As(err, &serr) && serr.Code()&0xff == sqliteBusy {
+		// Another process is making the file; the store's first
+		// connection waits for it (ping).
+		return nil
+	}
+	return err
+}
