@@ -35,29 +35,27 @@ type checkpointer struct {
 // A pass copies each page the log holds once, however often it was
 // written since the last pass, and then syncs the file. Pages written many
 // times a second (the ends of the frames, outbox and audit tables, the
-// upper levels of every index, a user's leaves in each index keyed by
-// user) are copied once a pass. The system counts a page of the file
-// written at a pass as 4 KiB, whatever SQLite's page size, so the longer
-// the pass, the more of a turn's scattered pages it copies together. At
-// 1,000 offline users on 1-KiB pages, what purser wrote to the disk a turn
-// went from 52-57 KB with a pass a second to 39-44 KB with one every 3-5 s
-// and 38 KB every 10 s; with no pass at all it was 32 KB (the log alone).
-// Five seconds keeps the log at about 100 MiB under that load.
+// upper levels of every index, a busy conversation's row) were copied ten
+// times a second with a pass every 100 ms; every second, they are copied
+// once. At 1,000 offline users that cut what purser wrote to the disk from
+// 122-125 KB a turn to 90-102. Passes every 5 s wrote less again (37-39 KB
+// a turn against 52-57 on 1-KiB pages), but with a model at 300 users
+// purser's part of a turn's first token was worse in six pairs of nine
+// (p50 median 70 ms against 40; docs/performance.md), so a pass stays a
+// second.
 var (
-	checkpointEvery = 5 * time.Second
+	checkpointEvery = time.Second
 	// restartFrames is the log length (in pages) past which the writer is
-	// asked to let the log restart: 32768 pages is 32 MiB at purser's
-	// page size (128 MiB for a file made with 4-KiB pages before it). Even
-	// a lightly used purser passes it, since the writer rarely begins
-	// with the whole log copied, so the log's file stays about that long.
-	restartFrames = 32768
+	// asked to let the log restart: 16384 pages is 16 MiB at purser's page
+	// size (64 MiB for a file made with 4-KiB pages before it). Even a
+	// lightly used purser passes it, since the writer rarely begins with
+	// the whole log copied, so the log's file stays about that long.
+	restartFrames = 16384
 )
 
 // longFrames times restartFrames is the log length past which the writer
-// waits for readers to restart it. A pass every five seconds at 1,000
-// users finds about 110,000 pages, so four times (131,072) would have made
-// the writer wait at nearly every pass.
-const longFrames = 8
+// waits for readers to restart it.
+const longFrames = 4
 
 func newCheckpointer(db *sql.DB) *checkpointer {
 	c := &checkpointer{db: db, every: checkpointEvery, stop: make(chan struct{}), done: make(chan struct{})}
