@@ -25,10 +25,10 @@ type queue[R any] struct {
 // gathering lets a busy queue wait briefly for a fuller batch. Once at
 // least busy requests queued while a batch was handled, the next batch
 // waits up to wait for full of them: under load, requests keep coming,
-// and SQLite's writer then commits more of them at once. A commit writes every page it
-// changed to the log, and the pages many writes share (an index's upper
-// levels, the end of a table, a user's leaf written by two of their
-// writes) once per commit, so fewer, fuller commits write less and take
+// and SQLite's writer then commits more of them at once. A commit writes
+// every page it changed to the log, and the pages many writes share (an
+// index's upper levels, the end of a table, a user's leaf written by two
+// of their writes) once per commit, so fewer, fuller commits write less and take
 // less CPU a write; with the log's sync shared, a write also waits less
 // in the queue (docs/performance.md, "What a turn costs, third pass").
 // Below busy nothing waits, so a lightly used store commits at once.
