@@ -375,11 +375,16 @@ func (s *Store) TouchConversation(ctx context.Context, tenantID, userID, convers
 	return nil
 }
 
+// listConversationsSQL reads a user's conversations through the primary
+// key's prefix and sorts them: no index keeps them by time, since every
+// turn moves its conversation's (TestHotReadsPlans).
+const listConversationsSQL = `SELECT conversation_id, title, created_at, updated_at FROM conversation_titles
+		WHERE tenant_id = ? AND user_id = ? ORDER BY updated_at DESC, conversation_id`
+
 // ListConversations returns the user's conversations, the most recently
 // used first.
 func (s *Store) ListConversations(ctx context.Context, tenantID, userID string, limit int) ([]ConversationTitle, error) {
-	rows, err := s.query(ctx, `SELECT conversation_id, title, created_at, updated_at FROM conversation_titles
-		WHERE tenant_id = ? AND user_id = ? ORDER BY updated_at DESC, conversation_id`+limitLiteral(limit), tenantID, userID)
+	rows, err := s.query(ctx, listConversationsSQL+limitLiteral(limit), tenantID, userID)
 	if err != nil {
 		return nil, fmt.Errorf("list conversations: %w", err)
 	}
