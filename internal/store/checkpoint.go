@@ -36,15 +36,17 @@ type checkpointer struct {
 // written since the last pass, and then syncs the file. Pages written many
 // times a second (the ends of the frames, outbox and audit tables, the
 // upper levels of every index, a busy conversation's row) were copied ten
-// times a second with a pass every 100 ms; every second, they are copied
-// once. At 1,000 offline users that cut what purser wrote to the disk from
-// 122-125 KB a turn to 90-102. Passes every 5 s wrote less again (37-39 KB
-// a turn against 52-57 on 1-KiB pages), but with a model at 300 users
-// purser's part of a turn's first token was worse in six pairs of nine
-// (p50 median 70 ms against 40; docs/performance.md), so a pass stays a
-// second.
+// times a second with a pass every 100 ms, and once with a pass a second.
+// A pass every 2 s wrote 6% less again at 1,000 offline users (45.4-46.4
+// KB a turn against 48.3-51.5, five alternated pairs) and took less CPU
+// (1.11-1.21 ms a turn against 1.18-1.33), with purser's part of a turn's
+// first token unchanged at 300 users with a model (p50 4.0-4.6 ms against
+// 4.3-5.6). A pass every 5 s wrote less still (37-39 KB a turn against
+// 52-57 on 1-KiB pages), but with a model at 300 users on a slower
+// machine purser's part of a turn's first token was worse in six pairs of
+// nine (p50 median 70 ms against 40; docs/performance.md).
 var (
-	checkpointEvery = time.Second
+	checkpointEvery = 2 * time.Second
 	// restartFrames is the log length (in pages) past which the writer is
 	// asked to let the log restart: 16384 pages is 16 MiB at purser's page
 	// size (64 MiB for a file made with 4-KiB pages before it). Even a
