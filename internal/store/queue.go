@@ -28,9 +28,10 @@ type queue[R any] struct {
 // and SQLite's writer then commits more of them at once. A commit writes
 // every page it changed to the log, and the pages many writes share (an
 // index's upper levels, the end of a table, a user's leaf written by two
-// of their writes) once per commit, so fewer, fuller commits write less and take
-// less CPU a write; with the log's sync shared, a write also waits less
-// in the queue (docs/performance.md, "What a turn costs, third pass").
+// of their writes) once per commit, so fewer, fuller commits write less
+// and take less CPU a write; with the log's sync shared, a write also
+// waits less in the queue (docs/performance.md, "What a turn costs, third
+// pass").
 // Below busy nothing waits, so a lightly used store commits at once.
 type gathering struct {
 	busy, full int
