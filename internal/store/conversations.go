@@ -43,7 +43,7 @@ func (s *Store) LoadConversation(ctx context.Context, tenantID, userID, conversa
 	c := Conversation{TenantID: tenantID, UserID: userID, ConversationID: conversationID}
 	err := s.readRow(ctx, `SELECT version, state, updated_at, deadline_at FROM conversations
 		WHERE tenant_id = ? AND user_id = ? AND conversation_id = ?`, []any{tenantID, userID, conversationID},
-		&c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt})
+		&c.Version, stateCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt})
 	if err != nil {
 		return Conversation{}, fmt.Errorf("load conversation: %w", notFound(err))
 	}
@@ -63,7 +63,7 @@ func (s *Store) LoadConversationWithSettings(ctx context.Context, tenantID, user
 			u.currency, u.timezone, u.date_order, u.language, u.updated_at
 		FROM conversations c LEFT JOIN user_settings u ON u.tenant_id = c.tenant_id AND u.user_id = c.user_id
 		WHERE c.tenant_id = ? AND c.user_id = ? AND c.conversation_id = ?`, []any{tenantID, userID, conversationID},
-		&c.Version, jsonCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt},
+		&c.Version, stateCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt},
 		&currency, &zone, &order, &language, optTimeCol{&setAt})
 	if err != nil {
 		return Conversation{}, UserSettings{}, fmt.Errorf("load conversation: %w", notFound(err))
@@ -176,11 +176,11 @@ func (s *Store) conversationWrite(c Conversation, expectedVersion int64, at time
 	if expectedVersion == 0 {
 		return `INSERT INTO conversations (tenant_id, user_id, conversation_id, version, state, updated_at, deadline_at)
 			VALUES (?, ?, ?, 1, ?, ?, ?) ON CONFLICT (tenant_id, user_id, conversation_id) DO NOTHING`,
-			[]any{c.TenantID, c.UserID, c.ConversationID, jsonArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt)}
+			[]any{c.TenantID, c.UserID, c.ConversationID, s.stateArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt)}
 	}
 	return `UPDATE conversations SET version = ?, state = ?, updated_at = ?, deadline_at = ?
 			WHERE tenant_id = ? AND user_id = ? AND conversation_id = ? AND version = ?`,
-		[]any{expectedVersion + 1, jsonArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt), c.TenantID, c.UserID, c.ConversationID, expectedVersion}
+		[]any{expectedVersion + 1, s.stateArg(c.State), s.d.ts(at), s.d.optTS(c.DeadlineAt), c.TenantID, c.UserID, c.ConversationID, expectedVersion}
 }
 
 // DueConversations returns, oldest deadline first, conversations of any
