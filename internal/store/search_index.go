@@ -55,6 +55,13 @@ func (s *Store) SearchQueued(ctx context.Context, tenantID, userID string) (bool
 	if err != nil {
 		return false, fmt.Errorf("search queue: %w", err)
 	}
+	if n == 0 && s.d.name == dialectSQLite {
+		past, err := s.messagesPastMark(ctx, tenantID, userID)
+		if err != nil {
+			return false, fmt.Errorf("search queue: %w", err)
+		}
+		return past, nil
+	}
 	return n > 0, nil
 }
 
@@ -93,10 +100,19 @@ func (s *Store) indexSearch(ctx context.Context, tenantID, userID string, limit 
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if err := tx.indexBatch(ctx, todo, tx.orNow(time.Time{})); err != nil {
+		now := tx.orNow(time.Time{})
+		var fresh []searchDoc
+		if tx.d.name == dialectSQLite {
+			var read int
+			if fresh, read, err = tx.newMessages(ctx, tenantID, userID, limit); err != nil {
+				return err
+			}
+			n = read
+		}
+		if err := tx.indexBatch(ctx, todo, fresh, now); err != nil {
 			return err
 		}
-		n = len(todo)
+		n += len(todo)
 		return nil
 	})
 	if err != nil {
@@ -105,15 +121,16 @@ func (s *Store) indexSearch(ctx context.Context, tenantID, userID string, limit 
 	return n, nil
 }
 
-// indexBatch writes the index rows of the queued changes, removes those
-// of things that are gone (or, for a frame, are not a message), and takes
-// the changes off the queue. The rows go in with one statement for up to
+// indexBatch writes the index rows of the queued changes and of the
+// messages read past the mark (fresh), removes those of things that are
+// gone (or, for a frame, are not a message), and takes the changes off
+// the queue. The rows go in with one statement for up to
 // indexRowsPerStatement of them: on SQLite the full-text index writes
 // what a statement gave it when the next statement starts, so a statement
 // a row made a small piece of index a row, about seven times the work of
 // one piece for the batch.
-func (s *Store) indexBatch(ctx context.Context, todo []queued, now time.Time) error {
-	docs := make([]searchDoc, 0, len(todo))
+func (s *Store) indexBatch(ctx context.Context, todo []queued, fresh []searchDoc, now time.Time) error {
+	docs := make([]searchDoc, 0, len(todo)+len(fresh))
 	for _, r := range todo {
 		doc, ok, err := s.describeForSearch(ctx, r)
 		if err != nil {
@@ -130,6 +147,7 @@ func (s *Store) indexBatch(ctx context.Context, todo []queued, now time.Time) er
 		// below writes a row twice, which Postgres would refuse.
 		docs = append(docs, doc)
 	}
+	docs = appendFresh(docs, fresh)
 	for len(docs) > 0 {
 		n := min(len(docs), indexRowsPerStatement)
 		if err := s.upsertSearchDocs(ctx, docs[:n], now); err != nil {
@@ -156,7 +174,9 @@ func (s *Store) indexBatch(ctx context.Context, todo []queued, now time.Time) er
 const indexRowsPerStatement = 100
 
 // upsertSearchDocs writes the index rows of docs, each distinct, in one
-// statement. A vector stays while the words it was made from stay.
+// statement. A vector stays while the words it was made from stay, and a
+// row whose words are unchanged is not written again: the full-text
+// index would take its words out and put them back.
 func (s *Store) upsertSearchDocs(ctx context.Context, docs []searchDoc, now time.Time) error {
 	args := make([]any, 0, 12*len(docs))
 	for _, d := range docs {
@@ -168,7 +188,10 @@ func (s *Store) upsertSearchDocs(ctx context.Context, docs []searchDoc, now time
 			snippet = excluded.snippet, body = excluded.body, date = excluded.date, amount_minor = excluded.amount_minor,
 			currency = excluded.currency, updated_at = excluded.updated_at,
 			embedding = CASE WHEN search_docs.title = excluded.title AND search_docs.snippet = excluded.snippet THEN search_docs.embedding END,
-			embedding_model = CASE WHEN search_docs.title = excluded.title AND search_docs.snippet = excluded.snippet THEN search_docs.embedding_model ELSE '' END`,
+			embedding_model = CASE WHEN search_docs.title = excluded.title AND search_docs.snippet = excluded.snippet THEN search_docs.embedding_model ELSE '' END
+		WHERE search_docs.parent <> excluded.parent OR search_docs.title <> excluded.title OR search_docs.snippet <> excluded.snippet
+			OR search_docs.body <> excluded.body OR search_docs.date <> excluded.date OR search_docs.currency <> excluded.currency
+			OR search_docs.amount_minor IS DISTINCT FROM excluded.amount_minor`,
 		args...)
 	if err != nil {
 		return fmt.Errorf("index: %w", err)
@@ -278,17 +301,26 @@ func (s *Store) describeMessage(ctx context.Context, doc *searchDoc) (bool, erro
 	if err != nil {
 		return false, err
 	}
+	return messageDoc(doc, conv, payload, created), nil
+}
+
+// messageDoc fills doc from a stored frame of conversation conv, if it is
+// a message.
+func messageDoc(doc *searchDoc, conv string, payload []byte, created time.Time) bool {
 	who, text, ok := FrameMessage(payload)
 	if !ok || conv == "" {
-		return false, nil
+		return false
 	}
 	doc.parent = conv
 	doc.title = who + ": " + firstN(text, 80)
 	doc.snippet = firstN(text, 300)
 	doc.date = created.Format(time.DateOnly)
 	doc.body = searchBody(text)
-	return true, nil
+	return true
 }
+
+// formatSeq is a frame's seq as a message's ref.
+func formatSeq(seq int64) string { return strconv.FormatInt(seq, 10) }
 
 // FrameMessage reads a stored client frame as a conversation message:
 // who ("You" or "Assistant") and the text, ok false for frames that are
