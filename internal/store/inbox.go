@@ -336,9 +336,7 @@ func (s *Store) ConversationFrames(ctx context.Context, tenantID, userID, conver
 	if beforeSeq <= 0 {
 		beforeSeq = 1<<63 - 1
 	}
-	rows, err := s.query(ctx, `SELECT seq, event_id, payload, created_at FROM frames
-		WHERE tenant_id = ? AND user_id = ? AND conversation_id = ? AND seq < ? ORDER BY seq DESC`+limitLiteral(limit),
-		tenantID, userID, conversationID, beforeSeq)
+	rows, err := s.query(ctx, conversationFramesSQL+limitLiteral(limit), tenantID, userID, beforeSeq, conversationID)
 	if err != nil {
 		return nil, fmt.Errorf("conversation frames: %w", err)
 	}
@@ -349,6 +347,14 @@ func (s *Store) ConversationFrames(ctx context.Context, tenantID, userID, conver
 	slices.Reverse(out)
 	return out, nil
 }
+
+// conversationFramesSQL reads a page of a conversation back from the
+// user's frames by seq, newest first: on SQLite no index keeps a
+// conversation's frames apart (migration 00025), so the read walks the
+// user's frames of every conversation from beforeSeq down until it has
+// the page (TestHotReadsPlans).
+const conversationFramesSQL = `SELECT seq, event_id, payload, created_at FROM frames
+		WHERE tenant_id = ? AND user_id = ? AND seq < ? AND conversation_id = ? ORDER BY seq DESC`
 
 // ConversationTitle is one of a user's conversations, titled by its first
 // words, with when it was last used.

@@ -27,6 +27,8 @@ func TestHotReadsPlans(t *testing.T) {
 		{"pending outbox", pendingOutboxSQL + " LIMIT 100", "USING INDEX outbox_pending", nil},
 		{"frames of a turn", framesOfTurnSQL + " LIMIT 50", "USING INDEX frames_turn_event", []any{"t", "u", "turn"}},
 		{"seqs of a turn", turnFrameSeqsSQL, "USING INDEX frames_turn_event", []any{"t", "u", "turn"}},
+		{"a page of a conversation", conversationFramesSQL + " LIMIT 50",
+			"USING INDEX sqlite_autoindex_frames_1 (tenant_id=? AND user_id=? AND seq<?)", []any{"t", "u", 1 << 62, "c"}},
 		{"a user's conversations", listConversationsSQL + " LIMIT 50",
 			"USING INDEX sqlite_autoindex_conversation_titles_1 (tenant_id=? AND user_id=?)", []any{"t", "u"}},
 	} {
