@@ -236,7 +236,8 @@ func (s *Store) AppendOutbox(ctx context.Context, out []OutboxMessage) error {
 const outboxRowsPerStatement = 50
 
 // outboxArgs are the parameters of out's rows, five a row: id, subject,
-// headers, payload, created_at.
+// headers, payload, created_at; on SQLite the headers and payload packed
+// in the payload (outboxpack.go).
 func (s *Store) outboxArgs(out []OutboxMessage) ([]any, error) {
 	args := make([]any, 0, 5*len(out))
 	for _, m := range out {
@@ -250,6 +251,10 @@ func (s *Store) outboxArgs(out []OutboxMessage) ([]any, error) {
 				return nil, fmt.Errorf("append outbox: %w", err)
 			}
 			headers = b
+		}
+		if s.d.name == dialectSQLite {
+			args = append(args, m.ID, m.Subject, outboxPacked, packOutbox(headers, m.Payload), s.d.ts(s.orNow(m.CreatedAt)))
+			continue
 		}
 		args = append(args, m.ID, m.Subject, jsonArg(headers), blobArg(m.Payload), s.d.ts(s.orNow(m.CreatedAt)))
 	}
@@ -269,6 +274,12 @@ func (s *Store) PendingOutbox(ctx context.Context, limit int) ([]OutboxMessage, 
 		var headers json.RawMessage
 		if err := rows.Scan(&m.ID, &m.Subject, jsonCol{&headers}, &m.Payload, timeCol{&m.CreatedAt}); err != nil {
 			return nil, fmt.Errorf("pending outbox: %w", err)
+		}
+		if string(headers) == outboxPacked {
+			var err error
+			if headers, m.Payload, err = unpackOutbox(m.Payload); err != nil {
+				return nil, fmt.Errorf("pending outbox %s: %w", m.ID, err)
+			}
 		}
 		if len(headers) > 0 {
 			if err := json.Unmarshal(headers, &m.Headers); err != nil {
