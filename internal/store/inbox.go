@@ -201,12 +201,13 @@ func (s *Store) appendFrameSQLite(ctx context.Context, f newFrame) (int64, error
 // did: a redelivery burns no seq and touches nothing. That failure is
 // errFrameExists.
 func (s *Store) appendFrameOnce(ctx context.Context, f newFrame, title *string) (int64, error) {
-	at := s.d.ts(s.orNow(f.at))
+	now := s.orNow(f.at)
+	at := s.d.ts(now)
 	q := `WITH c AS (` + counterStep + `)`
 	args := []any{f.tenantID, f.userID, "frame"}
 	if title != nil {
 		q += `, t AS (` + touchTitle + `)`
-		args = append(args, f.tenantID, f.userID, f.conversationID, *title, at, at)
+		args = append(args, f.tenantID, f.userID, f.conversationID, *title, at, at, s.d.ts(touchedBefore(now)))
 	}
 	q += ` INSERT INTO frames ` + frameCols + ` SELECT ?, ?, c.value, ?, ?, ?, ?, ? FROM c RETURNING seq`
 	args = append(args, f.tenantID, f.userID, f.event(), blobArg(f.payload), at, f.conversationID, frameTurn(f.payload))
@@ -366,15 +367,29 @@ type ConversationTitle struct {
 }
 
 // touchTitle is TouchConversation's statement: tenant_id, user_id,
-// conversation_id, title, created_at and updated_at in.
+// conversation_id, title, created_at, updated_at and touchedBefore(at)
+// in.
 const touchTitle = `INSERT INTO conversation_titles (tenant_id, user_id, conversation_id, title, created_at, updated_at)
-	VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, conversation_id) DO UPDATE SET updated_at = excluded.updated_at`
+	VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, conversation_id) DO UPDATE SET updated_at = excluded.updated_at
+	WHERE conversation_titles.updated_at <= ?`
+
+// touchEvery is how far apart a conversation's last-used times are kept:
+// a message within a minute of the time kept leaves the row as it is.
+// Every message rewrote the row, a page at the user's place (a fortieth
+// of what a turn wrote at 1,000 bench users), and a chat's messages come
+// seconds apart; the list of conversations is ordered to the minute.
+const touchEvery = time.Minute
+
+// touchedBefore is the last-used time at or before which a message at at
+// moves it.
+func touchedBefore(at time.Time) time.Time { return at.Add(-touchEvery) }
 
 // TouchConversation records that the user wrote in a conversation: the
-// first time, with title; later, only the time.
+// first time, with title; later, only the time, once it has moved by
+// touchEvery.
 func (s *Store) TouchConversation(ctx context.Context, tenantID, userID, conversationID, title string, at time.Time) error {
 	at = s.orNow(at)
-	_, err := s.exec(ctx, touchTitle, tenantID, userID, conversationID, title, s.d.ts(at), s.d.ts(at))
+	_, err := s.exec(ctx, touchTitle, tenantID, userID, conversationID, title, s.d.ts(at), s.d.ts(at), s.d.ts(touchedBefore(at)))
 	if err != nil {
 		return fmt.Errorf("touch conversation: %w", err)
 	}

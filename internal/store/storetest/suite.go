@@ -972,6 +972,26 @@ func testConversationHistory(t *testing.T, st *store.Store) {
 	if diff := cmp.Diff([]string{"c1:first words", "c2:other words"}, got); diff != "" {
 		t.Fatalf("conversations, latest used first (-want +got):\n%s", diff)
 	}
+	// The last-used time is kept to the minute: a message within a
+	// minute of it leaves it, one a minute or more after moves it.
+	lastUsed := func() time.Time {
+		t.Helper()
+		for _, c := range must(st.ListConversations(ctx, "t1", "u1", 10))(t) {
+			if c.ConversationID == "c1" {
+				return c.UpdatedAt
+			}
+		}
+		t.Fatal("c1 not listed")
+		return time.Time{}
+	}
+	check(t, st.TouchConversation(ctx, "t1", "u1", "c1", "", t0.Add(2*time.Minute+59*time.Second)))
+	if got := lastUsed(); !got.Equal(t0.Add(2 * time.Minute)) {
+		t.Errorf("c1 used 59 s after its kept time: last used %v, want it kept at %v", got, t0.Add(2*time.Minute))
+	}
+	check(t, st.TouchConversation(ctx, "t1", "u1", "c1", "", t0.Add(3*time.Minute)))
+	if got := lastUsed(); !got.Equal(t0.Add(3 * time.Minute)) {
+		t.Errorf("c1 used a minute after its kept time: last used %v, want %v", got, t0.Add(3*time.Minute))
+	}
 }
 
 // A user's message is a frame of its conversation and titles it, in one
