@@ -185,7 +185,7 @@ func (s *Store) appendFrameSQLite(ctx context.Context, f newFrame) (int64, error
 	err := s.queryRow(ctx, `INSERT INTO frames `+frameCols+`
 		SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ? FROM frames WHERE tenant_id = ? AND user_id = ?
 		ON CONFLICT DO NOTHING RETURNING seq`,
-		f.tenantID, f.userID, f.event(), blobArg(f.payload), s.d.ts(s.orNow(f.at)), f.conversationID, frameTurn(f.payload),
+		f.tenantID, f.userID, f.event(), s.framePayloadArg(f.payload), s.d.ts(s.orNow(f.at)), f.conversationID, frameTurn(f.payload),
 		f.tenantID, f.userID).Scan(&seq)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, errFrameExists
@@ -273,7 +273,7 @@ func scanFrames(rows *sql.Rows) ([]Frame, error) {
 	for rows.Next() {
 		var f Frame
 		var ev *string
-		if err := rows.Scan(&f.Seq, &ev, &f.Payload, timeCol{&f.CreatedAt}); err != nil {
+		if err := rows.Scan(&f.Seq, &ev, payloadCol{&f.Payload}, timeCol{&f.CreatedAt}); err != nil {
 			return nil, err
 		}
 		if ev != nil {
@@ -297,7 +297,7 @@ func (s *Store) FramesOfTurn(ctx context.Context, tenantID, userID, turnID strin
 			out = out[:0]
 			for rows.Next() {
 				var f Frame
-				if err := rows.Scan(&f.Seq, &f.Payload); err != nil {
+				if err := rows.Scan(&f.Seq, payloadCol{&f.Payload}); err != nil {
 					return err
 				}
 				out = append(out, f)

@@ -16,9 +16,10 @@ import (
 // framesMark is search_marks' entry for the frames indexed.
 const framesMark = "frames"
 
-// messageFrameSQL keeps the frames that may be messages: a frame's payload
-// begins with its type, and tool progress and proposals never are one
-// (FrameMessage decides the rest).
+// messageFrameSQL keeps the frames that may be messages: a payload stored
+// as it is begins with its type, and tool progress and proposals never
+// are one; a packed payload (framepack.go) passes, and FrameMessage
+// decides the rest.
 const messageFrameSQL = `conversation_id <> ''
 	AND CAST(substr(payload, 1, 14) AS TEXT) <> '{"type":"tool_'
 	AND CAST(substr(payload, 1, 18) AS TEXT) <> '{"type":"proposal"'`
@@ -71,7 +72,7 @@ func (s *Store) newMessages(ctx context.Context, tenantID, userID string, limit 
 		var payload []byte
 		var created time.Time
 		doc := searchDoc{kind: SearchMessage}
-		if err := rows.Scan(&last, &doc.tenantID, &doc.userID, &seq, &conv, &payload, timeCol{&created}); err != nil {
+		if err := rows.Scan(&last, &doc.tenantID, &doc.userID, &seq, &conv, payloadCol{&payload}, timeCol{&created}); err != nil {
 			return nil, 0, err
 		}
 		read++

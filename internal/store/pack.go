@@ -1,0 +1,75 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/klauspost/compress/s2"
+)
+
+// packer packs values with S2 (Snappy's successor), against a dictionary
+// of values like them when it has one: a conversation's state (no
+// dictionary), an outbox row, a stored frame, each on SQLite, where a row
+// that takes fewer bytes rewrites fewer pages. S2 packs a 300-byte frame
+// against its dictionary in about 1.2 µs and unpacks it in 0.3 on this
+// machine, where zstd took 7.7 and 2.5 (it copies its dictionary's tables
+// for every value) for 152 bytes against S2's 165.
+//
+// A packed value is a zero byte, the dictionary's id (0: none) and the S2
+// block. No JSON text begins with a zero byte, so a value stored before,
+// or too short to pack, is read as it is. A dictionary, once values are
+// packed with it, must never change: a new one takes a new id, and the
+// old one stays to unpack what it packed.
+type packer struct {
+	id   byte
+	dict *s2.Dict
+}
+
+// newPacker makes a packer with dict under id, or with no dictionary
+// when dict is empty (id 0).
+func newPacker(id byte, dict string) packer {
+	if dict == "" {
+		return packer{}
+	}
+	d := s2.MakeDict([]byte(dict), []byte(`{"`))
+	if d == nil || id == 0 {
+		panic(fmt.Sprintf("pack dictionary %d: too short or no id", id)) // a constant of this package
+	}
+	return packer{id: id, dict: d}
+}
+
+// packedMax bounds what a stored value may unpack to.
+const packedMax = 16 << 20
+
+// pack returns plain packed.
+func (p packer) pack(plain []byte) []byte {
+	dst := make([]byte, 2+s2.MaxEncodedLen(len(plain)))
+	dst[1] = p.id
+	var block []byte // written at dst[2:], which is long enough
+	if p.dict == nil {
+		block = s2.Encode(dst[2:], plain)
+	} else {
+		block = p.dict.Encode(dst[2:], plain)
+	}
+	return dst[:2+len(block)]
+}
+
+// unpack returns packed unpacked: it must have been packed by p.
+func (p packer) unpack(packed []byte) ([]byte, error) {
+	if !isPacked(packed) || packed[1] != p.id {
+		return nil, errors.New("not a value this packer packed")
+	}
+	block := packed[2:]
+	if n, err := s2.DecodedLen(block); err != nil {
+		return nil, err
+	} else if n > packedMax {
+		return nil, fmt.Errorf("packed value of %d bytes, past %d", n, packedMax)
+	}
+	if p.dict == nil {
+		return s2.Decode(nil, block)
+	}
+	return p.dict.Decode(nil, block)
+}
+
+// isPacked tells a packed value from JSON text.
+func isPacked(b []byte) bool { return len(b) >= 2 && b[0] == 0 }
