@@ -70,11 +70,15 @@ func (s *Store) listAudit(ctx context.Context, tenantID, where string, args []an
 	return out, rows.Err()
 }
 
-// GetToolCall returns the stored result of the tenant's call, or ErrNotFound.
+// GetToolCall returns the stored result of the tenant's call, or ErrNotFound:
+// in its audit entry (migration 00026), or in tool_calls, where results
+// were stored before and are stored for an entry whose id is not the
+// call's.
 func (s *Store) GetToolCall(ctx context.Context, tenantID, callID string) (ToolCall, error) {
 	c := ToolCall{TenantID: tenantID, CallID: callID}
-	err := s.readRow(ctx, `SELECT tool, result, created_at FROM tool_calls WHERE tenant_id = ? AND call_id = ?`, []any{tenantID, callID},
-		&c.Tool, jsonCol{&c.Result}, timeCol{&c.CreatedAt})
+	err := s.readRow(ctx, `SELECT tool, result, created_at FROM audit_log WHERE tenant_id = ? AND id = ? AND result IS NOT NULL
+		UNION ALL SELECT tool, result, created_at FROM tool_calls WHERE tenant_id = ? AND call_id = ? LIMIT 1`,
+		[]any{tenantID, callID, tenantID, callID}, &c.Tool, jsonCol{&c.Result}, timeCol{&c.CreatedAt})
 	if err != nil {
 		return ToolCall{}, fmt.Errorf("get tool call: %w", notFound(err))
 	}
@@ -91,11 +95,16 @@ func (s *Store) PutToolCall(ctx context.Context, c ToolCall, e AuditEntry) (Tool
 	audit := s.auditArgs(e)
 	var n int64
 	var err error
-	if s.d.name == dialectPostgres {
+	switch {
+	case e.ID == c.CallID && e.TenantID == c.TenantID && e.Tool == c.Tool:
+		// The toolrunner's case: the result goes in the entry's row, one
+		// statement on either engine.
+		n, err = s.exec(ctx, insertAuditWithResult, append(audit, jsonArg(c.Result))...)
+	case s.d.name == dialectPostgres:
 		// One statement, one round trip, in a transaction or not: a
 		// data-modifying WITH.
 		n, err = s.exec(ctx, `WITH a AS (`+insertAudit+`) `+insertToolCall, append(audit, call...)...)
-	} else {
+	default:
 		err = s.InTx(ctx, func(tx *Store) error {
 			if _, err := tx.exec(ctx, insertAudit, audit...); err != nil {
 				return err
@@ -126,4 +135,13 @@ const (
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`
 	insertToolCall = `INSERT INTO tool_calls (tenant_id, call_id, tool, result, created_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (tenant_id, call_id) DO NOTHING`
+	// insertAuditWithResult stores a call's entry with its result, or the
+	// result in an entry of the call's id stored without one (by
+	// AppendAudit), unless a result is stored already, there or in
+	// tool_calls (before migration 00026): a row is written only when
+	// this call stores the result.
+	insertAuditWithResult = `INSERT INTO audit_log (tenant_id, id, user_id, tool, call_id, outcome, args, duration_ms, created_at, result)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO UPDATE SET result = excluded.result
+		WHERE audit_log.result IS NULL
+			AND NOT EXISTS (SELECT 1 FROM tool_calls t WHERE t.tenant_id = excluded.tenant_id AND t.call_id = excluded.id)`
 )

@@ -47,10 +47,21 @@ func (s *Store) pruneBatches(ctx context.Context, what, q string, args ...any) (
 // redelivered ToolRequest answer without running the tool again, so
 // cutoff must be older than any copy of a request that can still be
 // delivered (see the toolrunner's pruner for the bound).
+//
+// A result kept in its audit entry (migration 00026) is set to NULL, the
+// entry left to the audit log's own retention; one in tool_calls is
+// deleted with its row.
 func (s *Store) PruneToolCalls(ctx context.Context, cutoff time.Time) (int64, error) {
-	return s.pruneBatches(ctx, "tool calls", `DELETE FROM tool_calls WHERE (tenant_id, call_id) IN
+	inAudit, err := s.pruneBatches(ctx, "tool calls", `UPDATE audit_log SET result = NULL WHERE (tenant_id, id) IN
+		(SELECT tenant_id, id FROM audit_log WHERE result IS NOT NULL AND created_at < ? ORDER BY created_at`+
+		limitLiteral(pruneBatch)+s.skipLocked()+`)`, s.d.ts(cutoff))
+	if err != nil {
+		return inAudit, err
+	}
+	inTable, err := s.pruneBatches(ctx, "tool calls", `DELETE FROM tool_calls WHERE (tenant_id, call_id) IN
 		(SELECT tenant_id, call_id FROM tool_calls WHERE created_at < ? ORDER BY created_at`+limitLiteral(pruneBatch)+s.skipLocked()+`)`,
 		s.d.ts(cutoff))
+	return inAudit + inTable, err
 }
 
 // PruneProposals deletes proposals whose expiry was before cutoff,

@@ -342,3 +342,66 @@ func frameSeqs(t *testing.T, st *store.Store, tenant, user string) []int64 {
 	}
 	return out
 }
+
+// A result kept in its audit entry (the toolrunner's entries take the
+// call's id) goes once past the cutoff, and the entry stays in the log.
+func TestPruneToolResultsKeptInTheirAuditEntries(t *testing.T) {
+	eachStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		put := func(tenant, id string, at time.Time) {
+			t.Helper()
+			if _, created, err := st.PutToolCall(ctx, store.ToolCall{TenantID: tenant, CallID: id, Tool: "add_expense", Result: []byte(`{"ok":true}`), CreatedAt: at},
+				store.AuditEntry{TenantID: tenant, ID: id, UserID: "ann", Tool: "add_expense", CallID: id, Outcome: "ok", CreatedAt: at}); err != nil || !created {
+				t.Fatalf("put %s: created %v, %v", id, created, err)
+			}
+		}
+		for i := range 1203 {
+			put(fmt.Sprintf("t%d", i%3), fmt.Sprintf("old%d", i), pruneT0)
+		}
+		put("t0", "young", pruneT0.Add(2*time.Hour))
+		putCall(t, st, "t0", "table", pruneT0) // a result in tool_calls, as before
+		n, err := st.PruneToolCalls(ctx, pruneT0.Add(time.Hour))
+		if err != nil || n != 1204 {
+			t.Fatalf("pruned %d results (%v), want the 1,203 in the audit log and the 1 in tool_calls", n, err)
+		}
+		for _, id := range []string{"old7", "table"} {
+			if _, err := st.GetToolCall(ctx, "t1", id); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%s's result is still stored: %v", id, err)
+			}
+		}
+		if c, err := st.GetToolCall(ctx, "t0", "young"); err != nil || string(c.Result) != `{"ok":true}` {
+			t.Errorf("the young call's result = %s, %v; want it kept for a redelivery", c.Result, err)
+		}
+		if n, err := st.PruneToolCalls(ctx, pruneT0.Add(time.Hour)); err != nil || n != 0 {
+			t.Errorf("a second pass pruned %d (%v), want 0", n, err)
+		}
+		if got, err := st.ListAudit(ctx, "t1", 1000); err != nil || len(got) != 401 {
+			t.Errorf("audit entries of t1 after pruning results = %d (%v), want all 401", len(got), err)
+		}
+		// A call pruned and delivered again runs again and stores anew.
+		if _, created, err := st.PutToolCall(ctx, store.ToolCall{TenantID: "t1", CallID: "old7", Tool: "add_expense", Result: []byte(`{"again":true}`)},
+			store.AuditEntry{TenantID: "t1", ID: "old7", UserID: "ann", Tool: "add_expense", CallID: "old7", Outcome: "ok"}); err != nil || !created {
+			t.Errorf("old7 put again after its result went: created %v, %v", created, err)
+		}
+	})
+}
+
+// A result stored in tool_calls before migration 00026 still answers its
+// call, and a later put of the same call keeps it.
+func TestAToolResultStoredBeforeStillAnswers(t *testing.T) {
+	eachStore(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		if err := st.ExecOutsideTx(ctx, `INSERT INTO tool_calls (tenant_id, call_id, tool, result, created_at) VALUES ('t1', 'c1', 'add_expense', '{"first":true}', ?)`,
+			pruneT0.Format(time.RFC3339Nano)); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AppendAudit(ctx, store.AuditEntry{TenantID: "t1", ID: "c1", UserID: "ann", Tool: "add_expense", CallID: "c1", Outcome: "ok", CreatedAt: pruneT0}); err != nil {
+			t.Fatal(err)
+		}
+		got, created, err := st.PutToolCall(ctx, store.ToolCall{TenantID: "t1", CallID: "c1", Tool: "add_expense", Result: []byte(`{"second":true}`)},
+			store.AuditEntry{TenantID: "t1", ID: "c1", UserID: "ann", Tool: "add_expense", CallID: "c1", Outcome: "ok"})
+		if err != nil || created || string(got.Result) != `{"first":true}` {
+			t.Fatalf("a put over a result stored before = %s, created %v, %v; want the first kept", got.Result, created, err)
+		}
+	})
+}

@@ -846,6 +846,29 @@ func testAuditToolCalls(t *testing.T, st *store.Store) {
 	if n := len(must(st.ListAudit(ctx, "t1", 10))(t)); n != 2 {
 		t.Fatalf("audit holds %d entries after a rolled-back put, want 2", n)
 	}
+
+	// An entry appended without a result (a call refused before it ran,
+	// say) takes the result put later under its id, and keeps its own
+	// outcome.
+	refused := store.AuditEntry{TenantID: "t1", ID: "call4", UserID: "u1", Tool: "add_expense", CallID: "call4", Outcome: "refused", CreatedAt: t0}
+	check(t, st.AppendAudit(ctx, refused))
+	fourth := store.ToolCall{TenantID: "t1", CallID: "call4", Tool: "add_expense", Result: json.RawMessage(`{"refused":true}`), CreatedAt: t0}
+	if got, created := must2(st.PutToolCall(ctx, fourth, refused))(t); !created || string(got.Result) != `{"refused":true}` {
+		t.Fatalf("a result put under an entry stored without one: %+v created=%v", got, created)
+	}
+	if got := must(st.GetToolCall(ctx, "t1", "call4"))(t); string(got.Result) != `{"refused":true}` || got.Tool != "add_expense" {
+		t.Fatalf("call4's stored result = %+v", got)
+	}
+	list = must(st.ListAudit(ctx, "t1", 10))(t)
+	var call4 []store.AuditEntry
+	for _, e := range list {
+		if e.ID == "call4" {
+			call4 = append(call4, e)
+		}
+	}
+	if len(list) != 3 || len(call4) != 1 || cmp.Diff(refused, call4[0]) != "" {
+		t.Fatalf("audit after call4's result: %+v; want its one entry, as appended", list)
+	}
 }
 
 func testUserAudit(t *testing.T, st *store.Store) {
