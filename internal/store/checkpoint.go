@@ -45,8 +45,17 @@ type checkpointer struct {
 // 52-57 on 1-KiB pages), but with a model at 300 users on a slower
 // machine purser's part of a turn's first token was worse in six pairs of
 // nine (p50 median 70 ms against 40; docs/performance.md).
+//
+// Once a turn wrote about a quarter fewer pages (the sixth pass), a pass
+// every 3 s wrote 29.3-30.9 KB a turn against 31.0-32.3 with the 2-s pass
+// and took 1.81-1.97 ms of CPU against 2.02-2.12 (three alternated pairs
+// at 1,000 users), with more turns served and a lower p99 (1.09-1.20 s
+// against 1.23-1.44). With a model at 300 users, purser's part of the
+// first token spread too widely between runs to tell the two apart (p50
+// 13.8-42.3 ms against 8.9-25.9, four runs each; the code before the
+// sixth pass 18.5 and 47.8).
 var (
-	checkpointEvery = 2 * time.Second
+	checkpointEvery = 3 * time.Second
 	// restartFrames is the log length (in pages) past which the writer is
 	// asked to let the log restart: 16384 pages is 16 MiB at purser's page
 	// size (64 MiB for a file made with 4-KiB pages before it). Even a
@@ -57,10 +66,11 @@ var (
 
 // longFrames times restartFrames is the log length past which the writer
 // waits for readers to restart it. At 1,000 offline users every 2-s pass
-// finds 85,000-97,000 pages (a build logging each pass), past 65,536, so
-// under that load the writer restarts the log with a RESTART after every
-// pass; the runs in checkpointEvery's comment include that, and their p99
-// was no worse than with a pass a second (489-504 ms against 505-623).
+// found 85,000-97,000 pages (a build logging each pass, fifth pass), past
+// 65,536, so under that load the writer restarted the log with a RESTART
+// after every pass, and its p99 was no worse than with a pass a second
+// (489-504 ms against 505-623). A turn now writes about 20 pages, so a
+// 3-s pass at 1,000 turns a second finds about 60,000.
 const longFrames = 4
 
 func newCheckpointer(db *sql.DB) *checkpointer {

@@ -191,7 +191,8 @@ type AuditEntry struct {
 }
 
 // ConversationSummary is one of a user's conversations: its id, a title
-// (its first words) and when it was started and last used.
+// (its first words) and when it was started and last used (kept to the
+// minute: a message within a minute of the time kept leaves it).
 type ConversationSummary struct {
 	ID        string    `json:"id"`
 	Title     string    `json:"title"`
