@@ -58,13 +58,19 @@ func seedSearch(t *testing.T, st *store.Store) {
 			t.Fatal(err)
 		}
 	}
+	indexAll(t, st)
+}
+
+// indexAll runs the indexer's rounds until one takes nothing.
+func indexAll(t *testing.T, st *store.Store) {
+	t.Helper()
 	for {
-		n, err := st.IndexSearch(ctx, 100)
+		n, err := st.IndexSearch(context.Background(), 100)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n == 0 {
-			break
+			return
 		}
 	}
 }
@@ -362,15 +368,7 @@ func TestMessagesAreFoundOnceBeforeAndAfterTheIndexerPasses(t *testing.T) {
 		if a, b := hits("ann"), hits("bob"); a != 1 || b != 0 {
 			t.Fatalf("after ann's part: ann finds %d, bob %d; want 1 and 0 (bob's waits for the pass)", a, b)
 		}
-		for {
-			n, err := st.IndexSearch(ctx, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n == 0 {
-				break
-			}
-		}
+		indexAll(t, st)
 		if a, b := hits("ann"), hits("bob"); a != 1 || b != 1 {
 			t.Errorf("after the pass: ann finds %d, bob %d; want each their one message", a, b)
 		}
@@ -382,12 +380,7 @@ func TestMessagesAreFoundOnceBeforeAndAfterTheIndexerPasses(t *testing.T) {
 		if _, err := st.Reindex(ctx); err != nil {
 			t.Fatal(err)
 		}
-		for n := 1; n > 0; {
-			var err error
-			if n, err = st.IndexSearch(ctx, 100); err != nil {
-				t.Fatal(err)
-			}
-		}
+		indexAll(t, st)
 		if a, b := hits("ann"), hits("bob"); a != 1 || b != 1 {
 			t.Errorf("after a reindex: ann finds %d, bob %d; want 1 each", a, b)
 		}
