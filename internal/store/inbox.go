@@ -371,13 +371,17 @@ type ConversationTitle struct {
 // in.
 const touchTitle = `INSERT INTO conversation_titles (tenant_id, user_id, conversation_id, title, created_at, updated_at)
 	VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, user_id, conversation_id) DO UPDATE SET updated_at = excluded.updated_at
-	WHERE conversation_titles.updated_at <= ?`
+	WHERE conversation_titles.updated_at <= ? OR conversation_titles.updated_at < (SELECT MAX(l.updated_at)
+		FROM conversation_titles l WHERE l.tenant_id = excluded.tenant_id AND l.user_id = excluded.user_id)`
 
-// touchEvery is how far apart a conversation's last-used times are kept:
-// a message within a minute of the time kept leaves the row as it is.
-// Every message rewrote the row, a page at the user's place (a fortieth
-// of what a turn wrote at 1,000 bench users), and a chat's messages come
-// seconds apart; the list of conversations is ordered to the minute.
+// touchEvery is how far apart the last-used times of a conversation in
+// use are kept: a message within a minute of the time kept leaves the row
+// as it is, while the conversation is the user's latest used. Every
+// message rewrote the row, a page at the user's place (a fortieth of what
+// a turn wrote at 1,000 bench users), and a chat's messages come seconds
+// apart. A message in any other conversation moves its time, so the list
+// keeps the order of use; the time it shows for the conversation in use
+// may be up to a minute old.
 const touchEvery = time.Minute
 
 // touchedBefore is the last-used time at or before which a message at at
@@ -386,7 +390,7 @@ func touchedBefore(at time.Time) time.Time { return at.Add(-touchEvery) }
 
 // TouchConversation records that the user wrote in a conversation: the
 // first time, with title; later, only the time, once it has moved by
-// touchEvery.
+// touchEvery or when another conversation was used since.
 func (s *Store) TouchConversation(ctx context.Context, tenantID, userID, conversationID, title string, at time.Time) error {
 	at = s.orNow(at)
 	_, err := s.exec(ctx, touchTitle, tenantID, userID, conversationID, title, s.d.ts(at), s.d.ts(at), s.d.ts(touchedBefore(at)))

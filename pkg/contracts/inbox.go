@@ -191,8 +191,9 @@ type AuditEntry struct {
 }
 
 // ConversationSummary is one of a user's conversations: its id, a title
-// (its first words) and when it was started and last used (kept to the
-// minute: a message within a minute of the time kept leaves it).
+// (its first words) and when it was started and last used (for the
+// conversation in use, kept to the minute; the list's order is the order
+// of use).
 type ConversationSummary struct {
 	ID        string    `json:"id"`
 	Title     string    `json:"title"`

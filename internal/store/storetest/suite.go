@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -995,8 +996,27 @@ func testConversationHistory(t *testing.T, st *store.Store) {
 	if diff := cmp.Diff([]string{"c1:first words", "c2:other words"}, got); diff != "" {
 		t.Fatalf("conversations, latest used first (-want +got):\n%s", diff)
 	}
-	// The last-used time is kept to the minute: a message within a
-	// minute of it leaves it, one a minute or more after moves it.
+	// The order of use is kept: c2 used after c1, within the minute,
+	// comes first, and c1 used again comes back first.
+	check(t, st.TouchConversation(ctx, "t1", "u1", "c2", "", t0.Add(2*time.Minute+10*time.Second)))
+	order := func() string {
+		t.Helper()
+		var ids []string
+		for _, c := range must(st.ListConversations(ctx, "t1", "u1", 10))(t) {
+			ids = append(ids, c.ConversationID)
+		}
+		return strings.Join(ids, ",")
+	}
+	if got := order(); got != "c2,c1" {
+		t.Errorf("after c2 was used: conversations %s, want c2,c1", got)
+	}
+	check(t, st.TouchConversation(ctx, "t1", "u1", "c1", "", t0.Add(2*time.Minute+20*time.Second)))
+	if got := order(); got != "c1,c2" {
+		t.Errorf("after c1 was used again: conversations %s, want c1,c2", got)
+	}
+	// The conversation in use keeps its last-used time to the minute: a
+	// message within a minute of it leaves it, one a minute or more
+	// after moves it.
 	lastUsed := func() time.Time {
 		t.Helper()
 		for _, c := range must(st.ListConversations(ctx, "t1", "u1", 10))(t) {
@@ -1007,13 +1027,14 @@ func testConversationHistory(t *testing.T, st *store.Store) {
 		t.Fatal("c1 not listed")
 		return time.Time{}
 	}
-	check(t, st.TouchConversation(ctx, "t1", "u1", "c1", "", t0.Add(2*time.Minute+59*time.Second)))
-	if got := lastUsed(); !got.Equal(t0.Add(2 * time.Minute)) {
-		t.Errorf("c1 used 59 s after its kept time: last used %v, want it kept at %v", got, t0.Add(2*time.Minute))
+	kept := t0.Add(2*time.Minute + 20*time.Second)
+	check(t, st.TouchConversation(ctx, "t1", "u1", "c1", "", kept.Add(59*time.Second)))
+	if got := lastUsed(); !got.Equal(kept) {
+		t.Errorf("c1 used 59 s after its kept time: last used %v, want it kept at %v", got, kept)
 	}
-	check(t, st.TouchConversation(ctx, "t1", "u1", "c1", "", t0.Add(3*time.Minute)))
-	if got := lastUsed(); !got.Equal(t0.Add(3 * time.Minute)) {
-		t.Errorf("c1 used a minute after its kept time: last used %v, want %v", got, t0.Add(3*time.Minute))
+	check(t, st.TouchConversation(ctx, "t1", "u1", "c1", "", kept.Add(time.Minute)))
+	if got := lastUsed(); !got.Equal(kept.Add(time.Minute)) {
+		t.Errorf("c1 used a minute after its kept time: last used %v, want %v", got, kept.Add(time.Minute))
 	}
 }
 
