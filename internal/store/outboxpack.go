@@ -14,8 +14,8 @@ import (
 // bench) repeats itself: the turn, tenant, user and conversation are in
 // both, and every row has the same header names. Packed with a dictionary
 // of such messages a row takes about half of its bytes (47% of a bench
-// run's rows). Rows stored
-// before are read as they were; Postgres keeps both columns as they are.
+// run's rows). Rows stored before are read as they were; Postgres keeps
+// both columns as they are.
 
 // outboxPacked is the headers column of a packed row: no JSON reads so.
 // Its digit is the dictionary's id; a new dictionary takes a new id and

@@ -11,15 +11,15 @@ import (
 // overflow page, freeing one page and taking another, which wrote the
 // file's first page and a freelist page too. Packed against a dictionary
 // of states it takes 38% of that (a bench run's states: 640 bytes on
-// average, none over 900). Postgres keeps the text: its column is TEXT, which cannot
-// hold these bytes, and it compresses large values itself.
+// average, none over 900). Postgres keeps the text: its column is TEXT,
+// which cannot hold these bytes, and it compresses large values itself.
 //
-// A row stored before holds the JSON text and is read as it is; a
-// packed row is a blob that begins with a zero byte (pack.go), which
-// no JSON text does.
+// A row stored before holds the JSON text and is read as it is; a packed
+// row is a blob that begins with a zero byte (pack.go), which no JSON text
+// does.
 
 // packStateMin is the size under which a state is stored as it is: it
-// fits in a page with room to spare, and compressing it saves no page.
+// fits in a page with room to spare, and packing it saves no page.
 const packStateMin = 512
 
 // stateDictID is the state dictionary's id in each packed state.
