@@ -43,7 +43,7 @@ func (s *Store) LoadConversation(ctx context.Context, tenantID, userID, conversa
 	c := Conversation{TenantID: tenantID, UserID: userID, ConversationID: conversationID}
 	err := s.readRow(ctx, `SELECT version, state, updated_at, deadline_at FROM conversations
 		WHERE tenant_id = ? AND user_id = ? AND conversation_id = ?`, []any{tenantID, userID, conversationID},
-		&c.Version, stateCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt})
+		&c.Version, statePacker.col((*[]byte)(&c.State)), timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt})
 	if err != nil {
 		return Conversation{}, fmt.Errorf("load conversation: %w", notFound(err))
 	}
@@ -63,7 +63,7 @@ func (s *Store) LoadConversationWithSettings(ctx context.Context, tenantID, user
 			u.currency, u.timezone, u.date_order, u.language, u.updated_at
 		FROM conversations c LEFT JOIN user_settings u ON u.tenant_id = c.tenant_id AND u.user_id = c.user_id
 		WHERE c.tenant_id = ? AND c.user_id = ? AND c.conversation_id = ?`, []any{tenantID, userID, conversationID},
-		&c.Version, stateCol{&c.State}, timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt},
+		&c.Version, statePacker.col((*[]byte)(&c.State)), timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt},
 		&currency, &zone, &order, &language, optTimeCol{&setAt})
 	if err != nil {
 		return Conversation{}, UserSettings{}, fmt.Errorf("load conversation: %w", notFound(err))

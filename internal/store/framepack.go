@@ -1,14 +1,13 @@
 package store
 
-import "fmt"
-
 // On SQLite a stored frame's payload is packed when it is long enough to
 // gain: frames are a turn's largest rows (about 310 bytes of JSON each in
 // the bench, two or three a turn), and a frame repeats its turn's id, its
 // conversation and the names of its fields, which the dictionary holds.
-// Packed it takes about half (49% of a bench run's frames). A payload is a client frame, JSON, so one
-// stored before (or too short to pack) is told from a packed one by its
-// first byte (pack.go). Postgres stores the payload as it is.
+// Packed it takes about half (49% of a bench run's frames). A payload is
+// a client frame, JSON, so one stored before (or too short to pack) is
+// told from a packed one by its first byte (pack.go); framePacker.col
+// reads both. Postgres stores the payload as it is.
 
 // packFrameMin is the length under which a payload is stored as it is.
 const packFrameMin = 64
@@ -38,30 +37,4 @@ func (s *Store) framePayloadArg(payload []byte) []byte {
 		return blobArg(payload)
 	}
 	return framePacker.pack(payload)
-}
-
-// payloadCol scans a stored frame's payload, unpacking a packed one.
-type payloadCol struct{ b *[]byte }
-
-func (c payloadCol) Scan(v any) error {
-	var b []byte
-	switch x := v.(type) {
-	case nil:
-	case []byte:
-		b = x
-	case string:
-		b = []byte(x)
-	default:
-		return fmt.Errorf("scan frame payload: unexpected %T", v)
-	}
-	if !isPacked(b) {
-		*c.b = append([]byte(nil), b...)
-		return nil
-	}
-	out, err := framePacker.unpack(b)
-	if err != nil {
-		return fmt.Errorf("scan frame payload: %w", err)
-	}
-	*c.b = out
-	return nil
 }

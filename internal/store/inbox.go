@@ -273,7 +273,7 @@ func scanFrames(rows *sql.Rows) ([]Frame, error) {
 	for rows.Next() {
 		var f Frame
 		var ev *string
-		if err := rows.Scan(&f.Seq, &ev, payloadCol{&f.Payload}, timeCol{&f.CreatedAt}); err != nil {
+		if err := rows.Scan(&f.Seq, &ev, framePacker.col(&f.Payload), timeCol{&f.CreatedAt}); err != nil {
 			return nil, err
 		}
 		if ev != nil {
@@ -297,7 +297,7 @@ func (s *Store) FramesOfTurn(ctx context.Context, tenantID, userID, turnID strin
 			out = out[:0]
 			for rows.Next() {
 				var f Frame
-				if err := rows.Scan(&f.Seq, payloadCol{&f.Payload}); err != nil {
+				if err := rows.Scan(&f.Seq, framePacker.col(&f.Payload)); err != nil {
 					return err
 				}
 				out = append(out, f)

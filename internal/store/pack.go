@@ -15,8 +15,7 @@ import (
 // machine, where zstd took 7.7 and 2.5 (it copies its dictionary's tables
 // for every value) for 152 bytes against S2's 165.
 //
-// A packed value is a zero byte, the dictionary's id (0: none) and the S2
-// block. No JSON text begins with a zero byte, so a value stored before,
+// A packed value is a zero byte, the dictionary's id and the S2 block. No JSON text begins with a zero byte, so a value stored before,
 // or too short to pack, is read as it is. A dictionary, once values are
 // packed with it, must never change: a new one takes a new id, and the
 // old one stays to unpack what it packed.
@@ -25,12 +24,8 @@ type packer struct {
 	dict *s2.Dict
 }
 
-// newPacker makes a packer with dict under id, or with no dictionary
-// when dict is empty (id 0).
+// newPacker makes a packer with dict under id (not 0).
 func newPacker(id byte, dict string) packer {
-	if dict == "" {
-		return packer{}
-	}
 	d := s2.MakeDict([]byte(dict), []byte(`{"`))
 	if d == nil || id == 0 {
 		panic(fmt.Sprintf("pack dictionary %d: too short or no id", id)) // a constant of this package
@@ -45,12 +40,7 @@ const packedMax = 16 << 20
 func (p packer) pack(plain []byte) []byte {
 	dst := make([]byte, 2+s2.MaxEncodedLen(len(plain)))
 	dst[1] = p.id
-	var block []byte // written at dst[2:], which is long enough
-	if p.dict == nil {
-		block = s2.Encode(dst[2:], plain)
-	} else {
-		block = p.dict.Encode(dst[2:], plain)
-	}
+	block := p.dict.Encode(dst[2:], plain) // written at dst[2:], which is long enough
 	return dst[:2+len(block)]
 }
 
@@ -65,10 +55,42 @@ func (p packer) unpack(packed []byte) ([]byte, error) {
 	} else if n > packedMax {
 		return nil, fmt.Errorf("packed value of %d bytes, past %d", n, packedMax)
 	}
-	if p.dict == nil {
-		return s2.Decode(nil, block)
-	}
 	return p.dict.Decode(nil, block)
+}
+
+// col scans a column p packs into b: a packed value unpacked, JSON text
+// (a value stored before, or too short to pack) as it is, NULL as nil.
+func (p packer) col(b *[]byte) packedCol { return packedCol{p, b} }
+
+// packedCol is what packer.col returns.
+type packedCol struct {
+	p packer
+	b *[]byte
+}
+
+func (c packedCol) Scan(v any) error {
+	var b []byte
+	switch x := v.(type) {
+	case nil:
+		*c.b = nil
+		return nil
+	case []byte:
+		b = x
+	case string:
+		b = []byte(x)
+	default:
+		return fmt.Errorf("scan packed column: unexpected %T", v)
+	}
+	if !isPacked(b) {
+		*c.b = append([]byte(nil), b...)
+		return nil
+	}
+	out, err := c.p.unpack(b)
+	if err != nil {
+		return fmt.Errorf("scan packed column: %w", err)
+	}
+	*c.b = out
+	return nil
 }
 
 // isPacked tells a packed value from JSON text.

@@ -297,7 +297,7 @@ func (s *Store) describeMessage(ctx context.Context, doc *searchDoc) (bool, erro
 	var payload []byte
 	var created time.Time
 	err = s.readRow(ctx, `SELECT conversation_id, payload, created_at FROM frames WHERE tenant_id = ? AND user_id = ? AND seq = ?`,
-		[]any{doc.tenantID, doc.userID, seq}, &conv, payloadCol{&payload}, timeCol{&created})
+		[]any{doc.tenantID, doc.userID, seq}, &conv, framePacker.col(&payload), timeCol{&created})
 	if err != nil {
 		return false, err
 	}

@@ -16,14 +16,6 @@ import (
 // framesMark is search_marks' entry for the frames indexed.
 const framesMark = "frames"
 
-// messageFrameSQL keeps the frames that may be messages: a payload stored
-// as it is begins with its type, and tool progress and proposals never
-// are one; a packed payload (framepack.go) passes, and FrameMessage
-// decides the rest.
-const messageFrameSQL = `conversation_id <> ''
-	AND CAST(substr(payload, 1, 14) AS TEXT) <> '{"type":"tool_'
-	AND CAST(substr(payload, 1, 18) AS TEXT) <> '{"type":"proposal"'`
-
 // userFramesPastMarkSQL selects a person's frames past the mark (tenant,
 // user, tenant, user in): those above their newest frame at or below it,
 // found by walking the user's frames back from the newest, as seq and
@@ -32,11 +24,13 @@ const userFramesPastMarkSQL = `FROM frames WHERE tenant_id = ? AND user_id = ? A
 	(SELECT seq FROM frames WHERE tenant_id = ? AND user_id = ?
 		AND rowid <= (SELECT value FROM search_marks WHERE name = 'frames') ORDER BY seq DESC LIMIT 1), 0)`
 
-// messagesPastMark says whether the person has messages the mark has not
-// passed (SQLite only).
+// messagesPastMark says whether the person has frames of a conversation
+// the mark has not passed (SQLite only). SQL cannot tell a message from a
+// proposal in a packed payload, so a proposal past the mark makes a search
+// run the person's part of the indexer, which finds nothing to index.
 func (s *Store) messagesPastMark(ctx context.Context, tenantID, userID string) (bool, error) {
 	var one int
-	err := s.readRow(ctx, `SELECT 1 `+userFramesPastMarkSQL+` AND `+messageFrameSQL+` LIMIT 1`,
+	err := s.readRow(ctx, `SELECT 1 `+userFramesPastMarkSQL+` AND conversation_id <> '' LIMIT 1`,
 		[]any{tenantID, userID, tenantID, userID}, &one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
@@ -72,7 +66,7 @@ func (s *Store) newMessages(ctx context.Context, tenantID, userID string, limit 
 		var payload []byte
 		var created time.Time
 		doc := searchDoc{kind: SearchMessage}
-		if err := rows.Scan(&last, &doc.tenantID, &doc.userID, &seq, &conv, payloadCol{&payload}, timeCol{&created}); err != nil {
+		if err := rows.Scan(&last, &doc.tenantID, &doc.userID, &seq, &conv, framePacker.col(&payload), timeCol{&created}); err != nil {
 			return nil, 0, err
 		}
 		read++

@@ -1,9 +1,6 @@
 package store
 
-import (
-	"encoding/json"
-	"fmt"
-)
+import "encoding/json"
 
 // A conversation's state is stored packed on SQLite. Its JSON (about
 // 1.6 KB in the bench, more with long answers) passed what a page of
@@ -16,7 +13,7 @@ import (
 //
 // A row stored before holds the JSON text and is read as it is; a packed
 // row is a blob that begins with a zero byte (pack.go), which no JSON text
-// does.
+// does; statePacker.col reads both.
 
 // packStateMin is the size under which a state is stored as it is: it
 // fits in a page with room to spare, and packing it saves no page.
@@ -40,21 +37,4 @@ func (s *Store) stateArg(state json.RawMessage) any {
 		return jsonArg(state)
 	}
 	return statePacker.pack(state)
-}
-
-// stateCol scans a stored state: JSON text as it is, a packed one
-// unpacked.
-type stateCol struct{ m *json.RawMessage }
-
-func (c stateCol) Scan(v any) error {
-	b, ok := v.([]byte)
-	if !ok || !isPacked(b) {
-		return jsonCol(c).Scan(v)
-	}
-	out, err := statePacker.unpack(b)
-	if err != nil {
-		return fmt.Errorf("scan state: %w", err)
-	}
-	*c.m = out
-	return nil
 }
