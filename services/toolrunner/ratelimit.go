@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -14,8 +15,26 @@ import (
 // counter per key and minute in a JetStream key-value bucket, incremented
 // with compare-and-set so that concurrent callers never both take the last
 // slot.
+//
+// Each replica remembers the count and revision it last wrote or read for
+// each of the current minute's keys, and increments from there without
+// reading the counter first: one round trip a call instead of two while
+// the key's calls come to this replica. Another replica's increment makes
+// the revision stale, the compare-and-set fails, and the counter is read
+// again, so the count stays exact. A remembered count at the limit refuses
+// without asking: within its minute a counter only grows.
 type KVLimiter struct {
 	kv jetstream.KeyValue
+
+	mu     sync.Mutex
+	window int64              // the minute the remembered counters are of
+	last   map[string]counter // by counter key
+}
+
+// counter is a counter's value as of its revision.
+type counter struct {
+	n   int
+	rev uint64
 }
 
 // RateLimitBucket is the KV bucket the limiter keeps its counters in.
@@ -40,27 +59,73 @@ func (l *KVLimiter) Allow(ctx context.Context, key string, perMinute int, now ti
 	k := key + "." + strconv.FormatInt(window, 10)
 	retry := time.Unix((window+1)*60, 0).Sub(now)
 	for range 50 {
-		entry, err := l.kv.Get(ctx, k)
-		switch {
-		case errors.Is(err, jetstream.ErrKeyNotFound):
-			if _, err := l.kv.Create(ctx, k, []byte("1")); err == nil {
-				return true, 0, nil
-			} else if !errors.Is(err, jetstream.ErrKeyExists) {
+		c, known := l.remembered(window, k)
+		if !known {
+			entry, err := l.kv.Get(ctx, k)
+			switch {
+			case errors.Is(err, jetstream.ErrKeyNotFound):
+				rev, err := l.kv.Create(ctx, k, []byte("1"))
+				if err == nil {
+					l.remember(window, k, counter{1, rev})
+					return true, 0, nil
+				} else if !errors.Is(err, jetstream.ErrKeyExists) {
+					return false, 0, err
+				}
+				continue // someone else created it first
+			case err != nil:
 				return false, 0, err
 			}
-			continue // someone else created it first
-		case err != nil:
-			return false, 0, err
+			n, _ := strconv.Atoi(string(entry.Value()))
+			c = counter{n, entry.Revision()}
 		}
-		n, _ := strconv.Atoi(string(entry.Value()))
-		if n >= perMinute {
+		if c.n >= perMinute {
+			l.remember(window, k, c)
 			return false, retry, nil
 		}
-		if _, err := l.kv.Update(ctx, k, []byte(strconv.Itoa(n+1)), entry.Revision()); err == nil {
+		rev, err := l.kv.Update(ctx, k, []byte(strconv.Itoa(c.n+1)), c.rev)
+		if err == nil {
+			l.remember(window, k, counter{c.n + 1, rev})
 			return true, 0, nil
-		} else if !errors.Is(err, jetstream.ErrKeyExists) && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			return false, 0, err
 		}
+		l.forget(k) // another replica counted since: read it again
 	}
 	return false, 0, errors.New("rate limit counter is too contended")
+}
+
+// remembered is the counter k as this replica last saw it, if it is of
+// the current window.
+func (l *KVLimiter) remembered(window int64, k string) (counter, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if window != l.window {
+		return counter{}, false
+	}
+	c, ok := l.last[k]
+	return c, ok
+}
+
+// remember keeps c as counter k's latest; a new window forgets the last
+// one's counters.
+func (l *KVLimiter) remember(window int64, k string, c counter) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if window < l.window {
+		return
+	}
+	if window > l.window || l.last == nil {
+		l.last = map[string]counter{}
+		l.window = window
+	}
+	if old, ok := l.last[k]; !ok || c.rev > old.rev {
+		l.last[k] = c
+	}
+}
+
+func (l *KVLimiter) forget(k string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.last, k)
 }
