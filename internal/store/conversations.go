@@ -55,14 +55,24 @@ func (s *Store) LoadConversation(ctx context.Context, tenantID, userID, conversa
 // needs for every event of a conversation. A conversation not stored
 // returns ErrNotFound and no settings.
 func (s *Store) LoadConversationWithSettings(ctx context.Context, tenantID, userID, conversationID string) (Conversation, UserSettings, error) {
+	return s.LoadConversationIfChanged(ctx, tenantID, userID, conversationID, 0)
+}
+
+// LoadConversationIfChanged is LoadConversationWithSettings for a caller
+// that holds the conversation's state as of version known: while the
+// stored version is still known, the state is neither read nor unpacked
+// and c.State is nil. A version is never stored twice for a conversation
+// (each save adds one, and conversations are never deleted), so the
+// caller's copy is the stored state. known 0 reads it always.
+func (s *Store) LoadConversationIfChanged(ctx context.Context, tenantID, userID, conversationID string, known int64) (Conversation, UserSettings, error) {
 	c := Conversation{TenantID: tenantID, UserID: userID, ConversationID: conversationID}
 	var u UserSettings
 	var currency, zone, order, language *string
 	var setAt *time.Time
-	err := s.readRow(ctx, `SELECT c.version, c.state, c.updated_at, c.deadline_at,
+	err := s.readRow(ctx, `SELECT c.version, CASE WHEN c.version = ? THEN NULL ELSE c.state END, c.updated_at, c.deadline_at,
 			u.currency, u.timezone, u.date_order, u.language, u.updated_at
 		FROM conversations c LEFT JOIN user_settings u ON u.tenant_id = c.tenant_id AND u.user_id = c.user_id
-		WHERE c.tenant_id = ? AND c.user_id = ? AND c.conversation_id = ?`, []any{tenantID, userID, conversationID},
+		WHERE c.tenant_id = ? AND c.user_id = ? AND c.conversation_id = ?`, []any{known, tenantID, userID, conversationID},
 		&c.Version, statePacker.col((*[]byte)(&c.State)), timeCol{&c.UpdatedAt}, optTimeCol{&c.DeadlineAt},
 		&currency, &zone, &order, &language, optTimeCol{&setAt})
 	if err != nil {

@@ -60,11 +60,12 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event) err
 	next, eff, model := o.askModel(ctx, ref, next, eff, env, ev.Streamed)
 	stored := false
 	defer func() { model.settle(ctx, stored) }()
-	out, err := o.save(ctx, conv, state, next, eff)
+	out, version, err := o.save(ctx, conv, state, next, eff)
 	if err != nil {
 		return err
 	}
 	stored = true
+	o.states.put(ref.key(), version, next.clone())
 	if err := o.failAt("saved"); err != nil {
 		return err
 	}
@@ -83,15 +84,20 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event) err
 }
 
 // load reads a conversation, with the settings of the user it belongs to,
-// and decodes its state. A conversation never stored is an empty one
-// (Version 0, and no settings read).
+// and decodes its state, or takes the state this process saved last while
+// it is still the stored one (stateCache). A conversation never stored is
+// an empty one (Version 0, and no settings read).
 func (o *Orchestrator) load(ctx context.Context, ref convRef) (store.Conversation, store.UserSettings, State, error) {
-	conv, settings, err := o.store.LoadConversationWithSettings(ctx, ref.tenant, ref.user, ref.id)
+	kept, ok := o.states.take(ref.key())
+	conv, settings, err := o.store.LoadConversationIfChanged(ctx, ref.tenant, ref.user, ref.id, kept.version)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		conv = store.Conversation{TenantID: ref.tenant, UserID: ref.user, ConversationID: ref.id}
 	case err != nil:
 		return conv, settings, State{}, fmt.Errorf("load conversation: %w", err)
+	}
+	if ok && conv.Version == kept.version && conv.State == nil {
+		return conv, settings, kept.state, nil
 	}
 	var state State
 	if len(conv.State) > 0 {
@@ -152,15 +158,15 @@ func (o *Orchestrator) env(ref convRef, currency, zone string) Env {
 // the proposals it made or decided, and its outbox, which it returns for
 // publishing. before is the state loaded, whose turn correlates the
 // outputs of a turn that just ended.
-func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before, next State, eff Effects) ([]store.OutboxMessage, error) {
+func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before, next State, eff Effects) ([]store.OutboxMessage, int64, error) {
 	tenant, user, convID := conv.TenantID, conv.UserID, conv.ConversationID
 	out, err := o.outbox(tenant, user, convID, cmp.Or(currentTurnID(next), currentTurnID(before)), eff.Outputs)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	conv.DeadlineAt = deadlineOf(next, o.cfg.ModelLease)
 	if conv.State, err = json.Marshal(next); err != nil {
-		return nil, bus.Permanent(fmt.Errorf("encode state: %w", err))
+		return nil, 0, bus.Permanent(fmt.Errorf("encode state: %w", err))
 	}
 	now := o.now()
 	changes := store.TurnChanges{Conversation: conv, Outbox: out, At: now}
@@ -176,13 +182,14 @@ func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before
 	for _, c := range eff.Changes {
 		changes.ProposalChanges = append(changes.ProposalChanges, store.ProposalChange(c))
 	}
-	if _, err := o.store.SaveTurn(ctx, changes); err != nil {
-		return nil, fmt.Errorf("save turn: %w", err)
+	version, err := o.store.SaveTurn(ctx, changes)
+	if err != nil {
+		return nil, 0, fmt.Errorf("save turn: %w", err)
 	}
 	for _, c := range eff.Changes {
 		o.metrics.proposals.WithLabelValues(c.To).Inc()
 	}
-	return out, nil
+	return out, version, nil
 }
 
 // turnStart is when the turn an event belongs to started (zero if none):

@@ -164,12 +164,12 @@ type flakyLoads struct {
 	failed  atomic.Int32
 }
 
-func (f *flakyLoads) LoadConversationWithSettings(ctx context.Context, tenantID, userID, conversationID string) (store.Conversation, store.UserSettings, error) {
+func (f *flakyLoads) LoadConversationIfChanged(ctx context.Context, tenantID, userID, conversationID string, known int64) (store.Conversation, store.UserSettings, error) {
 	if f.failing.Add(-1) >= 0 {
 		f.failed.Add(1)
 		return store.Conversation{}, store.UserSettings{}, errors.New("database is locked")
 	}
-	return f.Store.LoadConversationWithSettings(ctx, tenantID, userID, conversationID)
+	return f.Store.LoadConversationIfChanged(ctx, tenantID, userID, conversationID, known)
 }
 
 // A model's decision that cannot be applied at first, because the store

@@ -29,7 +29,7 @@ import (
 // Store is the orchestrator's view of the system of record.
 type Store interface {
 	LoadConversation(ctx context.Context, tenantID, userID, conversationID string) (store.Conversation, error)
-	LoadConversationWithSettings(ctx context.Context, tenantID, userID, conversationID string) (store.Conversation, store.UserSettings, error)
+	LoadConversationIfChanged(ctx context.Context, tenantID, userID, conversationID string, known int64) (store.Conversation, store.UserSettings, error)
 	ConversationUsers(ctx context.Context, tenantID, conversationID string, limit int) ([]string, error)
 	SaveConversation(ctx context.Context, c store.Conversation, expectedVersion int64, out []store.OutboxMessage) (int64, error)
 	SaveTurn(ctx context.Context, t store.TurnChanges) (int64, error)
@@ -97,6 +97,7 @@ type Orchestrator struct {
 	stopLife context.CancelFunc
 	callsMu  sync.Mutex
 	calls    map[string]*modelCall // by convRef.key
+	states   *stateCache
 }
 
 // New builds an orchestrator. pub publishes answer tokens to deliver
@@ -117,7 +118,8 @@ func New(cfg Config, st Store, relay Relay, pub message.Publisher, model Model, 
 	}
 	life, stop := context.WithCancel(context.Background())
 	return &Orchestrator{cfg: cfg, store: st, relay: relay, pub: pub, model: model, log: log, now: now, metrics: newMetrics(reg),
-		pool: newModelPool(cfg.ModelConcurrency), life: life, stopLife: stop, calls: map[string]*modelCall{}}
+		pool: newModelPool(cfg.ModelConcurrency), life: life, stopLife: stop, calls: map[string]*modelCall{},
+		states: newStateCache(stateCacheSize)}
 }
 
 // Register adds the orchestrator's handlers to a router.

@@ -254,6 +254,18 @@ func testConversationWithSettings(t *testing.T, st *store.Store) {
 	if set != want || set.Currency != "EUR" || set.Language != "fr" {
 		t.Fatalf("settings read with the conversation %+v, want u1's %+v", set, want)
 	}
+	// A reader that holds version 1's state gets the settings and the
+	// version without the state; once the state changes, with it.
+	c, set = must2(st.LoadConversationIfChanged(ctx, "t1", "u1", "c1", 1))(t)
+	if c.Version != 1 || c.State != nil || set != want {
+		t.Fatalf("known version 1: version %d, state %q, settings %+v", c.Version, c.State, set)
+	}
+	c.State = json.RawMessage(`{"n":2}`)
+	must(st.SaveConversation(ctx, c, 1, nil))(t)
+	c, _ = must2(st.LoadConversationIfChanged(ctx, "t1", "u1", "c1", 1))(t)
+	if c.Version != 2 || string(c.State) != `{"n":2}` {
+		t.Fatalf("after a save, known version 1: version %d, state %q", c.Version, c.State)
+	}
 }
 
 func testOutbox(t *testing.T, st *store.Store) {
