@@ -25,8 +25,8 @@ type cachedState struct {
 	state   State
 }
 
-// stateCacheSize bounds the conversations remembered: about 1,000 bench
-// users' states are a few megabytes of heap.
+// stateCacheSize bounds the conversations remembered; past it, another
+// is forgotten for each one saved.
 const stateCacheSize = 2048
 
 func newStateCache(max int) *stateCache {
