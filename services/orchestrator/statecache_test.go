@@ -49,7 +49,12 @@ func (k *keptLoads) LoadConversationIfChanged(ctx context.Context, tenantID, use
 // third, after the other replica saved, reads the stored state instead of
 // its own older copy. The conversation's history holds the other replica's message.
 func TestAReplicasKeptStateYieldsToAnotherReplicasSave(t *testing.T) {
-	st := storetest.Open(t, storetest.SQLiteDSN(t))
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) { testKeptStateYields(t, storetest.Open(t, e.DSN(t))) })
+	}
+}
+
+func testKeptStateYields(t *testing.T, st *store.Store) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	stores := []*keptLoads{{Store: st}, {Store: st}}
 	var replicas []*Orchestrator
