@@ -65,7 +65,7 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event) err
 		return err
 	}
 	stored = true
-	o.states.put(ref.key(), version, next.clone())
+	o.states.put(ref, version, next.clone())
 	if err := o.failAt("saved"); err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event) err
 // it is still the stored one (stateCache). A conversation never stored is
 // an empty one (Version 0, and no settings read).
 func (o *Orchestrator) load(ctx context.Context, ref convRef) (store.Conversation, store.UserSettings, State, error) {
-	kept, ok := o.states.take(ref.key())
+	kept, ok := o.states.take(ref)
 	conv, settings, err := o.store.LoadConversationIfChanged(ctx, ref.tenant, ref.user, ref.id, kept.version)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

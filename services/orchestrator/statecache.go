@@ -5,8 +5,8 @@ import "sync"
 // stateCache keeps the state this process last saved for each
 // conversation, with the version it was saved at, so that the next event
 // of the conversation does not read and decode the state again: decoding
-// it was about a third of loading a conversation, itself 6-7% of purser's
-// CPU at 1,000 bench users. The load still reads the stored version (and
+// it was a quarter to a third of loading a conversation, itself 6-8% of
+// purser's CPU at 1,000 bench users. The load still reads the stored version (and
 // the user's settings) and takes the copy only while the version is the
 // one it was saved at; a save by another replica or another path makes it
 // stale, and the state is read as before.
@@ -17,7 +17,7 @@ import "sync"
 type stateCache struct {
 	mu  sync.Mutex
 	max int
-	m   map[string]cachedState // by convRef.key
+	m   map[convRef]cachedState
 }
 
 type cachedState struct {
@@ -30,11 +30,11 @@ type cachedState struct {
 const stateCacheSize = 2048
 
 func newStateCache(max int) *stateCache {
-	return &stateCache{max: max, m: map[string]cachedState{}}
+	return &stateCache{max: max, m: map[convRef]cachedState{}}
 }
 
 // take removes and returns the state kept for key, if any.
-func (c *stateCache) take(key string) (cachedState, bool) {
+func (c *stateCache) take(key convRef) (cachedState, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.m[key]
@@ -46,7 +46,7 @@ func (c *stateCache) take(key string) (cachedState, bool) {
 
 // put keeps s as key's state at version; s must not be changed after.
 // When full, an arbitrary other conversation is forgotten.
-func (c *stateCache) put(key string, version int64, s State) {
+func (c *stateCache) put(key convRef, version int64, s State) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.m[key]; !ok && len(c.m) >= c.max {
