@@ -94,7 +94,7 @@ mutant gate-race internal/store/proposals.go \
 	's/WHERE tenant_id = ? AND id = ? AND status = ?`,/WHERE tenant_id = ? AND id = ? AND (status = ? OR 1 = 1)`,/' \
 	./services/toolrunner 'TestRedeliveryAndDoubleConfirmWriteOnce|TestConfirmationGate'
 mutant conversation-per-user internal/store/conversations.go \
-	'/^func (s \*Store) LoadConversationWithSettings/,/^}/ s/AND c.user_id = ? AND/AND (c.user_id = ? OR 1 = 1) AND/' \
+	'/^func (s \*Store) LoadConversationIfChanged/,/^}/ s/AND c.user_id = ? AND/AND (c.user_id = ? OR 1 = 1) AND/' \
 	./services/orchestrator 'TestSameConversationIDTwoUsers|Test.*Confirm'
 
 # --- Ownership: a user reaches only their own rows, a tenant only its own.

@@ -50,20 +50,15 @@ func (s *Store) LoadConversation(ctx context.Context, tenantID, userID, conversa
 	return c, nil
 }
 
-// LoadConversationWithSettings is LoadConversation and the user's settings
+// LoadConversationIfChanged is LoadConversation and the user's settings
 // (empty ones if they set nothing), in one read: what the orchestrator
-// needs for every event of a conversation. A conversation not stored
+// needs for every event of a conversation. A caller that holds the
+// conversation's state as of version known gets the state neither read
+// nor unpacked (c.State nil) while the stored version is still known. A
+// version is never stored twice for a conversation (each save adds one,
+// and conversations are never deleted), so the caller's copy is the
+// stored state. known 0 reads it always. A conversation not stored
 // returns ErrNotFound and no settings.
-func (s *Store) LoadConversationWithSettings(ctx context.Context, tenantID, userID, conversationID string) (Conversation, UserSettings, error) {
-	return s.LoadConversationIfChanged(ctx, tenantID, userID, conversationID, 0)
-}
-
-// LoadConversationIfChanged is LoadConversationWithSettings for a caller
-// that holds the conversation's state as of version known: while the
-// stored version is still known, the state is neither read nor unpacked
-// and c.State is nil. A version is never stored twice for a conversation
-// (each save adds one, and conversations are never deleted), so the
-// caller's copy is the stored state. known 0 reads it always.
 func (s *Store) LoadConversationIfChanged(ctx context.Context, tenantID, userID, conversationID string, known int64) (Conversation, UserSettings, error) {
 	c := Conversation{TenantID: tenantID, UserID: userID, ConversationID: conversationID}
 	var u UserSettings

@@ -173,7 +173,7 @@ func TestPostgresReadsShareThePipeline(t *testing.T) {
 			_, _, errs[i] = s.AppendConversationFrame(ctx, "acme", "u0", "c1", fmt.Sprintf("ev-%d", i), []byte(`{"type":"answer","turn_id":"t"}`), time.Now())
 		case i < frames+loads:
 			var got store.Conversation
-			got, _, errs[i] = s.LoadConversationWithSettings(ctx, "acme", "u0", "c1")
+			got, _, errs[i] = s.LoadConversationIfChanged(ctx, "acme", "u0", "c1", 0)
 			users[i] = got.UserID
 		default:
 			_, errs[i] = s.LoadConversation(ctx, "acme", "u0", "nope")

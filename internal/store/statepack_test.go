@@ -70,7 +70,7 @@ func TestALargeStateIsStoredPackedAndReadBackWhole(t *testing.T) {
 	if _, err := st.SaveConversation(ctx, c, v, nil); err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := st.LoadConversationWithSettings(ctx, "t1", "u1", "c1")
+	got, _, err := st.LoadConversationIfChanged(ctx, "t1", "u1", "c1", 0)
 	if err != nil || !bytes.Equal(got.State, second) || got.Version != v+1 {
 		t.Fatalf("state after an update = version %d, %.80q…, %v; want version %d and the new state", got.Version, got.State, err, v+1)
 	}

@@ -163,7 +163,7 @@ func testConversationsPerUser(t *testing.T, st *store.Store) {
 	must(st.SaveConversation(ctx, bob, 0, nil))(t)
 	_, err := st.LoadConversation(ctx, "t1", "olga", "chat-olga")
 	wantErr(t, err, store.ErrNotFound) // bob's is not olga's
-	_, _, err = st.LoadConversationWithSettings(ctx, "t1", "olga", "chat-olga")
+	_, _, err = st.LoadConversationIfChanged(ctx, "t1", "olga", "chat-olga", 0)
 	wantErr(t, err, store.ErrNotFound)
 	if v := must(st.SaveConversation(ctx, olga, 0, nil))(t); v != 1 {
 		t.Fatalf("olga's first version after bob wrote the same id = %d, want 1", v)
@@ -240,16 +240,16 @@ func testConversationRace(t *testing.T, st *store.Store) {
 // empty ones while they set nothing, theirs once they do, never another
 // user's.
 func testConversationWithSettings(t *testing.T, st *store.Store) {
-	_, _, err := st.LoadConversationWithSettings(ctx, "t1", "u1", "none")
+	_, _, err := st.LoadConversationIfChanged(ctx, "t1", "u1", "none", 0)
 	wantErr(t, err, store.ErrNotFound)
 	must(st.SaveConversation(ctx, store.Conversation{TenantID: "t1", ConversationID: "c1", UserID: "u1", State: json.RawMessage(`{}`), UpdatedAt: t0}, 0, nil))(t)
 	must(st.PutUserSettings(ctx, store.UserSettings{TenantID: "t1", UserID: "u2", Currency: "JPY", UpdatedAt: t0}))(t)
-	c, set := must2(st.LoadConversationWithSettings(ctx, "t1", "u1", "c1"))(t)
+	c, set := must2(st.LoadConversationIfChanged(ctx, "t1", "u1", "c1", 0))(t)
 	if c.UserID != "u1" || c.Version != 1 || set != (store.UserSettings{TenantID: "t1", UserID: "u1"}) {
 		t.Fatalf("before u1 set anything: %+v with %+v", c, set)
 	}
 	must(st.PutUserSettings(ctx, store.UserSettings{TenantID: "t1", UserID: "u1", Currency: "EUR", Timezone: "Europe/Paris", DateOrder: "dmy", Language: "fr", UpdatedAt: t0}))(t)
-	_, set = must2(st.LoadConversationWithSettings(ctx, "t1", "u1", "c1"))(t)
+	_, set = must2(st.LoadConversationIfChanged(ctx, "t1", "u1", "c1", 0))(t)
 	want := must(st.GetUserSettings(ctx, "t1", "u1"))(t)
 	if set != want || set.Currency != "EUR" || set.Language != "fr" {
 		t.Fatalf("settings read with the conversation %+v, want u1's %+v", set, want)
