@@ -117,7 +117,7 @@ mutant idem-turn-transition services/orchestrator/transition.go \
 	's/^\tif s.hasApplied(t.TurnID) {/\tif false \&\& s.hasApplied(t.TurnID) {/' \
 	./services/orchestrator 'TestTextTurnAndRedelivery|TestRedelivered'
 mutant idem-turn-handler services/orchestrator/apply.go \
-	's/^\t\tif state.hasApplied(t.TurnID) {/\t\tif false \&\& state.hasApplied(t.TurnID) {/' \
+	's/^\t\tif state.hasApplied(ev.Turn.TurnID) {/\t\tif false \&\& state.hasApplied(ev.Turn.TurnID) {/' \
 	./services/orchestrator 'TestTextTurnAndRedelivery|TestRedelivered|TestCrashAtEachCommitBoundary' \
 	'defence in depth: Transition ignores the duplicate (idem-turn-transition); see docs/mutation.md'
 
@@ -182,7 +182,7 @@ mutant racing-executed-own services/toolrunner/runner.go \
 
 # --- On Postgres a redelivered frame keeps its first seq (one-statement append).
 mutant pg-frame-redelivery internal/store/inbox.go \
-	's/pg.ConstraintName == "frames_event"/pg.ConstraintName == "frames_event_x"/' \
+	's/pg.ConstraintName == "frames_turn_event"/pg.ConstraintName == "frames_turn_event_x"/' \
 	./internal/store 'TestConformance/postgres/Frames'
 
 echo
