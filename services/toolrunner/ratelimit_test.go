@@ -67,8 +67,10 @@ func TestRateLimitStaysExactWhenReplicasTakeTurns(t *testing.T) {
 	}
 }
 
-// A count remembered at the limit refuses only within its minute.
-func TestRateLimitRemembersOnlyTheCurrentMinute(t *testing.T) {
+// A user's calls past the limit are refused for the rest of the minute
+// (by the count this replica remembers), and neither the next minute nor
+// another user is held to that count.
+func TestRateLimitCountsEachMinuteAndUserApart(t *testing.T) {
 	ls, _ := limiters(t, 1)
 	l := ls[0]
 	ctx := context.Background()
