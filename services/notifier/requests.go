@@ -14,6 +14,7 @@ import (
 
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/internal/warm"
 	"github.com/purser-ai/purser/pkg/contracts"
 )
 
@@ -122,10 +123,10 @@ func (n *Notifier) Respond(nc *nats.Conn) (*Responder, error) {
 		sub, err := nc.QueueSubscribe(e.wildcard, queueGroup, func(m *nats.Msg) {
 			r.slots <- struct{}{}
 			r.wg.Add(1)
-			go func() {
+			warm.Go(func() {
 				defer func() { <-r.slots; r.wg.Done() }()
 				answer(e, m)
-			}()
+			})
 		})
 		if err != nil {
 			r.Close()

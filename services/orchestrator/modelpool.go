@@ -1,12 +1,17 @@
 package orchestrator
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/purser-ai/purser/internal/warm"
+)
 
 // modelPool runs model calls, at most limit at once. When every slot is
 // taken, waiting calls are queued per tenant and a freed slot goes to the
 // waiting tenant with the fewest calls running (the longest waiting among
 // equals), so one tenant with many calls cannot starve another with one.
-// It owns the goroutines it starts; close drops what still waits and
+// It owns the goroutines it starts (warm ones: a model call's path is
+// deep); close drops what still waits and
 // waits for what runs.
 type modelPool struct {
 	limit int
@@ -36,7 +41,7 @@ func (p *modelPool) submit(tenant string, job func()) bool {
 		p.running++
 		p.busy[tenant]++
 		p.wg.Add(1)
-		go p.work(tenant, job)
+		warm.Go(func() { p.work(tenant, job) })
 		return true
 	}
 	if len(p.queues[tenant]) == 0 {
