@@ -61,14 +61,27 @@ func NewMessage(id string, payload []byte, h Headers) *message.Message {
 }
 
 // Traceparent derives a W3C traceparent: the trace from the correlation id
-// (one trace per turn), the span from the message id.
+// (one trace per turn), the span from the message id. It is not marked
+// sampled (flags 00): nothing recorded the publish yet. A publisher that
+// records its span marks it (internal/tracing). nats-server reads every
+// header of a message whose traceparent is marked sampled into a map, to
+// look for its own tracing headers: 1.1% of purser's CPU and 5% of the
+// objects it allocated at 1,000 bench users, for traces nobody exported.
 func Traceparent(correlation, id string) string {
 	if correlation == "" {
 		correlation = id
 	}
 	trace := sha256.Sum256([]byte(correlation))
 	span := sha256.Sum256([]byte(id))
-	return "00-" + hex.EncodeToString(trace[:16]) + "-" + hex.EncodeToString(span[:8]) + "-01"
+	return "00-" + hex.EncodeToString(trace[:16]) + "-" + hex.EncodeToString(span[:8]) + "-00"
+}
+
+// SampledTraceparent is tp marked sampled (flags 01).
+func SampledTraceparent(tp string) string {
+	if len(tp) != 55 || tp[52:] != "-00" {
+		return tp
+	}
+	return tp[:53] + "01"
 }
 
 // permanent marks an error that retrying cannot fix (bad input): the

@@ -5,7 +5,6 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/purser-ai/purser/internal/bus"
@@ -97,6 +96,10 @@ func (p *Publisher) start(topic string, m *message.Message) trace.Span {
 		}
 	}
 	_, span := p.t.startWithIDs(ctx, sc.TraceID(), sid, name, opts...)
+	if span.SpanContext().IsSampled() {
+		// The header now names a recorded span.
+		m.Metadata.Set(bus.HeaderTraceparent, bus.SampledTraceparent(m.Metadata.Get(bus.HeaderTraceparent)))
+	}
 	return span
 }
 
@@ -110,8 +113,14 @@ func (t Tracer) Consume() message.HandlerMiddleware {
 		}
 		return func(msg *message.Message) ([]*message.Message, error) {
 			subject := msg.Metadata.Get(bus.MetaSubject)
-			ctx := propagation.TraceContext{}.Extract(msg.Context(), propagation.MapCarrier{
-				"traceparent": msg.Metadata.Get(bus.HeaderTraceparent)})
+			// The header's parent counts as sampled whether or not the
+			// publisher recorded it (it marks it sampled only then), so
+			// a service that exports keeps its spans of a turn whose
+			// other services export nothing, as the sampler says.
+			ctx := msg.Context()
+			if sc := parseTraceparent(msg.Metadata.Get(bus.HeaderTraceparent)); sc.IsValid() {
+				ctx = trace.ContextWithRemoteSpanContext(ctx, sc.WithTraceFlags(sc.TraceFlags().WithSampled(true)))
+			}
 			attrs := append(messageAttrs(subject, msg), keyMsgOperation.String("process"))
 			ctx, span := t.t.Start(withConversation(ctx, msg.Metadata.Get(bus.HeaderConversation)), "process "+destination(subject),
 				trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(attrs...))

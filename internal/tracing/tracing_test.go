@@ -122,6 +122,9 @@ func TestPublishAndConsumeShareTheHeadersIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	header := parseTraceparent(got.Header.Get(bus.HeaderTraceparent))
+	if !header.IsSampled() {
+		t.Errorf("traceparent %q names a recorded publish but is not marked sampled", got.Header.Get(bus.HeaderTraceparent))
+	}
 
 	publish := spanNamed(t, exp, "publish purser.deliver")
 	if publish.SpanContext.TraceID() != header.TraceID() || publish.SpanContext.SpanID() != header.SpanID() {
@@ -165,6 +168,49 @@ func TestPublishAndConsumeShareTheHeadersIDs(t *testing.T) {
 		if attrs[k] != v {
 			t.Errorf("consumer span %s = %q, want %q", k, attrs[k], v)
 		}
+	}
+}
+
+// A message published by a process that records no span says so (its
+// traceparent is not marked sampled, which also spares nats-server a map
+// of its headers); a consumer that records spans keeps its span of it,
+// under the header's ids.
+func TestAnUnrecordedPublishStillParentsTheConsumer(t *testing.T) {
+	tr, exp := recorder(t)
+	_, nc := natstest.Start(t)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := nc.SubscribeSync("purser.deliver.acme.ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := Tracer{}.Publisher(bus.NewPublisher(nc, js)) // tracing off here
+	if err := pub.Publish("purser.deliver.acme.ann", bus.NewMessage("t2-frame-1", []byte(`{}`),
+		bus.Headers{Type: "answer", Tenant: "acme", User: "ann", Conversation: "c1", Correlation: "t2"})); err != nil {
+		t.Fatal(err)
+	}
+	got, err := sub.NextMsg(5 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := got.Header.Get(bus.HeaderTraceparent)
+	header := parseTraceparent(tp)
+	if !header.IsValid() || header.IsSampled() {
+		t.Fatalf("traceparent %q: want a valid one not marked sampled", tp)
+	}
+	in := message.NewMessage("t2-frame-1", got.Data)
+	for k := range got.Header {
+		in.Metadata.Set(k, got.Header.Get(k))
+	}
+	in.Metadata.Set(bus.MetaSubject, got.Subject)
+	if _, err := tr.Consume()(func(*message.Message) ([]*message.Message, error) { return nil, nil })(in); err != nil {
+		t.Fatal(err)
+	}
+	process := spanNamed(t, exp, "process purser.deliver")
+	if process.SpanContext.TraceID() != header.TraceID() || process.Parent.SpanID() != header.SpanID() {
+		t.Errorf("consumer span %s under %s, want trace %s under %s", process.SpanContext.TraceID(), process.Parent.SpanID(), header.TraceID(), header.SpanID())
 	}
 }
 
