@@ -319,3 +319,46 @@ func TestSearchIndexerOptimizesASteadyFlowRarely(t *testing.T) {
 		t.Fatalf("optimized %d times after ten minutes, want twice", st.optimized)
 	}
 }
+
+// scriptedIndex hands each IndexSearch to the test, which says how many
+// rows it indexed.
+type scriptedIndex struct {
+	countingIndex
+	calls chan chan int
+}
+
+func (s *scriptedIndex) IndexSearch(ctx context.Context, _ int) (int, error) {
+	reply := make(chan int)
+	select {
+	case s.calls <- reply:
+		select {
+		case n := <-reply:
+			return n, nil
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// Under a steady flow the indexer takes a round an interval, not one
+// after another as rows trickle in: it goes on at once only while rounds
+// come full, and otherwise waits (here for its wake-up).
+func TestSearchIndexerWaitsAfterARoundThatWasNotFull(t *testing.T) {
+	st := &scriptedIndex{calls: make(chan chan int)}
+	idx := &toolrunner.SearchIndexer{Store: st, Batch: 100, Log: slog.New(slog.DiscardHandler)}
+	ctx, cancel := context.WithCancel(context.Background())
+	wake, done := make(chan struct{}), make(chan struct{})
+	go func() { defer close(done); idx.Run(ctx, time.Hour, wake) }()
+	defer func() { cancel(); <-done }()
+	for _, n := range []int{100, 100, 7} { // two full rounds, then a part
+		(<-st.calls) <- n
+	}
+	select {
+	case <-st.calls:
+		t.Fatal("the indexer took another round at once after one of 7 rows in 100")
+	case wake <- struct{}{}:
+	}
+	(<-st.calls) <- 0 // the round the wake-up asked for
+}
