@@ -234,6 +234,10 @@ func (in *Ingress) runTurn(w http.ResponseWriter, r *http.Request, t contracts.U
 	}
 	defer stop()
 	seen, earlier, err := in.seenBefore(ctx, t, "")
+	if verr := (*contracts.ValidationError)(nil); errors.As(err, &verr) {
+		writeJSONError(w, http.StatusBadRequest, "bad_request", verr.Error())
+		return
+	}
 	if err != nil {
 		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", msgNotQueued)
 		return
@@ -251,11 +255,6 @@ func (in *Ingress) runTurn(w http.ResponseWriter, r *http.Request, t contracts.U
 	}
 	repeated, err := in.publishTurn(ctx, t)
 	if err != nil {
-		var verr *contracts.ValidationError
-		if errors.As(err, &verr) {
-			writeJSONError(w, http.StatusBadRequest, "bad_request", verr.Error())
-			return
-		}
 		in.log.Error("publish turn", "err", err, "tenant", t.TenantID, "turn", t.TurnID)
 		writeJSONError(w, http.StatusServiceUnavailable, "unavailable", msgNotQueued)
 		return

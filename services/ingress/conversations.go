@@ -43,12 +43,14 @@ const msgNotQueued = "the message could not be queued; please retry"
 // client named it or not. It is asked before publishing, never after: a
 // decision's outcome may be stored by the time a later look would run,
 // and its frames would then reach the socket twice, live and again.
-// An error means the notifier could not say (it is retried
+// A turn that is not valid is refused here with its
+// *contracts.ValidationError, so that publishTurn need not check it again.
+// Any other error means the notifier could not say (it is retried
 // briefly): the turn must not be published then, or a resent turn that
 // JetStream forgot would be acked and never answered.
 func (in *Ingress) seenBefore(ctx context.Context, t contracts.UserTurn, clientID string) (seen bool, frames []*outFrame, err error) {
-	if contracts.Validate(&t) != nil {
-		return false, nil, nil // refused when published
+	if err := contracts.Validate(&t); err != nil {
+		return false, nil, err
 	}
 	for attempt := 0; ; attempt++ {
 		switch {

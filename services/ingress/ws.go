@@ -305,17 +305,16 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 		}
 	}()
 	seen, earlier, err := c.in.seenBefore(ctx, t, clientID)
+	if verr := (*contracts.ValidationError)(nil); errors.As(err, &verr) {
+		fill(errorFrame(clientID, contracts.ErrCodeBadFrame, verr.Error(), c.in.now()))
+		return
+	}
 	if err != nil {
 		fill(errorFrame(clientID, contracts.ErrCodeUnavailable, msgNotQueued, c.in.now()))
 		return
 	}
 	repeated, err := c.in.publishTurn(ctx, t)
 	if err != nil {
-		var verr *contracts.ValidationError
-		if errors.As(err, &verr) {
-			fill(errorFrame(clientID, contracts.ErrCodeBadFrame, verr.Error(), c.in.now()))
-			return
-		}
 		c.in.log.Error("publish turn", "err", err, "tenant", t.TenantID, "turn", t.TurnID)
 		fill(errorFrame(clientID, contracts.ErrCodeUnavailable, msgNotQueued, c.in.now()))
 		return
