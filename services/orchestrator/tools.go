@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/purser-ai/purser/pkg/contracts"
@@ -143,8 +144,13 @@ func lookupTool(name string) (tool, bool) {
 // no tool.
 func rowOf(name string) toolRow { return toolRows[name] }
 
-// catalogTools is the tool catalog as the model is shown it.
-func catalogTools() []ToolSpec { return contracts.Tools() }
+// catalogTools is the tool catalog as the model is shown it: one copy
+// for every prompt, which only reads it (a copy a model call was 1.3% of
+// the bytes purser allocated at 1,000 bench users). Its capacity is its
+// length, so an append to it copies it.
+func catalogTools() []ToolSpec { return catalog }
+
+var catalog = slices.Clip(contracts.Tools())
 
 // mutates is the default confirmation policy: a mutation, or a name the
 // orchestrator does not know, waits for a yes.
