@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -94,11 +95,10 @@ func TestZeroTracerWrapsNothing(t *testing.T) {
 	tr.EndTurn("acme", "c", "t1", "answered", time.Now(), time.Now())
 }
 
-// A publish span has the ids its message's traceparent names, so the
-// consumer's span, parented by the header, hangs under it; both name the
-// subject and conversation.
-func TestPublishAndConsumeShareTheHeadersIDs(t *testing.T) {
-	tr, exp := recorder(t)
+// deliverSub is a NATS server with JetStream and a subscription to ann's
+// deliver subject.
+func deliverSub(t *testing.T) (*nats.Conn, jetstream.JetStream, *nats.Subscription) {
+	t.Helper()
 	_, nc := natstest.Start(t)
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -108,6 +108,26 @@ func TestPublishAndConsumeShareTheHeadersIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return nc, js, sub
+}
+
+// routed is m, published as message id, as the router hands it to a
+// handler.
+func routed(m *nats.Msg, id string) *message.Message {
+	in := message.NewMessage(id, m.Data)
+	for k := range m.Header {
+		in.Metadata.Set(k, m.Header.Get(k))
+	}
+	in.Metadata.Set(bus.MetaSubject, m.Subject)
+	return in
+}
+
+// A publish span has the ids its message's traceparent names, so the
+// consumer's span, parented by the header, hangs under it; both name the
+// subject and conversation.
+func TestPublishAndConsumeShareTheHeadersIDs(t *testing.T) {
+	tr, exp := recorder(t)
+	nc, js, sub := deliverSub(t)
 	pub := tr.Publisher(bus.NewPublisher(nc, js))
 
 	ctx, root := tr.ReceiveTurn(context.Background(), "acme", "c1", "t1")
@@ -139,11 +159,7 @@ func TestPublishAndConsumeShareTheHeadersIDs(t *testing.T) {
 	}
 
 	// The consumer side, as the router runs a handler.
-	in := message.NewMessage("t1-frame-1", got.Data)
-	for k := range got.Header {
-		in.Metadata.Set(k, got.Header.Get(k))
-	}
-	in.Metadata.Set(bus.MetaSubject, got.Subject)
+	in := routed(got, "t1-frame-1")
 	var inHandler trace.SpanContext
 	_, err = tr.Consume()(func(m *message.Message) ([]*message.Message, error) {
 		inHandler = trace.SpanContextFromContext(m.Context())
@@ -177,15 +193,7 @@ func TestPublishAndConsumeShareTheHeadersIDs(t *testing.T) {
 // under the header's ids.
 func TestAnUnrecordedPublishStillParentsTheConsumer(t *testing.T) {
 	tr, exp := recorder(t)
-	_, nc := natstest.Start(t)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := nc.SubscribeSync("purser.deliver.acme.ann")
-	if err != nil {
-		t.Fatal(err)
-	}
+	nc, js, sub := deliverSub(t)
 	pub := Tracer{}.Publisher(bus.NewPublisher(nc, js)) // tracing off here
 	if err := pub.Publish("purser.deliver.acme.ann", bus.NewMessage("t2-frame-1", []byte(`{}`),
 		bus.Headers{Type: "answer", Tenant: "acme", User: "ann", Conversation: "c1", Correlation: "t2"})); err != nil {
@@ -200,11 +208,7 @@ func TestAnUnrecordedPublishStillParentsTheConsumer(t *testing.T) {
 	if !header.IsValid() || header.IsSampled() {
 		t.Fatalf("traceparent %q: want a valid one not marked sampled", tp)
 	}
-	in := message.NewMessage("t2-frame-1", got.Data)
-	for k := range got.Header {
-		in.Metadata.Set(k, got.Header.Get(k))
-	}
-	in.Metadata.Set(bus.MetaSubject, got.Subject)
+	in := routed(got, "t2-frame-1")
 	if _, err := tr.Consume()(func(*message.Message) ([]*message.Message, error) { return nil, nil })(in); err != nil {
 		t.Fatal(err)
 	}
