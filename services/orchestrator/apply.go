@@ -21,9 +21,6 @@ type convRef struct {
 	tenant, user, id string
 }
 
-// key is the ref as one map key.
-func (c convRef) key() string { return c.tenant + "\x00" + c.user + "\x00" + c.id }
-
 // apply applies ev to a conversation exactly once, trying again on the
 // fresh state when another replica changed the conversation meanwhile.
 func (o *Orchestrator) apply(ctx context.Context, ref convRef, ev Event) error {

@@ -249,15 +249,15 @@ func (c *modelCall) wait(ctx context.Context, d time.Duration) (Event, bool) {
 
 func (o *Orchestrator) track(c *modelCall) {
 	o.callsMu.Lock()
-	o.calls[c.ref.key()] = c
+	o.calls[c.ref] = c
 	o.callsMu.Unlock()
 	o.metrics.modelInFlight.Inc()
 }
 
 func (o *Orchestrator) untrack(c *modelCall) {
 	o.callsMu.Lock()
-	if o.calls[c.ref.key()] == c {
-		delete(o.calls, c.ref.key())
+	if o.calls[c.ref] == c {
+		delete(o.calls, c.ref)
 	}
 	o.callsMu.Unlock()
 	o.metrics.modelInFlight.Dec()
@@ -267,7 +267,7 @@ func (o *Orchestrator) untrack(c *modelCall) {
 func (o *Orchestrator) inFlight(ref convRef, id string) bool {
 	o.callsMu.Lock()
 	defer o.callsMu.Unlock()
-	c := o.calls[ref.key()]
+	c := o.calls[ref]
 	return c != nil && c.id == id
 }
 

@@ -96,7 +96,7 @@ type Orchestrator struct {
 	life     context.Context
 	stopLife context.CancelFunc
 	callsMu  sync.Mutex
-	calls    map[string]*modelCall // by convRef.key
+	calls    map[convRef]*modelCall
 	states   *stateCache
 }
 
@@ -118,7 +118,7 @@ func New(cfg Config, st Store, relay Relay, pub message.Publisher, model Model, 
 	}
 	life, stop := context.WithCancel(context.Background())
 	return &Orchestrator{cfg: cfg, store: st, relay: relay, pub: pub, model: model, log: log, now: now, metrics: newMetrics(reg),
-		pool: newModelPool(cfg.ModelConcurrency), life: life, stopLife: stop, calls: map[string]*modelCall{},
+		pool: newModelPool(cfg.ModelConcurrency), life: life, stopLife: stop, calls: map[convRef]*modelCall{},
 		states: newStateCache(stateCacheSize)}
 }
 
