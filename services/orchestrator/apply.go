@@ -62,7 +62,7 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event) err
 		return err
 	}
 	stored = true
-	o.states.put(ref, version, next.clone())
+	o.states.put(ref, version, next)
 	if err := o.failAt("saved"); err != nil {
 		return err
 	}
@@ -128,7 +128,11 @@ func (o *Orchestrator) admit(ctx context.Context, ref convRef, conv store.Conver
 		if state.Turn == nil || state.Turn.Model == nil || state.Turn.Model.ID != ev.ModelCall {
 			return true, nil
 		}
-		state.Turn.Model = nil
+		// A new turn, not a change to the loaded one: a kept state is
+		// shared with the model calls that still read it (stateCache).
+		t := *state.Turn
+		t.Model = nil
+		state.Turn = &t
 	}
 	return false, nil
 }

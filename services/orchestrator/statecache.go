@@ -44,8 +44,11 @@ func (c *stateCache) take(key convRef) (cachedState, bool) {
 	return s, ok
 }
 
-// put keeps s as key's state at version; s must not be changed after.
-// When full, an arbitrary other conversation is forgotten.
+// put keeps s as key's state at version. s is kept as saved, not copied:
+// nothing changes a state in place once it is built (Transition works on
+// a copy of the state it is given, admit replaces the turn it clears), so
+// the state kept may be shared with a model call still reading it. When
+// full, an arbitrary other conversation is forgotten.
 func (c *stateCache) put(key convRef, version int64, s State) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

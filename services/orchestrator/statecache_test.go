@@ -99,3 +99,23 @@ func testKeptStateYields(t *testing.T, st *store.Store) {
 		t.Fatalf("version %d with the person's messages %q, want %d ending with %q", c.Version, got, len(order), want[2:])
 	}
 }
+
+// A kept state is shared with the model call that may still read it, so
+// the decision that clears the call takes a turn of its own and leaves
+// the kept one as it was.
+func TestAdmittingADecisionLeavesTheKeptStateAsItWas(t *testing.T) {
+	kept := State{Turn: &Turn{TurnID: "turn-1", Model: &ModelCall{ID: "call-1"}}}
+	loaded := kept // what load hands the next event: the kept state itself
+	o := &Orchestrator{}
+	done, err := o.admit(context.Background(), convRef{"t1", "u1", "c1"}, store.Conversation{Version: 3}, &loaded,
+		Event{Kind: EvDecision, ModelCall: "call-1"})
+	if done || err != nil {
+		t.Fatalf("admit = %v, %v; want the decision applied", done, err)
+	}
+	if loaded.Turn.Model != nil {
+		t.Errorf("the loaded state still waits for call %q", loaded.Turn.Model.ID)
+	}
+	if kept.Turn.Model == nil || kept.Turn.Model.ID != "call-1" {
+		t.Errorf("the kept state's call was changed in place: %+v", kept.Turn.Model)
+	}
+}
