@@ -20,6 +20,7 @@ import (
 // linked to the confirmed account, not the link's. Staying keeps the
 // tab's account; switching takes the link's.
 func TestFragmentTokenOfAnotherAccountAsksFirst(t *testing.T) {
+	t.Parallel()
 	const (
 		clientSecret = "GOCSPX-switch-test-client-secret"
 		access       = "ya29.switch-test-access-token"

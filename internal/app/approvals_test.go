@@ -27,6 +27,7 @@ func (c *wsClient) turnEnd() contracts.ServerFrame {
 // With the default offline model, a name said about the landlord comes
 // back three turns later from "what did I say earlier about my landlord?".
 func TestLandlordNameComesBack(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	c := dial(t, info, mint(t, info, DemoTenant, "rosa", auth.RoleMember))
 	turn := 0
@@ -58,6 +59,7 @@ func TestLandlordNameComesBack(t *testing.T) {
 // waiting proposal of this person's conversation (another person's) is
 // refused whole, and its good ids still wait.
 func TestApproveAllEndToEnd(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(t)
 	info := startUp(t, func(c *config.Config) {
 		c.OpenAIBaseURL, c.OpenAIKey, c.ModelName = srv.URL, "sk-test-0123456789-never-logged", "local-model"

@@ -68,6 +68,7 @@ func addsAll(items ...string) llmtest.Reply {
 // expires. Clicked, it writes one confirm naming both proposals, and
 // every button of both cards is disabled while it is in flight.
 func TestWidgetApproveAllPendingProposals(t *testing.T) {
+	t.Parallel()
 	info, model := startWithModel(t)
 	b := startBrowser(t)
 	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
@@ -153,6 +154,7 @@ return [...cards.flatMap(li => [...li.querySelectorAll("button")]), document.get
 // the refusal is said in words, nothing is stored, and the two still
 // waiting can be approved one by one.
 func TestWidgetApproveAllRefusedWhole(t *testing.T) {
+	t.Parallel()
 	info, model := startWithModel(t)
 	b := startBrowser(t)
 	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)

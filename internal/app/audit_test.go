@@ -49,6 +49,7 @@ func addExpense(t *testing.T, info Info, token, text string) {
 // out; each person reads their own calls, arguments in full; no one reads
 // another tenant's.
 func TestAuditLogByRole(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	olga := info.DemoToken // demo's owner
 	bob := mint(t, info, "demo", "bob", auth.RoleMember)

@@ -13,6 +13,7 @@ import (
 // proposal frame fails next), and a deletion of an expense shows its item
 // and amount in the proposal, whose yes deletes it.
 func TestDeletionsAreLookedUpFirst(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	c := dial(t, info, mint(t, info, "demo", "blind", auth.RoleMember))
 

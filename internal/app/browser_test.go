@@ -23,6 +23,7 @@ import (
 // through resume, and a read notification stays read; a dropped socket
 // reconnects, resumes, and sends again what was never acked.
 func TestWebPageInABrowser(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	b := startBrowser(t)
 	page := "http://" + info.HTTPAddr + "/"

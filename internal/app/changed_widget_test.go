@@ -18,6 +18,7 @@ type hostChanges struct {
 // tells it nothing, and neither does the answer replayed by a resume; the
 // demo page says it was updated.
 func TestChangedWidgetTellsTheHost(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	b := startBrowser(t)
 	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)

@@ -15,6 +15,7 @@ import (
 // and a confirm that restates the call ({tool, args}), which approves the
 // one pending proposal it matches and is a 409 otherwise.
 func TestChatKeepsTheOriginalContract(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	bob := mint(t, info, "demo", "bob", auth.RoleMember)
 	status, body := chatCall(t, info, bob, `{"history":[{"role":"assistant","content":"Hi!"},{"role":"user","content":"add £3 tea today"}],
@@ -51,6 +52,7 @@ func TestChatKeepsTheOriginalContract(t *testing.T) {
 // The server-sent events of a turn carry each tool's result summary and
 // end with a done event.
 func TestChatEventsCarryToolResults(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	req, _ := http.NewRequest(http.MethodPost, "http://"+info.HTTPAddr+"/v1/chat", strings.NewReader(`{"history":[],"message":"how much did I spend this month?"}`))
 	req.Header.Set("Authorization", "Bearer "+info.DemoToken)

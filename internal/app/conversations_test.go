@@ -31,6 +31,7 @@ func getJSON(t *testing.T, i Info, token, path string, into any) int {
 // the user's conversations are listed with titles, and history pages
 // backwards. Another user sees none of it.
 func TestConversationsFollowTheUser(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	bob := mint(t, info, "demo", "bob", auth.RoleMember)
 	phone, laptop := dial(t, info, bob), dial(t, info, bob)
@@ -124,6 +125,7 @@ func TestConversationsFollowTheUser(t *testing.T) {
 // as if he had never written; and two people using the same explicit id
 // each see only their own history there.
 func TestConversationsArePerPerson(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	olga := mint(t, info, "demo", "olga", auth.RoleMember)
 	bob := mint(t, info, "demo", "bob", auth.RoleMember)

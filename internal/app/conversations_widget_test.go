@@ -24,6 +24,7 @@ import (
 // conversation" starts an empty one. The list works at 390 px in the dark
 // theme too.
 func TestWidgetConversationsListSwitchAndScrollBack(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	// A long conversation (40 turns, 80 frames) and, used later, a short one.
 	c := dial(t, info, info.DemoToken)
@@ -202,6 +203,7 @@ func TestWidgetConversationsListSwitchAndScrollBack(t *testing.T) {
 // through a reload; written to a socket whose ack is lost, the server
 // answers the resent id with that same turn.
 func TestWidgetSendsAgainWhatWasNotAcked(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	b := startBrowser(t)
 	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
@@ -285,6 +287,7 @@ func TestWidgetSendsAgainWhatWasNotAcked(t *testing.T) {
 // says it is retrying and writes it again, with the same id, until it
 // goes: one message, one answer, never shown as failed.
 func TestWidgetRetriesWhatCouldNotBeQueued(t *testing.T) {
+	t.Parallel()
 	svc := startApart(t, storetest.SQLiteDSN(t))
 	token := svc.mint("acme", "ann", auth.RoleMember)
 	b := startBrowser(t)

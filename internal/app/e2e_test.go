@@ -155,6 +155,7 @@ func (c *wsClient) nextEach(types ...string) map[string]contracts.ServerFrame {
 }
 
 func TestWalkingPath(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 
 	// Watch the bus from outside, as `nats sub 'purser.>'` would.
@@ -246,6 +247,7 @@ func TestWalkingPath(t *testing.T) {
 }
 
 func TestBadInputAtTheSocket(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	c := dial(t, info, info.DemoToken)
 	tests := []struct {
@@ -287,6 +289,7 @@ func TestBadInputAtTheSocket(t *testing.T) {
 }
 
 func TestAuthBeforeUpgrade(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	expired, err := auth.NewMinter(info.Secret, "purser", "purser", func() time.Time { return time.Now().Add(-2 * time.Hour) }).
 		Mint("demo", "demo", []auth.Role{auth.RoleOwner}, time.Hour)
@@ -364,6 +367,7 @@ func (c *wsClient) tokensThenAnswer() (tokens []contracts.ServerFrame, answer co
 // the socket as one token before the Answer, not cut into words: the text
 // is all there at once, and a frame per word only costs.
 func TestAnAnswerNotStreamedByTheModelComesAsOneToken(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	c := dial(t, info, info.DemoToken)
 	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"hello there, how are you today?"}`)
@@ -383,6 +387,7 @@ func TestAnAnswerNotStreamedByTheModelComesAsOneToken(t *testing.T) {
 // With a model server configured, purser up carries the conversation
 // through it and streams the answer's tokens to the socket.
 func TestUpWithAModelServer(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(t)
 	info := startUp(t, func(c *config.Config) {
 		c.OpenAIBaseURL, c.OpenAIKey, c.ModelName = srv.URL, "sk-test-0123456789-never-logged", "local-model"
@@ -434,6 +439,7 @@ func TestUpWithAModelServer(t *testing.T) {
 // socket; importing the same file again adds nothing; the message whose
 // body gives orders changes nothing and never reaches the bus.
 func TestStatementImportEndToEnd(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	nc, err := nats.Connect(info.NATSURL, adminLogin(t, info))
 	if err != nil {
@@ -496,6 +502,7 @@ func TestStatementImportEndToEnd(t *testing.T) {
 // A hostile attachment is stopped by the sandbox and reported as a failed
 // import, and the next import still works.
 func TestHostileAttachmentFailsAlone(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := mailbox.WriteDemo(dir, DemoTenant, DemoUser, time.Now()); err != nil {
 		t.Fatal(err)
@@ -533,6 +540,7 @@ func TestHostileAttachmentFailsAlone(t *testing.T) {
 // result, without a seq; it is not stored, so a resume replays the
 // person's message and the answer and no tool frame.
 func TestToolProgressIsLiveAndNotReplayed(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	c := dial(t, info, info.DemoToken)
 	c.send(`{"type":"message","id":"m1","conversation_id":"c1","text":"what did I spend this month?"}`)

@@ -32,6 +32,7 @@ func listed(t *testing.T, info Info, token, item string) int {
 // nothing, so a valid edit after it is applied; the same edit sent twice
 // is one turn and runs once; two different edits are two turns.
 func TestEditsAreKeyedByTheirArguments(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	bob := mint(t, info, "demo", "bob", auth.RoleMember)
 	edit := func(pid, args string) string {

@@ -12,6 +12,7 @@ import (
 // question about this month's spending are answered in French, the money
 // written the French way; switched back, the same cards read in English.
 func TestWidgetSpeaksFrenchAndRemembersIt(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	b := startBrowser(t)
 	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
@@ -88,6 +89,7 @@ func TestWidgetSpeaksFrenchAndRemembersIt(t *testing.T) {
 // screen in French, whose words are longer. A turn proposing two brings
 // Tout approuver, a 44-pixel target on the screen above the message box.
 func TestWidgetLanguageSwitchOnAPhone(t *testing.T) {
+	t.Parallel()
 	info, model := startWithModel(t)
 	b := startBrowser(t)
 	b.windowSize(375, 667)

@@ -75,6 +75,7 @@ type testSummary struct {
 // in chat: the exact signed amount and the month's totals. Another person
 // of the same tenant sees none of it, and bad parameters are refused.
 func TestLedgerReadAPI(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	ann := mint(t, info, "acme", "ann", auth.RoleMember)
 	bob := mint(t, info, "acme", "bob", auth.RoleMember)

@@ -23,6 +23,7 @@ import (
 // Google stops honouring the refresh token the user is told once and the
 // tool says to reconnect.
 func TestGmailConnectedThroughUp(t *testing.T) {
+	t.Parallel()
 	const (
 		clientSecret = "GOCSPX-app-test-client-secret"
 		access       = "ya29.app-test-access-token"
@@ -165,6 +166,7 @@ func (c *wsClient) nextAny() contracts.ServerFrame {
 
 // With the local mailbox there is no Gmail to connect, and purser says so.
 func TestGmailConnectWithALocalMailbox(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	req, _ := http.NewRequest(http.MethodGet, "http://"+info.HTTPAddr+"/v1/mail/connect", nil)
 	req.Header.Set("Authorization", "Bearer "+info.DemoToken)

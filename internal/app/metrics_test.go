@@ -23,6 +23,7 @@ func get(t *testing.T, url string) (int, string) {
 // With PURSER_METRICS_ADDR, /metrics is there and only there: the public
 // port answers 404.
 func TestMetricsOnAListenerOfTheirOwn(t *testing.T) {
+	t.Parallel()
 	info := startUp(t, func(c *config.Config) { c.MetricsAddr = "127.0.0.1:0" })
 	if info.MetricsAddr == info.HTTPAddr {
 		t.Fatal("metrics share the HTTP address")

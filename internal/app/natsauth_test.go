@@ -32,6 +32,7 @@ func adminLogin(t *testing.T, info Info) nats.Option {
 // purser up's NATS refuses anonymous clients and a service's user outside
 // its subjects; the banner says how to log in.
 func TestUpsNATSNeedsCredentials(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	if nc, err := nats.Connect(info.NATSURL); err == nil {
 		nc.Close()
@@ -74,6 +75,7 @@ func TestUpsNATSNeedsCredentials(t *testing.T) {
 
 // A service's user may not change streams: streams apply says so at once.
 func TestStreamsApplyAsAServiceIsRefused(t *testing.T) {
+	t.Parallel()
 	srv, creds := natstest.StartWithServiceUsers(t)
 	cfg := config.FromEnv(func(string) string { return "" })
 	cfg.NATSURL = srv.ClientURL()
@@ -97,6 +99,7 @@ func TestStreamsApplyAsAServiceIsRefused(t *testing.T) {
 
 // NATS_NKEY logs in with an nkey seed file; a wrong key is refused.
 func TestAServiceLogsInWithAnNkey(t *testing.T) {
+	t.Parallel()
 	kp, err := nkeys.CreateUser()
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // A service's lost NATS connection is logged (warn), with the connection's
 // name, so an operator sees the bus go away in the logs.
 func TestNATSConnectionChangesAreLogged(t *testing.T) {
+	t.Parallel()
 	srv, _ := natstest.Start(t)
 	var out syncbuf.Buffer
 	log := slog.New(slog.NewTextHandler(&out, nil))

@@ -94,6 +94,7 @@ func jsonStrings(t *testing.T, raw []byte) string {
 const quotedSender = `"\[click\](https\://evil.example)" \<statements@evil.example\>`
 
 func TestHostileMailOverTheSocket(t *testing.T) {
+	t.Parallel()
 	info := startHostile(t)
 	c := dial(t, info, info.DemoToken)
 
@@ -128,6 +129,7 @@ func TestHostileMailOverTheSocket(t *testing.T) {
 }
 
 func TestHostileMailOverHTTP(t *testing.T) {
+	t.Parallel()
 	info := startHostile(t)
 	status, body := chatCall(t, info, info.DemoToken, `{"history":[],"message":"`+findHostile+`"}`)
 	raw, _ := json.Marshal(body)
@@ -148,6 +150,7 @@ func TestHostileMailOverHTTP(t *testing.T) {
 }
 
 func TestHostileMailOverServerSentEvents(t *testing.T) {
+	t.Parallel()
 	info := startHostile(t)
 	for _, message := range []string{findHostile, importHostile} {
 		req, _ := http.NewRequest(http.MethodPost, "http://"+info.HTTPAddr+"/v1/chat", strings.NewReader(`{"history":[],"message":"`+message+`"}`))
@@ -183,6 +186,7 @@ func TestHostileMailOverServerSentEvents(t *testing.T) {
 // no <a> in the assistant's answer, a proposal shows the quoted sender
 // without backslashes, and nothing shown holds an override.
 func TestHostileMailInTheWidget(t *testing.T) {
+	t.Parallel()
 	info := startHostile(t)
 	b := startBrowser(t)
 	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)

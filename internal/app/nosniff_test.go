@@ -11,6 +11,7 @@ import (
 // or status: the JSON API's answers and refusals, the pages, the probes,
 // /metrics and a path that does not exist.
 func TestEveryAnswerSaysNoSniff(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	base := "http://" + info.HTTPAddr
 	tests := []struct {

@@ -25,6 +25,7 @@ import (
 // without a proposal. The files are services/toolrunner/testdata/dedupe;
 // the figures below are summed from their CSV lines.
 func TestOneLedgerAcrossStatementsUndoAndLookups(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mail := filepath.Join(dir, DemoTenant, "lena")
 	if err := os.MkdirAll(mail, 0o700); err != nil {

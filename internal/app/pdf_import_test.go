@@ -20,6 +20,7 @@ import (
 // transaction stored (the HSBC current account sample: 55 transactions,
 // +129.40 GBP).
 func TestPDFStatementImportEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := mailbox.WriteDemo(dir, DemoTenant, DemoUser, time.Now()); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 // while it is down is refused as not queued and taken when sent again;
 // and the services go on taking turns without a restart of their own.
 func TestPostgresRestartLosesNothing(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	pg := pgtest.ForTest(t, ctx, "purser")

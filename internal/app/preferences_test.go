@@ -13,6 +13,7 @@ import (
 // yes), and from then on an amount without one is in that currency; other
 // users keep theirs.
 func TestUserSetsTheirCurrencyInChat(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	bob := mint(t, info, "demo", "bob", auth.RoleMember)
 	approve := func(token, text string) map[string]any {

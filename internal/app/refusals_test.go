@@ -16,6 +16,7 @@ import (
 // forever), a forbidden error event over server-sent events and a
 // forbidden error frame over the websocket; never a 429 or limit_reached.
 func TestViewersChangeIsForbidden(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	vic := mint(t, info, "demo", "vic", auth.RoleViewer)
 	change := `{"history":[],"message":"add £4 flat white today"}`

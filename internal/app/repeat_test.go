@@ -48,6 +48,7 @@ func mint(t *testing.T, i Info, tenant, user string, roles ...auth.Role) string 
 // Every user of a tenant has a default HTTP conversation of their own: the
 // second user is not told that "chat" belongs to someone else.
 func TestDefaultHTTPConversationIsPerUser(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	bob := mint(t, info, "demo", "bob", auth.RoleMember)
 	for _, tok := range []string{info.DemoToken, bob} {
@@ -67,6 +68,7 @@ func TestDefaultHTTPConversationIsPerUser(t *testing.T) {
 // twice; a reused message id over the socket is answered with the first
 // turn's outcome; a NUL in a message is refused at the socket.
 func TestRepeatsAnswerAtOnce(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	bob := mint(t, info, "demo", "bob", auth.RoleMember)
 	status, p := chatCall(t, info, bob, `{"history":[],"message":"add £4 flat white today"}`)

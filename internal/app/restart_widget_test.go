@@ -67,6 +67,7 @@ func (b *balancer) addr() string { return b.ln.Addr().String() }
 // resumes, and the conversation goes on: each message once, one reply
 // each.
 func TestWidgetMovesToAnotherIngressOnARestart(t *testing.T) {
+	t.Parallel()
 	svc := startApart(t, storetest.SQLiteDSN(t))
 	first, stopFirst := svc.replica(config.ModeIngress)
 	defer stopFirst()

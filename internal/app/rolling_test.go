@@ -18,6 +18,7 @@ import (
 // finished or handed back to the other: every change gets its proposal
 // and, approved, its answer, and the ledger ends with each change once.
 func TestRollingRestartOfEachServiceFailsNoTurn(t *testing.T) {
+	t.Parallel()
 	svc := startApart(t, storetest.SQLiteDSN(t))
 	c := dial(t, Info{HTTPAddr: svc.ingress}, svc.mint("acme", "ann", auth.RoleMember))
 	n := 0

@@ -83,6 +83,7 @@ func standInEmbeddings(t *testing.T) string {
 // answer, and an answer built on a search cites each transaction once,
 // on the socket and in POST /v1/chat.
 func TestSearchEndToEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var tesco []string
 	t.Run("imported statement is found", func(t *testing.T) {

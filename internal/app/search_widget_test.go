@@ -10,6 +10,7 @@ import (
 // the person's token, with its date, amount, description and category,
 // and opening it again closes it.
 func TestWidgetOpensASearchSource(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	base := "http://" + info.HTTPAddr
 	b := startBrowser(t)

@@ -21,6 +21,7 @@ import (
 // connection to an external server and on Postgres, as in deploy/k8s,
 // each logged in as its own NATS user with only its own permissions.
 func TestServicesRunApart(t *testing.T) {
+	t.Parallel()
 	svc := startApart(t, storetest.PostgresDSN(t))
 	ingressAddr := svc.ingress
 	token := svc.mint("acme", "ann", auth.RoleMember)

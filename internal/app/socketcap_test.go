@@ -16,6 +16,7 @@ import (
 // upgrade is refused with 429. The numbers are literal so that the test
 // fails if the default moves.
 func TestDefaultSocketCapIsSixteen(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	bob := mint(t, info, "demo", "bob", auth.RoleMember)
 	for range 16 {

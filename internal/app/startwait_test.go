@@ -19,6 +19,7 @@ import (
 // exiting; a database that refuses what it is asked (no such database)
 // still fails the start at once.
 func TestAServiceStartedWhileTheDatabaseIsDownWaitsForIt(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pg := pgtest.ForTest(t, ctx, "purser")

@@ -48,6 +48,7 @@ func runNotifier(t *testing.T, cfg config.Config, log *slog.Logger) (stop func()
 // says the configuration differs; `purser streams apply` prints the
 // difference and only then changes it.
 func TestAStreamEditSurvivesARestartOfAService(t *testing.T) {
+	t.Parallel()
 	srv, nc := natstest.Start(t)
 	js, _ := jetstream.New(nc)
 	cfg := config.FromEnv(func(string) string { return "" })

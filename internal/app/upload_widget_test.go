@@ -16,6 +16,7 @@ import (
 // reads it, then the import's proposal, once, though it comes both on the
 // upload's event stream and on the socket. Approved, it is imported.
 func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	base := "http://" + info.HTTPAddr
 	b := startBrowser(t)
@@ -100,6 +101,7 @@ func TestWidgetUploadsAStatementThroughThePaperclip(t *testing.T) {
 // it goes, and the proposal's buttons are on the screen. Sent with no
 // words, the conversation takes the file's name.
 func TestWidgetUploadOnAPhone(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	base := "http://" + info.HTTPAddr
 	b := startBrowser(t)
@@ -169,6 +171,7 @@ func TestWidgetUploadOnAPhone(t *testing.T) {
 // kinds it can, a file too big names the limit; neither offers to send
 // the same file again, and the card can go.
 func TestWidgetTakesDroppedAndPastedFiles(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	base := "http://" + info.HTTPAddr
 	b := startBrowser(t)

@@ -54,6 +54,7 @@ func upload(t *testing.T, info Info, token, filename string, data []byte, accept
 // each currency's net are the files' own (their manifest in
 // services/toolrunner/statements/testdata/samples).
 func TestUploadedStatementsLandInTheLedger(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	tok := mint(t, info, DemoTenant, "uma", auth.RoleMember)
 	// The QIF names no currency: Uma's is pounds.
@@ -150,6 +151,7 @@ func approveHTTP(t *testing.T, info Info, tok string, out map[string]any) {
 // a 30 MiB file, a program named statement.csv, a form with a field the
 // endpoint does not take, and a form with no file.
 func TestUploadRefusals(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	tok := mint(t, info, DemoTenant, "rex", auth.RoleMember)
 	elf := append([]byte("\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00"), bytes.Repeat([]byte{0, 1, 2, 3}, 4096)...)
@@ -184,6 +186,7 @@ func TestUploadRefusals(t *testing.T) {
 // Progress as server-sent events: the upload is acknowledged, the file is
 // said stored, the reading shows as a tool step, and the proposal ends it.
 func TestUploadStreamsProgress(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	tok := mint(t, info, DemoTenant, "sia", auth.RoleMember)
 	data, err := os.ReadFile("../../services/toolrunner/statements/testdata/samples/generic_checking_v102.ofx")
@@ -216,6 +219,7 @@ func TestUploadStreamsProgress(t *testing.T) {
 // expense is in the ledger. A photo whose name lies about its format (JPEG
 // data named .png) is read by what it is.
 func TestUploadedReceiptsBecomeExpenseProposals(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	tok := mint(t, info, DemoTenant, "rae", auth.RoleMember)
 	cases := []struct {
@@ -256,6 +260,7 @@ func TestUploadedReceiptsBecomeExpenseProposals(t *testing.T) {
 // Text that is no statement, or a PDF that is broken, is read and
 // answered in words, with no proposal and never a server error.
 func TestUploadsThatCannotBeReadAreAnswered(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	tok := mint(t, info, DemoTenant, "ula", auth.RoleMember)
 	for i, f := range []struct{ name, data string }{

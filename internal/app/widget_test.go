@@ -26,6 +26,7 @@ import (
 // until the turn's first frame; the dark theme follows the system and the
 // switch overrides it both ways.
 func TestWidgetShortcutsLayoutsAndThemes(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	b := startBrowser(t)
 	b.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
@@ -177,6 +178,7 @@ func TestWidgetShortcutsLayoutsAndThemes(t *testing.T) {
 // is approved and is what gets stored. The inbox, with its unread count,
 // stays reachable at 390 px wide, and a notification pops up as a toast.
 func TestWidgetEditOnAPhone(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	b := startBrowser(t)
 	b.windowSize(390, 844)
@@ -274,6 +276,7 @@ func TestWidgetEditOnAPhone(t *testing.T) {
 // hands over is short-lived: when it expires the widget asks the host for
 // a new one and carries on.
 func TestWidgetInAForeignHostPage(t *testing.T) {
+	t.Parallel()
 	hostLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -377,6 +380,7 @@ func TestWidgetInAForeignHostPage(t *testing.T) {
 // the same answer. The second starts signed out: the chat shows a sign-in
 // form and no composer until a token is pasted.
 func TestWidgetTwoBrowsersOneUser(t *testing.T) {
+	t.Parallel()
 	info := startUp(t)
 	one, two := startBrowser(t), startBrowser(t)
 	one.open("http://" + info.HTTPAddr + "/#token=" + info.DemoToken)
