@@ -5,6 +5,7 @@ import "testing"
 // A statement photographed or scanned and uploaded is read as a
 // statement, exactly as the mail flow's Parse reads it, not as a receipt.
 func TestUploadedScanOfAStatementIsAStatement(t *testing.T) {
+	t.Parallel()
 	needOCR(t)
 	pdf, count, sum := genPDF(1, 30)
 	for _, c := range []struct {
@@ -12,6 +13,7 @@ func TestUploadedScanOfAStatementIsAStatement(t *testing.T) {
 		data []byte
 	}{{"photo.jpeg", photoOf(t, pdf, 200, "jpeg", 7)}, {"scan.pdf", scanOf(t, pdf, 300, 11)}} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			d, err := ReadDocument(c.name, c.data, Options{DefaultCurrency: "GBP"}, ReceiptOptions{Currency: "GBP"})
 			if err != nil {
 				t.Fatal(err)

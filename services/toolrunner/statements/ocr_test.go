@@ -40,6 +40,7 @@ func needOCR(t testing.TB) {
 // test, and says whether the importer had at least flagged it (it must
 // never be wrong and silent).
 func TestScannedCorpus(t *testing.T) {
+	t.Parallel()
 	needOCR(t)
 	dir, _ := samplesDir(t)
 	man := readManifest(t, filepath.Join(dir, "MANIFEST.md"))
@@ -58,6 +59,7 @@ func TestScannedCorpus(t *testing.T) {
 			key := name + "/" + strconv.Itoa(dpi) + "dpi"
 			seed := uint64(n*1000 + dpi)
 			t.Run(key, func(t *testing.T) {
+				t.Parallel()
 				scan := scanOf(t, data, dpi, seed)
 				if lines, _, _ := pdfLines(scan); len(lines) != 0 {
 					t.Fatalf("the scan has a text layer: %d lines", len(lines))
@@ -106,6 +108,7 @@ func TestScannedCorpus(t *testing.T) {
 
 // A statement sent as a picture of its page, PNG or JPEG.
 func TestScannedImage(t *testing.T) {
+	t.Parallel()
 	needOCR(t)
 	pdf, count, sum := genPDF(1, 30)
 	for _, c := range []struct {
@@ -113,6 +116,7 @@ func TestScannedImage(t *testing.T) {
 		dpi    int
 	}{{"png", 300}, {"jpeg", 200}} {
 		t.Run(c.format, func(t *testing.T) {
+			t.Parallel()
 			img := photoOf(t, pdf, c.dpi, c.format, 7)
 			r, err := Parse("statement."+c.format, img, Options{DefaultCurrency: "GBP"})
 			if err != nil {
@@ -137,6 +141,7 @@ func TestScannedImage(t *testing.T) {
 // balances is imported with those transactions marked for review, and
 // says why, by OCR as from its text.
 func TestScanThatDoesNotAddUp(t *testing.T) {
+	t.Parallel()
 	needOCR(t)
 	pdf, count, _ := genPDF(1, 20)
 	// The fourth paid-out amount (x 300-399) gets another first digit:
@@ -157,6 +162,7 @@ func TestScanThatDoesNotAddUp(t *testing.T) {
 		data []byte
 	}{{"text", bad}, {"scan", scanOf(t, bad, 300, 3)}} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			r, err := Parse("bad.pdf", c.data, Options{DefaultCurrency: "GBP"})
 			if err != nil {
 				t.Fatal(err)
@@ -184,6 +190,7 @@ func TestScanThatDoesNotAddUp(t *testing.T) {
 
 // OCR runs in the sandbox's confined worker as in process.
 func TestSandboxReadsScans(t *testing.T) {
+	t.Parallel()
 	needOCR(t)
 	pdf, count, sum := genPDF(1, 12)
 	scan := scanOf(t, pdf, 300, 11)

@@ -17,6 +17,7 @@ import (
 // Every sample receipt reads to its manifest's total, currency and date
 // exactly, and to one of the merchant names the manifest accepts.
 func TestReceiptSamples(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file                  string
 		ocr                   bool
@@ -35,6 +36,7 @@ func TestReceiptSamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
 			if tt.ocr {
 				needReceiptOCR(t)
 			}
@@ -70,6 +72,7 @@ func TestReceiptSamples(t *testing.T) {
 // (Japanese photo, US and Indian English, Dutch): total, currency and
 // date exactly. Their shop names are not asserted yet.
 func TestReceiptSamplesMore(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file                  string
 		ocr                   bool
@@ -86,6 +89,7 @@ func TestReceiptSamplesMore(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
 			if tt.ocr {
 				needReceiptOCR(t)
 				out, _ := exec.Command("tesseract", "--list-langs").Output()
@@ -421,6 +425,7 @@ func TestReadReceiptPDF(t *testing.T) {
 
 // What cannot be a receipt says so in a sentence.
 func TestReadReceiptRefuses(t *testing.T) {
+	t.Parallel()
 	for name, data := range map[string][]byte{
 		"statement.csv": []byte("Date,Amount\n2024-01-01,1.00\n"),
 		"empty.pdf":     receiptPDF([]string{"Hello there, nothing here 1"}),
@@ -460,6 +465,7 @@ func TestReadDocumentKinds(t *testing.T) {
 // A photo is a receipt whatever its name, and a sample PDF receipt is
 // one too.
 func TestReadDocumentSamples(t *testing.T) {
+	t.Parallel()
 	for _, f := range []string{"i2d_coolblue2.pdf", "rewebon_1.pdf"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "receipts", f))
 		if err != nil {
@@ -536,6 +542,7 @@ func FuzzReadReceipt(f *testing.F) {
 // slope is found within a few tenths of a degree, and a level page is
 // left alone.
 func TestReceiptSkew(t *testing.T) {
+	t.Parallel()
 	page := &grayPage{w: 600, h: 800, pix: make([]uint8, 600*800)}
 	for i := range page.pix {
 		page.pix[i] = 230
