@@ -15,6 +15,7 @@ import (
 // Many SQLite write transactions at once share commits, and one that
 // fails (or panics) rolls back its own writes only.
 func TestConcurrentTransactionsShareCommitsAndFailAlone(t *testing.T) {
+	t.Parallel()
 	st := storetest.Open(t, storetest.SQLiteDSN(t))
 	ctx := context.Background()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
@@ -69,6 +70,7 @@ func TestConcurrentTransactionsShareCommitsAndFailAlone(t *testing.T) {
 // what it wrote is committed like the rest (interrupting a write would
 // roll back everyone's).
 func TestCancelInsideASharedTransactionInterruptsNothing(t *testing.T) {
+	t.Parallel()
 	st := storetest.Open(t, storetest.SQLiteDSN(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	err := st.InTx(ctx, func(tx *store.Store) error {

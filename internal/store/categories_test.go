@@ -33,6 +33,7 @@ func putRule(t *testing.T, st *store.Store, user, pattern, category string) stor
 
 // Where several rules match, the longest pattern wins, then the oldest.
 func TestRulesFirstMatchOrder(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		putRule(t, st, "ann", "amazon", "shopping")
@@ -81,6 +82,7 @@ func TestRulesFirstMatchOrder(t *testing.T) {
 // Patterns and entries compare without case or accents, on both engines
 // alike (the SQL fold is the Go fold).
 func TestRulesFoldAccentsAndCase(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		r := putRule(t, st, "ann", "  Café Nero ", "dining")
@@ -117,6 +119,7 @@ func TestRulesFoldAccentsAndCase(t *testing.T) {
 // A recategorize changes the matching entries of that user, in the
 // period, and nothing else.
 func TestRecategorizeTouchesOnlyMatchingEntriesOfThatUser(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		add := func(tenant, user, item, date string) store.Expense {
@@ -180,6 +183,7 @@ func TestRecategorizeTouchesOnlyMatchingEntriesOfThatUser(t *testing.T) {
 }
 
 func TestCategoriesDefaultsAndOwn(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		for _, c := range []struct {
@@ -210,6 +214,7 @@ func TestCategoriesDefaultsAndOwn(t *testing.T) {
 }
 
 func TestDeleteRule(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		putRule(t, st, "ann", "spotify", "subscriptions")
@@ -231,6 +236,7 @@ func TestDeleteRule(t *testing.T) {
 
 // Entries stored before categories existed get one.
 func TestMigrationGivesEveryEntryACategory(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()

@@ -105,6 +105,7 @@ func expenseItems(t *testing.T, st *store.Store) string {
 // expenses and another import's transactions stay, and the same file can
 // be stored again afterwards.
 func TestUndoImportRemovesOnlyItsTransactions(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		addLogged(t, st, "coffee", 300)
@@ -149,6 +150,7 @@ func TestUndoImportRemovesOnlyItsTransactions(t *testing.T) {
 // alone: an add is deleted, an update given its before image, a deletion
 // restored under the same number.
 func TestUndoExpenseChanges(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		change func(t *testing.T, st *store.Store, e store.Expense)
@@ -202,6 +204,7 @@ func logged(t *testing.T, st *store.Store, fn func(tx *store.Store) error) {
 // An entry that changed after the change being undone is never
 // overwritten: the undo is refused, names the entry, and changes nothing.
 func TestUndoRefusesAnEntryChangedSince(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		e := addLogged(t, st, "coffee", 300)
@@ -254,6 +257,7 @@ func TestUndoRefusesAnEntryChangedSince(t *testing.T) {
 // first committed) is refused and reverts nothing again, and an undo is
 // not itself undone.
 func TestUndoIsNeverAppliedTwice(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		e := addLogged(t, st, "coffee", 300)
@@ -291,6 +295,7 @@ func TestUndoIsNeverAppliedTwice(t *testing.T) {
 // An import that added nothing (every line imported before) is not a
 // change: "undo the last import" then means the one that added them.
 func TestAnImportThatAddedNothingIsNotUndone(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		importLogged(t, st, "sept", "TESCO")
@@ -315,6 +320,7 @@ func TestAnImportThatAddedNothingIsNotUndone(t *testing.T) {
 // Two undos of one change at once (two replicas, two yeses): one reverts
 // it, the other is refused; the change is never reverted twice.
 func TestConcurrentUndosRevertOnce(t *testing.T) {
+	t.Parallel()
 	eachEngine(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		importLogged(t, st, "aug", "RENT")

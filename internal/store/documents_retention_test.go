@@ -11,6 +11,7 @@ import (
 // Past the file retention a document keeps its record but not its file;
 // a newer one, or one still waiting to be imported, keeps both.
 func TestFileRetentionDropsOldFilesOnly(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -58,6 +58,7 @@ func seedReports(t *testing.T, st *store.Store) {
 // groups a merchant however its name is cased, and never counts money in
 // or anyone else's entries.
 func TestSpendingBreakdown(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
@@ -118,6 +119,7 @@ func TestSpendingBreakdown(t *testing.T) {
 // spent, a month without spending as zero, and the first month's change
 // is measured against the month before the range.
 func TestSpendingByMonth(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
@@ -148,6 +150,7 @@ func TestSpendingByMonth(t *testing.T) {
 // The biggest outflows are ranked within each currency, never across
 // currencies, and money in is never among them.
 func TestBiggestOutflows(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
@@ -182,6 +185,7 @@ func TestBiggestOutflows(t *testing.T) {
 // subscription among a shop's one-off purchases too), an irregular one is
 // not, nor a series that stopped, nor one spread over two currencies.
 func TestRecurringPayments(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
@@ -243,6 +247,7 @@ func TestRecurringPayments(t *testing.T) {
 // that a bank line stands for once, and a transfer between the person's
 // own accounts not at all.
 func TestSummariesCountALinkedPairOnceAndNoTransfer(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
@@ -290,6 +295,7 @@ func TestSummariesCountALinkedPairOnceAndNoTransfer(t *testing.T) {
 // a category named outright; each currency on its own; a % is a percent
 // sign, not a wildcard.
 func TestLedgerSummaryMatchingWords(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()

@@ -15,6 +15,7 @@ import (
 // currency, date and description; another user's stay theirs. Every later
 // migration runs in this test too, so one that moves rows must lose none.
 func TestLedgerHoldsEverythingStoredBeforeIt(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()

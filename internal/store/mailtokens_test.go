@@ -13,6 +13,7 @@ import (
 // A refreshed token replaces the stored one only if nothing replaced it
 // meanwhile; a broken one is deleted only if it is still the one stored.
 func TestMailTokenReplaceAndDelete(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			ctx := context.Background()

@@ -7,6 +7,7 @@ import (
 )
 
 func TestCompatibleDescriptions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		typed, bank string
 		want        bool

@@ -18,6 +18,7 @@ import (
 // SQLite, every write transaction once in the writer's batches and write
 // times, and the writer's busy time.
 func TestStoreMetrics(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			s := storetest.Open(t, e.DSN(t))

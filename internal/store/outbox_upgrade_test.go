@@ -17,6 +17,7 @@ import (
 // once published, a message is queued again: JetStream's duplicate
 // window and its consumers drop the copy by its id.
 func TestOutboxKeepsItsMessagesThroughTheUpgrade(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()

@@ -71,6 +71,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // Frames that arrive at once on Postgres are stored in one round trip and
 // one commit, each with its own seq, in the order of each user's.
 func TestPostgresWritesAtOnceShareOneCommit(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.PostgresDSN(t)
 	s := storetest.Open(t, dsn)
 	ctx := context.Background()
@@ -106,6 +107,7 @@ func TestPostgresWritesAtOnceShareOneCommit(t *testing.T) {
 // invalid content, and the writes queued with them are stored, with no
 // seq burned.
 func TestPostgresRefusedWriteFailsAlone(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.PostgresDSN(t)
 	s := storetest.Open(t, dsn)
 	ctx := context.Background()
@@ -156,6 +158,7 @@ func TestPostgresRefusedWriteFailsAlone(t *testing.T) {
 // writes: they find what is stored (or nothing, as ErrNotFound), and count
 // as no write.
 func TestPostgresReadsShareThePipeline(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.PostgresDSN(t)
 	s := storetest.Open(t, dsn)
 	ctx := context.Background()
@@ -202,6 +205,7 @@ func TestPostgresReadsShareThePipeline(t *testing.T) {
 // up the statements sent with it: they are stored while it waits, and it
 // is stored once the row is free.
 func TestPostgresLockedRowHoldsUpNoOtherWrite(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.PostgresDSN(t)
 	s := storetest.Open(t, dsn)
 	ctx := context.Background()
@@ -271,6 +275,7 @@ func TestPostgresLockedRowHoldsUpNoOtherWrite(t *testing.T) {
 // A query of many rows sent before a refused statement is read again when
 // the batch runs statement by statement: its caller gets the rows once.
 func TestPostgresRowsReadAgainAfterARefusal(t *testing.T) {
+	t.Parallel()
 	dsn := storetest.PostgresDSN(t)
 	s := storetest.Open(t, dsn)
 	ctx := context.Background()
@@ -320,6 +325,7 @@ func TestPostgresRowsReadAgainAfterARefusal(t *testing.T) {
 // audit entry, in one transaction) is two statements, each one round trip:
 // the expense with its number, and the result with its audit entry.
 func TestPostgresToolChangeIsTwoStatements(t *testing.T) {
+	t.Parallel()
 	s := storetest.Open(t, storetest.PostgresDSN(t))
 	ctx := context.Background()
 	statements, commits := s.WriteStats()

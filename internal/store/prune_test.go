@@ -26,6 +26,7 @@ func putCall(t *testing.T, st *store.Store, tenant, id string, at time.Time) {
 // Stored tool results older than the cutoff go, more than one batch of
 // them; a younger one still answers its redelivered request.
 func TestPruneToolCallsKeepsWhatRedeliveryNeeds(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		for i := range 1203 {
@@ -55,6 +56,7 @@ func TestPruneToolCallsKeepsWhatRedeliveryNeeds(t *testing.T) {
 // Proposals go once past their expiry by the cutoff, whatever their
 // status; one still open or recently expired stays.
 func TestPruneProposalsPastExpiryOnly(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		put := func(id, status string, expires time.Time) {
@@ -92,6 +94,7 @@ func proposalAt(id, status string, expires time.Time) store.Proposal {
 // else's, keeps each user's newest frame so that no seq is given twice,
 // and takes removed messages out of search.
 func TestPruneFramesPerTenantKeepsEachUsersNewest(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		frame := func(tenant, user, id string, at time.Time) int64 {
@@ -153,6 +156,7 @@ func TestPruneFramesPerTenantKeepsEachUsersNewest(t *testing.T) {
 // an old one stored after it (another replica's clock), until a pass after
 // the young one ages out: nothing goes before its time.
 func TestPruneFramesWalksEachUsersFramesInOrder(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		frame := func(user, id string, at time.Time) int64 {
@@ -202,6 +206,7 @@ func TestPruneFramesWalksEachUsersFramesInOrder(t *testing.T) {
 // Documents, notifications and audit entries go per tenant past the
 // cutoff; a document still waiting to be imported stays whatever its age.
 func TestPruneDocumentsNotificationsAuditPerTenant(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		old, young, cutoff := pruneT0, pruneT0.Add(48*time.Hour), pruneT0.Add(24*time.Hour)
@@ -285,6 +290,7 @@ func TestPruneDocumentsNotificationsAuditPerTenant(t *testing.T) {
 // Two replicas pruning one table at once delete every old row once
 // between them, count each once, and leave the young ones.
 func TestPruneTwoReplicasAtOnce(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
@@ -346,6 +352,7 @@ func frameSeqs(t *testing.T, st *store.Store, tenant, user string) []int64 {
 // A result kept in its audit entry (the toolrunner's entries take the
 // call's id) goes once past the cutoff, and the entry stays in the log.
 func TestPruneToolResultsKeptInTheirAuditEntries(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		put := func(tenant, id string, at time.Time) {
@@ -389,6 +396,7 @@ func TestPruneToolResultsKeptInTheirAuditEntries(t *testing.T) {
 // A result stored in tool_calls before migration 00026 still answers its
 // call, and a later put of the same call keeps it.
 func TestAToolResultStoredBeforeStillAnswers(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		if err := st.ExecOutsideTx(ctx, `INSERT INTO tool_calls (tenant_id, call_id, tool, result, created_at) VALUES ('t1', 'c1', 'add_expense', '{"first":true}', ?)`,

@@ -84,6 +84,7 @@ func titles(hits []store.SearchHit) []string {
 }
 
 func TestSearchLexical(t *testing.T) {
+	t.Parallel()
 	for _, eng := range storetest.Engines() {
 		t.Run(eng.Name, func(t *testing.T) {
 			st := storetest.Open(t, eng.DSN(t))
@@ -134,6 +135,7 @@ func TestSearchLexical(t *testing.T) {
 // TestSearchAnyQueryIsSafe asks for what an FTS or SQL parser could
 // misread: each gives hits or none, never an error.
 func TestSearchAnyQueryIsSafe(t *testing.T) {
+	t.Parallel()
 	for _, eng := range storetest.Engines() {
 		t.Run(eng.Name, func(t *testing.T) {
 			st := storetest.Open(t, eng.DSN(t))
@@ -164,6 +166,7 @@ func TestSearchAnyQueryIsSafe(t *testing.T) {
 // TestSearchNeverCrossesPeople checks each kind: bob's words are ann's
 // words, and ann's search finds only her own rows.
 func TestSearchNeverCrossesPeople(t *testing.T) {
+	t.Parallel()
 	for _, eng := range storetest.Engines() {
 		t.Run(eng.Name, func(t *testing.T) {
 			st := storetest.Open(t, eng.DSN(t))
@@ -197,6 +200,7 @@ func TestSearchNeverCrossesPeople(t *testing.T) {
 // TestSearchFollowsChanges: a changed entry is found by its new words
 // only, a deleted one not at all, and a reindex changes nothing.
 func TestSearchFollowsChanges(t *testing.T) {
+	t.Parallel()
 	for _, eng := range storetest.Engines() {
 		t.Run(eng.Name, func(t *testing.T) {
 			st := storetest.Open(t, eng.DSN(t))
@@ -251,6 +255,7 @@ func TestSearchFollowsChanges(t *testing.T) {
 // ones (the person's filter comes before the bound on ranked rows, not
 // after it).
 func TestSearchOthersNewerRowsDoNotHideMine(t *testing.T) {
+	t.Parallel()
 	for _, eng := range storetest.Engines() {
 		t.Run(eng.Name, func(t *testing.T) {
 			st := storetest.Open(t, eng.DSN(t))
@@ -300,6 +305,7 @@ func TestSearchOthersNewerRowsDoNotHideMine(t *testing.T) {
 // and no longer cost the indexer a pass. Each is still found by a search
 // when it is a message.
 func TestSearchQueuesOnlyMessageFrames(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		at := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
@@ -342,6 +348,7 @@ func TestSearchQueuesOnlyMessageFrames(t *testing.T) {
 // the person's part first), and found once after it, as is another
 // person's; a reindex changes nothing.
 func TestMessagesAreFoundOnceBeforeAndAfterTheIndexerPasses(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		at := time.Date(2026, 11, 3, 9, 0, 0, 0, time.UTC)
@@ -392,6 +399,7 @@ func TestMessagesAreFoundOnceBeforeAndAfterTheIndexerPasses(t *testing.T) {
 // indexed from the queue, not read again past the mark, and one stored
 // after is read past it.
 func TestMessagesQueuedBeforeTheMarkAreIndexedOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dsn := storetest.SQLiteDSN(t)
 	err := store.MigrateUpTo(ctx, dsn, 23, func(exec func(string, ...any) error) error {

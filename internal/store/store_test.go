@@ -14,6 +14,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
@@ -24,6 +25,7 @@ func TestConformance(t *testing.T) {
 
 // Replicas that start together must all come up on one migrated schema.
 func TestMigrateConcurrently(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			dsn := e.DSN(t)
@@ -55,6 +57,7 @@ func TestMigrateConcurrently(t *testing.T) {
 }
 
 func TestOpenErrorsHidePassword(t *testing.T) {
+	t.Parallel()
 	_, err := store.Open(context.Background(), "postgres://purser:s3cr3t-pw@127.0.0.1:1/db?sslmode=disable&connect_timeout=1")
 	if err == nil {
 		t.Fatal("opened a store on a closed port")
@@ -71,6 +74,7 @@ func TestOpenErrorsHidePassword(t *testing.T) {
 // frames the user has had since: frames stored before the upgrade that
 // indexed them by turn are found too.
 func TestFramesOfATurnFoundAfterUpgradeAndBehindNewerOnes(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
@@ -132,6 +136,7 @@ func TestFramesOfATurnFoundAfterUpgradeAndBehindNewerOnes(t *testing.T) {
 // tenant's last number, so that no id they deleted comes back; someone
 // new starts at 1.
 func TestExpenseIDsAfterUpgradeToPerUser(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
@@ -205,6 +210,7 @@ func TestExpenseIDsAfterUpgradeToPerUser(t *testing.T) {
 // stay due for the sweep, and another user of the tenant may then start a
 // conversation of the same id without touching the first.
 func TestConversationsAfterUpgradeToPerUser(t *testing.T) {
+	t.Parallel()
 	for _, e := range storetest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Parallel()
