@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/purser-ai/purser/internal/raceexit"
 )
 
 const workerEnv = "PURSER_STATEMENTS_WORKER"
@@ -32,22 +34,8 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	raceNoExitSleep()
+	raceexit.NoSleep()
 	os.Exit(m.Run())
-}
-
-// raceNoExitSleep spares each worker the race detector's sleep at exit.
-// Under -race a Go program sleeps a second before it exits (GORACE's
-// atexit_sleep_ms, default 1000), and every file these tests parse in the
-// sandbox is parsed by a worker that is this test binary: a second of
-// idle wall time per file. The workers still run under the race
-// detector, which reports a race when it sees it and still fails the
-// worker (exit status 66); only the pause before exit goes. A GORACE the
-// person set keeps its options, and one naming atexit_sleep_ms wins.
-func raceNoExitSleep() {
-	if err := os.Setenv("GORACE", "atexit_sleep_ms=0 "+os.Getenv("GORACE")); err != nil {
-		panic(err)
-	}
 }
 
 // hostileParser is the parser the worker runs for hook, once confined and
