@@ -14,6 +14,15 @@ func (q *fifo[T]) push(v T) { q.items = append(q.items, v) }
 
 func (q *fifo[T]) len() int { return len(q.items) - q.head }
 
+// peek returns the oldest item without taking it; ok is false when there
+// is none.
+func (q *fifo[T]) peek() (v T, ok bool) {
+	if q.head == len(q.items) {
+		return v, false
+	}
+	return q.items[q.head], true
+}
+
 // reset drops every item and the memory that held them.
 func (q *fifo[T]) reset() { q.items, q.head = nil, 0 }
 

@@ -71,8 +71,15 @@ type leanConn struct {
 	// library's read after a control frame (see Read).
 	synthetic atomic.Bool
 
+	// wmu guards the write side. The library writes under a lock of its
+	// own; the socket's writer also sets hold, from outside it.
+	wmu sync.Mutex
+	// hold keeps a finished data frame in the buffer, to go out with the
+	// next one in one write: the socket's writer sets it while the frame
+	// after the one it writes is ready too (see holdFrames).
+	hold bool
 	// wbuf is the borrowed write buffer, wout what waits in it to go
-	// out at the end of the frame being written.
+	// out at the end of the frame being written (or, held, after it).
 	wbuf *[]byte
 	wout []byte
 	// The frame being written: its header so far (hn bytes, of hlen once
@@ -80,6 +87,8 @@ type leanConn struct {
 	hdr  [14]byte
 	hn   int
 	need uint64
+	// control: the frame being written is a control frame.
+	control bool
 
 	// raw reads the connection's descriptor itself, so that a read that
 	// would block gives its buffer back before it waits; nil where the
@@ -222,8 +231,11 @@ func (t *frameTracker) feed(p []byte) {
 
 // Write takes the library's bytes, a stream of websocket frames, and sends
 // each frame with one write once its last byte came (a frame larger than
-// the buffer with more than one); between frames it holds no buffer.
+// the buffer with more than one), or with the next frame while hold is
+// set; between writes it holds no buffer.
 func (c *leanConn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	total := len(p)
 	for len(p) > 0 {
 		if c.need == 0 {
@@ -240,9 +252,10 @@ func (c *leanConn) Write(p []byte) (int, error) {
 				return total - len(p), err
 			}
 			c.need = payloadLen(c.hdr[:c.hn])
+			c.control = c.hdr[0]&0x0f >= 8
 			c.hn = 0
 			if c.need == 0 {
-				if err := c.flush(); err != nil {
+				if err := c.frameEnd(); err != nil {
 					return total - len(p), err
 				}
 			}
@@ -258,7 +271,7 @@ func (c *leanConn) Write(p []byte) (int, error) {
 		p = p[k:]
 		c.need -= uint64(k)
 		if c.need == 0 {
-			if err := c.flush(); err != nil {
+			if err := c.frameEnd(); err != nil {
 				return total - len(p), err
 			}
 		}
@@ -285,6 +298,46 @@ func (c *leanConn) out(b []byte) error {
 		return err
 	}
 	return c.out(b)
+}
+
+// frameEnd sends the frame just completed, with any held before it,
+// unless hold asks to keep it for the next. A control frame (a ping, a
+// close) is never kept: nothing may be behind it.
+func (c *leanConn) frameEnd() error {
+	if c.hold && !c.control {
+		return nil
+	}
+	return c.flush()
+}
+
+// holdFrames sets whether data frames finished from now on wait for the
+// next one, so that frames queued together reach the client in one
+// write: the socket's writer sets it, before each frame, to whether it
+// has the next frame in hand. It sends nothing itself: what waits goes
+// out with the end of the next frame. Safe on a nil leanConn, as is
+// release.
+func (c *leanConn) holdFrames(on bool) {
+	if c == nil {
+		return
+	}
+	c.wmu.Lock()
+	c.hold = on
+	c.wmu.Unlock()
+}
+
+// release clears hold and sends what waits, once no frame is half
+// written: the socket's writer calls it when it stops.
+func (c *leanConn) release() error {
+	if c == nil {
+		return nil
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.hold = false
+	if c.need == 0 && c.hn == 0 {
+		return c.flush()
+	}
+	return nil
 }
 
 // flush writes what the buffer holds and returns the buffer.

@@ -73,3 +73,83 @@ func TestLeanConnWritesEachFrameOnce(t *testing.T) {
 		}
 	}
 }
+
+// Frames written while hold is set wait for the next and go out with it
+// in one write; a control frame (a ping, a close) takes what waits with it
+// at once; release sends the rest, and between writes nothing is held.
+func TestLeanConnHoldsFramesForTheNext(t *testing.T) {
+	ping := []byte{0x89, 0x00}
+	a, b, c, d := frame(10, 'a'), frame(20, 'b'), frame(30, 'c'), frame(5000, 'd')
+	write := func(t *testing.T, lc *leanConn, f []byte) {
+		t.Helper()
+		// In pieces, as the library writes: header, then payload.
+		if _, err := lc.Write(f[:2]); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lc.Write(f[2:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		run  func(t *testing.T, lc *leanConn)
+		want [][]byte
+	}{
+		{"held frames go out with the first not held", func(t *testing.T, lc *leanConn) {
+			lc.holdFrames(true)
+			write(t, lc, a)
+			write(t, lc, b)
+			lc.holdFrames(false)
+			write(t, lc, c)
+		}, [][]byte{cat(a, b, c)}},
+		{"a control frame is not held and takes what waits", func(t *testing.T, lc *leanConn) {
+			lc.holdFrames(true)
+			write(t, lc, a)
+			write(t, lc, ping)
+			write(t, lc, b)
+			if err := lc.release(); err != nil {
+				t.Fatal(err)
+			}
+		}, [][]byte{cat(a, ping), b}},
+		{"a frame past the buffer sends what waits first", func(t *testing.T, lc *leanConn) {
+			lc.holdFrames(true)
+			write(t, lc, a)
+			lc.holdFrames(false)
+			write(t, lc, d)
+		}, [][]byte{cat(a, d[:4]), d[4:]}},
+		{"release sends what waits", func(t *testing.T, lc *leanConn) {
+			lc.holdFrames(true)
+			write(t, lc, a)
+			if err := lc.release(); err != nil {
+				t.Fatal(err)
+			}
+			write(t, lc, b) // not held any more
+		}, [][]byte{a, b}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rc := &recordConn{}
+			lc := &leanConn{Conn: rc}
+			tt.run(t, lc)
+			if len(rc.writes) != len(tt.want) {
+				t.Fatalf("%d writes, want %d", len(rc.writes), len(tt.want))
+			}
+			for i := range tt.want {
+				if !bytes.Equal(rc.writes[i], tt.want[i]) {
+					t.Fatalf("write %d: %d bytes %q..., want %d bytes %q...", i, len(rc.writes[i]), rc.writes[i][:min(8, len(rc.writes[i]))],
+						len(tt.want[i]), tt.want[i][:min(8, len(tt.want[i]))])
+				}
+			}
+			if lc.wbuf != nil {
+				t.Fatal("a write buffer is still held after the last frame went out")
+			}
+		})
+	}
+	var none *leanConn // a socket the library could not hand a leanConn
+	none.holdFrames(true)
+	if err := none.release(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func cat(bs ...[]byte) []byte { return bytes.Join(bs, nil) }
