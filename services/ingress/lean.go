@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // An idle socket should hold no buffer. The websocket library reads and
@@ -294,8 +295,7 @@ func (c *leanConn) out(b []byte) error {
 		return err
 	}
 	if len(b) >= leanBufSize {
-		_, err := c.Conn.Write(b)
-		return err
+		return c.send(b)
 	}
 	return c.out(b)
 }
@@ -340,6 +340,21 @@ func (c *leanConn) release() error {
 	return nil
 }
 
+// leanWriteTimeout bounds each write to the connection: a client that
+// stops reading fails the write, and the socket closes.
+const leanWriteTimeout = 10 * time.Second
+
+// send writes b to the connection under leanWriteTimeout. The deadline
+// is the connection's own, set again for each write: the socket's writer
+// then needs no context with a timer of its own for every frame.
+func (c *leanConn) send(b []byte) error {
+	if err := c.Conn.SetWriteDeadline(time.Now().Add(leanWriteTimeout)); err != nil {
+		return err
+	}
+	_, err := c.Conn.Write(b)
+	return err
+}
+
 // flush writes what the buffer holds and returns the buffer.
 func (c *leanConn) flush() error {
 	if c.wbuf == nil {
@@ -347,7 +362,7 @@ func (c *leanConn) flush() error {
 	}
 	var err error
 	if len(c.wout) > 0 {
-		_, err = c.Conn.Write(c.wout)
+		err = c.send(c.wout)
 	}
 	leanBufs.Put(c.wbuf)
 	c.wbuf, c.wout = nil, nil

@@ -6,17 +6,29 @@ import (
 	"math/rand/v2"
 	"net"
 	"testing"
+	"time"
 )
 
-// recordConn records each write as it reached the connection.
+// recordConn records each write as it reached the connection, and
+// counts the writes made under a write deadline still to come.
 type recordConn struct {
 	net.Conn
-	writes [][]byte
+	writes   [][]byte
+	deadline time.Time
+	bounded  int
 }
 
 func (r *recordConn) Write(p []byte) (int, error) {
 	r.writes = append(r.writes, bytes.Clone(p))
+	if time.Now().Before(r.deadline) {
+		r.bounded++
+	}
 	return len(p), nil
+}
+
+func (r *recordConn) SetWriteDeadline(t time.Time) error {
+	r.deadline = t
+	return nil
 }
 
 // frame builds a server websocket frame with an n-byte payload.
@@ -67,6 +79,10 @@ func TestLeanConnWritesEachFrameOnce(t *testing.T) {
 		}
 		if lc.wbuf != nil {
 			t.Fatalf("trial %d: a write buffer is still held between frames", trial)
+		}
+		if rc.bounded != len(rc.writes) {
+			t.Fatalf("trial %d: %d of %d writes had no deadline: a client that stops reading would hold the writer", trial,
+				len(rc.writes)-rc.bounded, len(rc.writes))
 		}
 		if allSmall := small == 5; allSmall && len(rc.writes) != 5 {
 			t.Fatalf("trial %d: 5 small frames took %d writes", trial, len(rc.writes))

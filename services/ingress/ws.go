@@ -487,15 +487,24 @@ func (c *client) writeLoop() {
 			}
 		}
 		c.lean.holdFrames(c.nextReady())
-		wctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
-		err := c.conn.Write(wctx, websocket.MessageText, f.data)
-		cancel()
-		if err != nil {
+		if err := c.write(f.data); err != nil {
 			c.closeWith(websocket.StatusGoingAway, "write failed")
 			continue
 		}
 		c.in.metrics.wrote(f, c.in.now())
 	}
+}
+
+// write writes one frame, within leanWriteTimeout. On a leanConn the
+// connection's deadline bounds it, and the library is given a context
+// that never ends: with one that can, it arms a timer for every write.
+func (c *client) write(data []byte) error {
+	if c.lean != nil {
+		return c.conn.Write(context.WithoutCancel(c.ctx), websocket.MessageText, data)
+	}
+	wctx, cancel := context.WithTimeout(c.ctx, leanWriteTimeout)
+	defer cancel()
+	return c.conn.Write(wctx, websocket.MessageText, data)
 }
 
 // watch keeps the socket's deadlines with one timer, and no goroutine
