@@ -11,6 +11,7 @@ import (
 
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/store"
+	"github.com/purser-ai/purser/pkg/contracts"
 )
 
 // convRef names one conversation: a user's own, under the id their client
@@ -23,14 +24,41 @@ type convRef struct {
 
 // apply applies ev to a conversation exactly once, trying again on the
 // fresh state when another replica changed the conversation meanwhile.
+// An event within a turn (a tool's result, a model's decision) starts
+// from the state this process kept, unread (see stateCache); any other,
+// or a retry, reads the conversation first.
 func (o *Orchestrator) apply(ctx context.Context, ref convRef, ev Event) error {
+	trust := withinTurn(ev)
 	for attempt := 1; ; attempt++ {
-		err := o.applyOnce(ctx, ref, ev)
+		err := o.applyOnce(ctx, ref, ev, trust)
+		trust = false
+		if errors.Is(err, errUnread) {
+			continue // once: the next attempt reads
+		}
 		if !errors.Is(err, store.ErrConflict) || attempt == 5 {
 			return err
 		}
 	}
 }
+
+// withinTurn reports whether ev may start from the kept state without
+// reading the conversation: a tool's result or a model's decision, which
+// belong to a turn that began with a read. The turn goes on with the
+// settings read then, except after a tool that changes them.
+func withinTurn(ev Event) bool {
+	switch ev.Kind {
+	case EvToolResult:
+		return ev.Result.Tool != contracts.ToolSetPreferences
+	case EvDecision:
+		return true
+	}
+	return false
+}
+
+// errUnread says that an event applied to a kept state, unread, would
+// have been dropped: a state that may be stale cannot say that nothing
+// waits for the event, so it is applied again from a read.
+var errUnread = errors.New("dropped by a state not read")
 
 // applyOnce applies ev to the conversation as loaded: load, admit,
 // transition (asking the model while the transition needs it), store the
@@ -38,12 +66,18 @@ func (o *Orchestrator) apply(ctx context.Context, ref convRef, ev Event) error {
 // before it is stored, and the message is acked only after this returns
 // nil. A conversation another replica changed since the load returns
 // store.ErrConflict and stores nothing.
-func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event) error {
-	conv, settings, state, err := o.load(ctx, ref)
+func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event, trust bool) error {
+	conv, settings, state, unread, err := o.load(ctx, ref, trust)
 	if err != nil {
 		return err
 	}
 	if done, err := o.admit(ctx, ref, conv, &state, ev); done {
+		if unread {
+			return errUnread
+		}
+		return err
+	}
+	if settings, err = o.settingsOf(ctx, ref, settings); err != nil {
 		return err
 	}
 	env, err := o.eventEnv(ctx, ref, settings, ev)
@@ -62,7 +96,7 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event) err
 		return err
 	}
 	stored = true
-	o.states.put(ref, version, next)
+	o.states.put(ref, cachedState{conv: savedAs(conv, version), settings: settings, state: next})
 	if err := o.failAt("saved"); err != nil {
 		return err
 	}
@@ -82,27 +116,33 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event) err
 
 // load reads a conversation, with the settings of the user it belongs to,
 // and decodes its state, or takes the state this process saved last while
-// it is still the stored one (stateCache). A conversation never stored is
-// an empty one (Version 0, and no settings read).
-func (o *Orchestrator) load(ctx context.Context, ref convRef) (store.Conversation, store.UserSettings, State, error) {
+// it is still the stored one (stateCache). With trust, the kept state is
+// taken unread (unread reports it): its save then fails with
+// store.ErrConflict if another replica changed the conversation since.
+// A conversation never stored is an empty one (Version 0, and no settings
+// read).
+func (o *Orchestrator) load(ctx context.Context, ref convRef, trust bool) (_ store.Conversation, _ store.UserSettings, _ State, unread bool, _ error) {
 	kept, ok := o.states.take(ref)
-	conv, settings, err := o.store.LoadConversationIfChanged(ctx, ref.tenant, ref.user, ref.id, kept.version)
+	if ok && trust {
+		return kept.conv, kept.settings, kept.state, true, nil
+	}
+	conv, settings, err := o.store.LoadConversationIfChanged(ctx, ref.tenant, ref.user, ref.id, kept.conv.Version)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		conv = store.Conversation{TenantID: ref.tenant, UserID: ref.user, ConversationID: ref.id}
 	case err != nil:
-		return conv, settings, State{}, fmt.Errorf("load conversation: %w", err)
+		return conv, settings, State{}, false, fmt.Errorf("load conversation: %w", err)
 	}
-	if ok && conv.Version == kept.version && conv.State == nil {
-		return conv, settings, kept.state, nil
+	if ok && conv.Version == kept.conv.Version && conv.State == nil {
+		return conv, settings, kept.state, false, nil
 	}
 	var state State
 	if len(conv.State) > 0 {
 		if err := json.Unmarshal(conv.State, &state); err != nil {
-			return conv, settings, State{}, bus.Permanent(fmt.Errorf("conversation %s state: %w", ref.id, err))
+			return conv, settings, State{}, false, bus.Permanent(fmt.Errorf("conversation %s state: %w", ref.id, err))
 		}
 	}
-	return conv, settings, state, nil
+	return conv, settings, state, false, nil
 }
 
 // admit decides whether ev applies to the loaded conversation, which is
@@ -170,6 +210,7 @@ func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before
 		return nil, 0, bus.Permanent(fmt.Errorf("encode state: %w", err))
 	}
 	now := o.now()
+	conv.UpdatedAt = now
 	changes := store.TurnChanges{Conversation: conv, Outbox: out, At: now}
 	for _, p := range eff.NewProposals {
 		sp := store.Proposal{ID: p.ID, TenantID: tenant, UserID: user, ConversationID: convID, TurnID: p.TurnID,
@@ -191,6 +232,12 @@ func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before
 		o.metrics.proposals.WithLabelValues(c.To).Inc()
 	}
 	return out, version, nil
+}
+
+// savedAs is what the stateCache keeps of conv once saved at version: its
+// names and version, not its state's bytes.
+func savedAs(conv store.Conversation, version int64) store.Conversation {
+	return store.Conversation{TenantID: conv.TenantID, UserID: conv.UserID, ConversationID: conv.ConversationID, Version: version}
 }
 
 // turnStart is when the turn an event belongs to started (zero if none):

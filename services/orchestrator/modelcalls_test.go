@@ -155,21 +155,36 @@ func TestPendingModelCallIsMadeAfterRestart(t *testing.T) {
 	}
 }
 
-// flakyLoads is an orchestrator's store whose conversation loads fail
-// while failing is above zero, each failure taking one off: the store
-// briefly unavailable.
-type flakyLoads struct {
+// flakyStore is an orchestrator's store whose conversation loads and
+// saves fail while failing is above zero, each failure taking one off:
+// the store briefly unavailable. (A decision within a turn may start
+// from the state its replica kept, unread: then its save fails first.)
+type flakyStore struct {
 	orchestrator.Store
 	failing atomic.Int32
 	failed  atomic.Int32
 }
 
-func (f *flakyLoads) LoadConversationIfChanged(ctx context.Context, tenantID, userID, conversationID string, known int64) (store.Conversation, store.UserSettings, error) {
+func (f *flakyStore) fail() bool {
 	if f.failing.Add(-1) >= 0 {
 		f.failed.Add(1)
+		return true
+	}
+	return false
+}
+
+func (f *flakyStore) LoadConversationIfChanged(ctx context.Context, tenantID, userID, conversationID string, known int64) (store.Conversation, store.UserSettings, error) {
+	if f.fail() {
 		return store.Conversation{}, store.UserSettings{}, errors.New("database is locked")
 	}
 	return f.Store.LoadConversationIfChanged(ctx, tenantID, userID, conversationID, known)
+}
+
+func (f *flakyStore) SaveTurn(ctx context.Context, t store.TurnChanges) (int64, error) {
+	if f.fail() {
+		return 0, errors.New("database is locked")
+	}
+	return f.Store.SaveTurn(ctx, t)
 }
 
 // A model's decision that cannot be applied at first, because the store
@@ -178,7 +193,7 @@ func (f *flakyLoads) LoadConversationIfChanged(ctx context.Context, tenantID, us
 // only the retry can answer it).
 func TestDecisionAppliedAgainAfterAPassingFailure(t *testing.T) {
 	model := newHeldModel()
-	flaky := &flakyLoads{}
+	flaky := &flakyStore{}
 	s := systest.Start(t, systest.Options{DSN: storetest.SQLiteDSN(t), Orchestrators: 1, Model: model,
 		Orchestrator:      orchestrator.Config{ModelInlineWait: -1, ModelLease: time.Hour},
 		OrchestratorStore: func(st orchestrator.Store) orchestrator.Store { flaky.Store = st; return flaky }})
@@ -193,6 +208,6 @@ func TestDecisionAppliedAgainAfterAPassingFailure(t *testing.T) {
 		t.Fatalf("empty answer %+v", a)
 	}
 	if n := flaky.failed.Load(); n != 3 {
-		t.Fatalf("%d loads failed, want the 3 made to fail", n)
+		t.Fatalf("%d loads and saves failed, want the 3 made to fail", n)
 	}
 }

@@ -208,7 +208,7 @@ func (o *Orchestrator) resultOwner(ctx context.Context, tenant, convID, callID s
 		return strings.Join(users, ""), nil
 	}
 	for _, u := range users {
-		_, _, s, err := o.load(ctx, convRef{tenant: tenant, user: u, id: convID})
+		_, _, s, _, err := o.load(ctx, convRef{tenant: tenant, user: u, id: convID}, false)
 		if err != nil {
 			return "", err
 		}
@@ -413,6 +413,20 @@ func (o *Orchestrator) observe(ref convRef, ev Event, eff Effects, started time.
 	}
 }
 
+// settingsOf is the user's settings: settings, when they are the user's
+// (read with the conversation), else read now (a new conversation:
+// nothing was read with it).
+func (o *Orchestrator) settingsOf(ctx context.Context, ref convRef, settings store.UserSettings) (store.UserSettings, error) {
+	if settings.UserID == ref.user {
+		return settings, nil
+	}
+	set, err := o.store.GetUserSettings(ctx, ref.tenant, ref.user)
+	if err != nil {
+		return store.UserSettings{}, fmt.Errorf("user settings: %w", err)
+	}
+	return set, nil
+}
+
 // userDefaults are the currency of an amount the user names none for (the
 // one their client sent with the turn, the chat contract's userContext,
 // else their own setting, else the configured default), the time zone
@@ -421,12 +435,9 @@ func (o *Orchestrator) observe(ref convRef, ev Event, eff Effects, started time.
 // are the user's if read with the conversation; zero, they are read here.
 func (o *Orchestrator) userDefaults(ctx context.Context, ref convRef, settings store.UserSettings, ev Event) (currency, zone, language string, err error) {
 	currency, zone = o.cfg.DefaultCurrency, "UTC"
-	set := settings
-	if settings.UserID != ref.user {
-		// A new conversation: nothing was read with it.
-		if set, err = o.store.GetUserSettings(ctx, ref.tenant, ref.user); err != nil {
-			return "", "", "", fmt.Errorf("user settings: %w", err)
-		}
+	set, err := o.settingsOf(ctx, ref, settings)
+	if err != nil {
+		return "", "", "", err
 	}
 	language = set.Language
 	if set.Currency != "" {

@@ -1,15 +1,23 @@
 package orchestrator
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/purser-ai/purser/internal/store"
+)
 
 // stateCache keeps the state this process last saved for each
-// conversation, with the version it was saved at, so that the next event
-// of the conversation does not read and decode the state again: decoding
-// it was a quarter to a third of loading a conversation, itself 6-8% of
-// purser's CPU at 1,000 bench users. The load still reads the stored version (and
+// conversation, with the version it was saved at and the user's settings
+// it was saved with, so that the next event of the conversation does not
+// read and decode the state again: decoding it was a quarter to a third
+// of loading a conversation, itself 6-8% of purser's CPU at 1,000 bench
+// users. An event that starts a turn still reads the stored version (and
 // the user's settings) and takes the copy only while the version is the
 // one it was saved at; a save by another replica or another path makes it
-// stale, and the state is read as before.
+// stale, and the state is read as before. An event within a turn takes
+// the copy unread: its save is made at the kept version, so a stale copy
+// fails it with store.ErrConflict, and the event is applied again from a
+// read (see apply).
 //
 // A load takes the entry out, and only a save that succeeded puts one
 // back: a state an event changed in place and then failed to store is
@@ -21,8 +29,9 @@ type stateCache struct {
 }
 
 type cachedState struct {
-	version int64
-	state   State
+	conv     store.Conversation // names and version only (savedAs)
+	settings store.UserSettings
+	state    State
 }
 
 // stateCacheSize bounds the conversations remembered; past it, another
@@ -44,12 +53,12 @@ func (c *stateCache) take(key convRef) (cachedState, bool) {
 	return s, ok
 }
 
-// put keeps s as key's state at version. s is kept as saved, not copied:
+// put keeps s for key. Its state is kept as saved, not copied:
 // nothing changes a state in place once it is built (Transition works on
 // a copy of the state it is given, admit replaces the turn it clears), so
 // the state kept may be shared with a model call still reading it. When
 // full, an arbitrary other conversation is forgotten.
-func (c *stateCache) put(key convRef, version int64, s State) {
+func (c *stateCache) put(key convRef, s cachedState) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.m[key]; !ok && len(c.m) >= c.max {
@@ -58,5 +67,5 @@ func (c *stateCache) put(key convRef, version int64, s State) {
 			break
 		}
 	}
-	c.m[key] = cachedState{version, s}
+	c.m[key] = s
 }

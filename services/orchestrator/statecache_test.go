@@ -29,14 +29,15 @@ type quietRelay struct{}
 func (quietRelay) Publish(context.Context, []store.OutboxMessage) error { return nil }
 func (quietRelay) Flush(context.Context) error                          { return nil }
 
-// keptLoads counts the loads that found the stored state unchanged, so
-// that the state was not read.
+// keptLoads counts the loads, and those that found the stored state
+// unchanged, so that the state was not read.
 type keptLoads struct {
 	Store
-	kept int
+	kept, loads int
 }
 
 func (k *keptLoads) LoadConversationIfChanged(ctx context.Context, tenantID, userID, conversationID string, known int64) (store.Conversation, store.UserSettings, error) {
+	k.loads++
 	c, u, err := k.Store.LoadConversationIfChanged(ctx, tenantID, userID, conversationID, known)
 	if err == nil && c.State == nil {
 		k.kept++
@@ -117,5 +118,140 @@ func TestAdmittingADecisionLeavesTheKeptStateAsItWas(t *testing.T) {
 	}
 	if kept.Turn.Model == nil || kept.Turn.Model.ID != "call-1" {
 		t.Errorf("the kept state's call was changed in place: %+v", kept.Turn.Model)
+	}
+}
+
+// looking is a model that reads the person's expenses for a turn saying
+// "look", then answers from what the read gave; it answers anything else
+// at once.
+type looking struct{}
+
+func (looking) Decide(_ context.Context, p Prompt) (Decision, error) {
+	if p.Text == "look" && len(p.Steps) == 0 {
+		return Decision{Kind: DecisionToolCalls, Calls: []Call{{Tool: contracts.ToolListExpenses, Args: json.RawMessage(`{}`)}}}, nil
+	}
+	return Decision{Kind: DecisionAnswer, Content: fmt.Sprintf("Seen %d steps.", len(p.Steps))}, nil
+}
+
+// A tool's result starts from the state its replica kept, unread. When
+// another replica moved the conversation on since (here: it started the
+// turn that called the tool), the save at the kept version fails, and the
+// result is applied again from the stored state: the turn ends with the
+// tool's data, and nothing is lost.
+func TestAResultOnAStaleKeptStateIsAppliedFromTheStoredOne(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) { testResultOnStaleKeptState(t, storetest.Open(t, e.DSN(t))) })
+	}
+}
+
+func testResultOnStaleKeptState(t *testing.T, st *store.Store) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	stores := []*keptLoads{{Store: st}, {Store: st}}
+	var replicas []*Orchestrator
+	for _, s := range stores {
+		o := New(Config{}, s, quietRelay{}, nil, looking{}, prometheus.NewRegistry(), log, time.Now)
+		t.Cleanup(o.stopLife)
+		replicas = append(replicas, o)
+	}
+	ctx := context.Background()
+	ref := convRef{tenant: "acme", user: "ann", id: "c1"}
+	turn := func(r int, id, text string) {
+		t.Helper()
+		ev := Event{Kind: EvTurn, Turn: &contracts.UserTurn{TurnID: id, TenantID: ref.tenant, UserID: ref.user,
+			Roles: []string{contracts.RoleOwner}, ConversationID: ref.id, Text: text}}
+		if err := replicas[r].apply(ctx, ref, ev); err != nil {
+			t.Fatalf("%s on replica %d: %v", id, r, err)
+		}
+	}
+	stored := func() (int64, State) {
+		t.Helper()
+		c, err := st.LoadConversation(ctx, ref.tenant, ref.user, ref.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s State
+		if err := json.Unmarshal(c.State, &s); err != nil {
+			t.Fatal(err)
+		}
+		return c.Version, s
+	}
+	turn(0, "turn-0", "hello") // replica 0 keeps the state it saved
+	turn(1, "turn-1", "look")  // replica 1 starts a turn that calls a tool
+	_, s := stored()
+	if s.Turn == nil || len(s.Turn.Open) != 1 {
+		t.Fatalf("after the look turn: %+v, want one open call", s.Turn)
+	}
+	call := s.Turn.Open[0].CallID
+	res := Event{Kind: EvToolResult, Result: &contracts.ToolResult{CallID: call, Tool: contracts.ToolListExpenses, OK: true, Data: json.RawMessage(`[]`)}}
+	before := stores[0].loads
+	if err := replicas[0].apply(ctx, ref, res); err != nil { // its kept state knows no such call
+		t.Fatalf("result on replica 0: %v", err)
+	}
+	if n := stores[0].loads - before; n != 1 {
+		t.Errorf("replica 0 read the conversation %d times for the result, want 1 (after its kept state's save failed)", n)
+	}
+	version, s := stored()
+	if s.Turn != nil {
+		t.Fatalf("the turn still runs after its tool's result: open calls %+v", s.Turn.Open)
+	}
+	if last := s.History[len(s.History)-1]; last.Text != "Seen 1 steps." {
+		t.Fatalf("the turn ended with %q, want the answer from the tool's result", last.Text)
+	}
+	if version != 3 { // hello, look (its tool call made at once), the result once
+		t.Errorf("version %d, want 3: the result was saved once", version)
+	}
+	// The result again (a redelivery) on the replica that applied it
+	// changes nothing, and takes no read: its kept state is current.
+	before = stores[0].loads
+	if err := replicas[0].apply(ctx, ref, res); err != nil {
+		t.Fatalf("redelivered result: %v", err)
+	}
+	if n := stores[0].loads - before; n != 0 {
+		t.Errorf("replica 0 read the conversation %d times for a result within a turn it kept, want 0", n)
+	}
+	if v, s2 := stored(); s2.Turn != nil || len(s2.History) != len(s.History) {
+		t.Fatalf("a redelivered result changed the conversation: version %d, turn %+v", v, s2.Turn)
+	}
+}
+
+// A model's decision that the kept state, unread, would drop (it knows no
+// such call) is not dropped on its word: the conversation is read, and
+// the stored state, which waits for the call, takes the decision.
+func TestADecisionAKeptStateWouldDropIsCheckedAgainstTheStoredState(t *testing.T) {
+	st := storetest.Open(t, storetest.Engines()[0].DSN(t))
+	ks := &keptLoads{Store: st}
+	o := New(Config{}, ks, quietRelay{}, nil, answering{}, prometheus.NewRegistry(), slog.New(slog.NewTextHandler(io.Discard, nil)), time.Now)
+	t.Cleanup(o.stopLife)
+	ctx := context.Background()
+	ref := convRef{tenant: "acme", user: "ann", id: "c1"}
+	waiting := State{UserID: ref.user, Roles: []string{contracts.RoleOwner}, Timezone: "UTC",
+		Turn: &Turn{TurnID: "turn-1", StartedAt: time.Now(), Text: "hello", Model: &ModelCall{ID: "call-1", Since: time.Now()}}}
+	raw, err := json.Marshal(waiting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SaveConversation(ctx, store.Conversation{TenantID: ref.tenant, UserID: ref.user, ConversationID: ref.id, State: raw}, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	// What this replica kept is older: no turn running.
+	o.states.put(ref, cachedState{conv: store.Conversation{TenantID: ref.tenant, UserID: ref.user, ConversationID: ref.id, Version: 1},
+		settings: store.UserSettings{TenantID: ref.tenant, UserID: ref.user}, state: State{UserID: ref.user}})
+	ev := Event{Kind: EvDecision, ModelCall: "call-1", Decision: &Decision{Kind: DecisionAnswer, Content: "Hi."}}
+	if err := o.apply(ctx, ref, ev); err != nil {
+		t.Fatal(err)
+	}
+	if ks.loads != 1 {
+		t.Errorf("%d reads, want 1: the drop is checked against the stored state", ks.loads)
+	}
+	c, err := st.LoadConversation(ctx, ref.tenant, ref.user, ref.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s State
+	if err := json.Unmarshal(c.State, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Turn != nil || c.Version != 2 || s.History[len(s.History)-1].Text != "Hi." {
+		t.Fatalf("version %d, turn %+v, history %+v: want the decision applied to the stored turn", c.Version, s.Turn, s.History)
 	}
 }
