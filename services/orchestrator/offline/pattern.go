@@ -106,16 +106,51 @@ func (p *pattern) ReplaceAllStringFunc(src string, repl func(string) string) str
 // lower case, with the long s (ſ) as s and the Kelvin sign as k, the
 // only letters outside ASCII that fold to one inside. Other bytes are
 // kept, and match no word of the ASCII that needs holds.
-func foldInto(buf []byte, text string) []byte {
+func foldInto(buf []byte, text string) foldedText {
 	if strings.IndexByte(text, "ſ"[0]) >= 0 || strings.IndexByte(text, "\u212a"[0]) >= 0 {
 		text = foldedLetters.Replace(text) // rare: the bytes are mostly other letters'
 	}
 	start := len(buf)
 	buf = append(buf, text...)
+	var set uint64
 	for i := start; i < len(buf); i++ {
-		buf[i] = lowerASCII[buf[i]]
+		c := lowerASCII[buf[i]]
+		buf[i], set = c, set|byteBit[c]
 	}
-	return buf
+	return foldedText{lower: buf[start:], bytes: set}
+}
+
+// foldedText is a text as foldInto folds it, and the bytes it holds.
+type foldedText struct {
+	lower []byte
+	bytes uint64 // byteBit's bits of every byte of lower
+}
+
+// byteBit gives each byte a bit of a set, so that a word whose set is
+// not within a text's cannot be in it, and most words are ruled out
+// without a search. Letters and digits have a bit each; other bytes
+// share the bits left, which only makes the test let more through.
+var byteBit = func() (t [256]uint64) {
+	for i := range t {
+		switch c := byte(i); {
+		case c >= 'a' && c <= 'z':
+			t[i] = 1 << (c - 'a')
+		case c >= '0' && c <= '9':
+			t[i] = 1 << (26 + c - '0')
+		default:
+			t[i] = 1 << (36 + c%28)
+		}
+	}
+	return t
+}()
+
+// bytesOf is the set of a word's bytes, as byteBit has them.
+func bytesOf(w []byte) uint64 {
+	var set uint64
+	for _, c := range w {
+		set |= byteBit[c]
+	}
+	return set
 }
 
 var foldedLetters = strings.NewReplacer("ſ", "s", "\u212a", "k")
@@ -135,27 +170,33 @@ var lowerASCII = func() (t [256]byte) {
 // words; or every one of all; or one of any. The zero need is met by
 // every text.
 type need struct {
-	words [][]byte
+	words []word
 	all   []need
 	any   []need
 }
 
+// word is a word of a need, in lower case, and the set of its bytes.
+type word struct {
+	text  []byte
+	bytes uint64
+}
+
 func (n need) none() bool { return n.words == nil && n.all == nil && n.any == nil }
 
-// met reports whether lower, folded as foldInto folds, meets the need.
-func (n need) met(lower []byte) bool {
+// met reports whether a text, folded as foldInto folds, meets the need.
+func (n *need) met(t foldedText) bool {
 	for _, w := range n.words {
-		if bytes.Contains(lower, w) {
+		if w.bytes&^t.bytes == 0 && bytes.Contains(t.lower, w.text) {
 			return true
 		}
 	}
-	for _, m := range n.all {
-		if !m.met(lower) {
+	for i := range n.all {
+		if !n.all[i].met(t) {
 			return false
 		}
 	}
-	for _, m := range n.any {
-		if m.met(lower) {
+	for i := range n.any {
+		if n.any[i].met(t) {
 			return true
 		}
 	}
@@ -168,7 +209,7 @@ func (n need) String() string {
 	switch {
 	case n.words != nil:
 		for _, w := range n.words {
-			parts = append(parts, string(w))
+			parts = append(parts, string(w.text))
 		}
 		return "(" + strings.Join(parts, "|") + ")"
 	case n.all != nil:
@@ -195,7 +236,7 @@ func oneOf(words []string) need {
 	var n need
 	for _, w := range words {
 		if !slices.ContainsFunc(words, func(v string) bool { return v != w && strings.Contains(w, v) }) {
-			n.words = append(n.words, []byte(w))
+			n.words = append(n.words, word{text: []byte(w), bytes: bytesOf([]byte(w))})
 		}
 	}
 	return n
@@ -225,9 +266,9 @@ func (n need) shortest() int {
 	if n.words == nil {
 		return 0
 	}
-	m := len(n.words[0])
+	m := len(n.words[0].text)
 	for _, w := range n.words {
-		m = min(m, len(w))
+		m = min(m, len(w.text))
 	}
 	return m
 }
@@ -381,7 +422,7 @@ func alternateFacts(subs []*syntax.Regexp) facts {
 			// Branches that each need one of some words need one of
 			// all those words.
 			for _, w := range n.words {
-				words = union(words, []string{string(w)})
+				words = union(words, []string{string(w.text)})
 			}
 		default:
 			some = append(some, n)
