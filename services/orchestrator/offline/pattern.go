@@ -12,10 +12,10 @@ import (
 // Most patterns fail on most of what people type, and Go's regexp pays
 // for a failure in full: it tries every position of the text. A pattern
 // here first looks for the words it cannot match without ("delete" or
-// "remove"; "what" and then "say" or "tell"), read off its own syntax,
-// and runs only when they are there. What it decides is the regexp's
-// own: the words are only ever a necessary condition, so a text without
-// them could not have matched.
+// "remove"; "what" and then "say" or "tell"; "thanks" or "ok" at the
+// start), read off its own syntax, and runs only when they are there.
+// What it decides is the regexp's own: the words are only ever a
+// necessary condition, so a text without them could not have matched.
 
 // pattern is a regexp that runs only on text that meets needs (words in
 // lower case, compared as (?i) compares).
@@ -167,10 +167,12 @@ var lowerASCII = func() (t [256]byte) {
 }()
 
 // need is what a text must hold for a pattern to match it: one of
-// words; or every one of all; or one of any. The zero need is met by
-// every text.
+// words (at its start, when start); or every one of all, one after the
+// other in that order; or one of any. The zero need is met by every
+// text.
 type need struct {
 	words []word
+	start bool
 	all   []need
 	any   []need
 }
@@ -185,22 +187,76 @@ func (n need) none() bool { return n.words == nil && n.all == nil && n.any == ni
 
 // met reports whether a text, folded as foldInto folds, meets the need.
 func (n *need) met(t foldedText) bool {
-	for _, w := range n.words {
-		if w.bytes&^t.bytes == 0 && bytes.Contains(t.lower, w.text) {
-			return true
+	switch {
+	case n.words != nil && n.start:
+		for _, w := range n.words {
+			if w.bytes&^t.bytes == 0 && bytes.HasPrefix(t.lower, w.text) {
+				return true
+			}
 		}
-	}
-	for i := range n.all {
-		if !n.all[i].met(t) {
-			return false
+		return false
+	case n.words != nil:
+		for _, w := range n.words {
+			if w.bytes&^t.bytes == 0 && bytes.Contains(t.lower, w.text) {
+				return true
+			}
 		}
-	}
-	for i := range n.any {
-		if n.any[i].met(t) {
-			return true
+		return false
+	case n.all != nil:
+		return n.end(t, 0) >= 0
+	case n.any != nil:
+		for i := range n.any {
+			if n.any[i].met(t) {
+				return true
+			}
 		}
+		return false
 	}
-	return n.words == nil && n.any == nil
+	return true
+}
+
+// end is where the need is first met in the text from from on: where
+// the earliest of its words found there ends; for all, where the last
+// ends when each is looked for after the one before; -1 when it is not
+// met. The parts of a sequence match one after the other, each holding
+// its words, and the earliest end of each leaves the most room for the
+// next, so the need is met in order exactly when some match could hold
+// the words in that order.
+func (n *need) end(t foldedText, from int) int {
+	switch {
+	case n.words != nil:
+		end := -1
+		for _, w := range n.words {
+			i := -1
+			switch {
+			case w.bytes&^t.bytes != 0:
+			case !n.start:
+				i = bytes.Index(t.lower[from:], w.text)
+			case from == 0 && bytes.HasPrefix(t.lower, w.text):
+				i = 0
+			}
+			if e := from + i + len(w.text); i >= 0 && (end < 0 || e < end) {
+				end = e
+			}
+		}
+		return end
+	case n.all != nil:
+		for i := range n.all {
+			if from = n.all[i].end(t, from); from < 0 {
+				return -1
+			}
+		}
+		return from
+	case n.any != nil:
+		end := -1
+		for i := range n.any {
+			if e := n.any[i].end(t, from); e >= 0 && (end < 0 || e < end) {
+				end = e
+			}
+		}
+		return end
+	}
+	return from
 }
 
 // String writes the need as (a|b) & (c|d), for tests.
@@ -210,6 +266,9 @@ func (n need) String() string {
 	case n.words != nil:
 		for _, w := range n.words {
 			parts = append(parts, string(w.text))
+		}
+		if n.start {
+			return "^(" + strings.Join(parts, "|") + ")"
 		}
 		return "(" + strings.Join(parts, "|") + ")"
 	case n.all != nil:
@@ -242,9 +301,26 @@ func oneOf(words []string) need {
 	return n
 }
 
-// allOf is the need for every one of ns; the needs met by every text are
-// left out, and so are single characters (a space) beside longer words;
-// the needs with the longest words are tried first.
+// startOf is the need for one of words at the start of the text: none
+// when a word is empty or there are no words. A word that begins with
+// another is left out: where it is, the other is.
+func startOf(words []string) need {
+	if len(words) == 0 || slices.Contains(words, "") {
+		return need{}
+	}
+	n := need{start: true}
+	for _, w := range words {
+		if !slices.ContainsFunc(words, func(v string) bool { return v != w && strings.HasPrefix(w, v) }) {
+			n.words = append(n.words, word{text: []byte(w), bytes: bytesOf([]byte(w))})
+		}
+	}
+	return n
+}
+
+// allOf is the need for every one of ns, in their order: the parts of a
+// sequence, whose matches follow each other. The needs met by every text
+// are left out, and so are single characters (a space) beside longer
+// words.
 func allOf(ns []need) need {
 	ns = slices.DeleteFunc(ns, need.none)
 	if words := slices.DeleteFunc(slices.Clone(ns), func(n need) bool { return n.words != nil && n.shortest() < 2 }); len(words) > 0 {
@@ -256,7 +332,6 @@ func allOf(ns []need) need {
 	case 1:
 		return ns[0]
 	}
-	slices.SortStableFunc(ns, func(a, b need) int { return b.shortest() - a.shortest() })
 	return need{all: ns}
 }
 
@@ -287,23 +362,30 @@ func needed(expr string) need {
 }
 
 // facts is what is known of the text a part of a pattern matches: that
-// it is one of exact (in lower case), or (exact nil) that it meets some.
+// it is one of exact (in lower case), at the start of the text when
+// start, or (exact nil) that it meets some.
 type facts struct {
 	exact []string
+	start bool
 	some  need
 }
 
 // need is what every text the part matches holds.
 func (f facts) need() need {
-	if f.exact == nil {
+	switch {
+	case f.exact == nil:
 		return f.some
+	case f.start:
+		return startOf(f.exact)
 	}
 	return oneOf(f.exact)
 }
 
 func factsOf(re *syntax.Regexp) facts {
 	switch re.Op {
-	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+	case syntax.OpBeginText:
+		return facts{exact: []string{""}, start: true}
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpEndText,
 		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
 		return facts{exact: []string{""}}
 	case syntax.OpLiteral:
@@ -378,18 +460,29 @@ func classFacts(ranges []rune) facts {
 
 // concatFacts joins the exact parts of a sequence while they stay few;
 // the sequence holds what each run of exact parts and each other part
-// holds.
+// holds, in that order. A run that a sequence begins with begins the
+// text when its first part does (^).
 func concatFacts(subs []*syntax.Regexp) facts {
-	cur, exact := []string{""}, true
+	cur, exact, start := []string{""}, true, false
 	var needs []need
-	for _, s := range subs {
+	run := func() need {
+		if start {
+			start = false
+			return startOf(cur)
+		}
+		return oneOf(cur)
+	}
+	for i, s := range subs {
 		f := factsOf(s)
+		if i == 0 {
+			start = f.start
+		}
 		if f.exact != nil && len(cur)*len(f.exact) <= maxExact {
 			cur = product(cur, f.exact)
 			continue
 		}
 		exact = false
-		needs = append(needs, oneOf(cur))
+		needs = append(needs, run())
 		if f.exact != nil {
 			cur = f.exact
 		} else {
@@ -398,16 +491,16 @@ func concatFacts(subs []*syntax.Regexp) facts {
 		}
 	}
 	if exact {
-		return facts{exact: cur}
+		return facts{exact: cur, start: start}
 	}
-	return facts{some: allOf(append(needs, oneOf(cur)))}
+	return facts{some: allOf(append(needs, run()))}
 }
 
 // alternateFacts: an alternation matches what one of its branches does.
 func alternateFacts(subs []*syntax.Regexp) facts {
 	var exact, words []string
 	var some []need
-	allExact, known := true, true
+	allExact, allStart, known := true, true, true
 	for _, s := range subs {
 		f := factsOf(s)
 		if f.exact == nil {
@@ -415,10 +508,11 @@ func alternateFacts(subs []*syntax.Regexp) facts {
 		} else {
 			exact = union(exact, f.exact)
 		}
+		allStart = allStart && f.start
 		switch n := f.need(); {
 		case n.none():
 			known = false
-		case n.words != nil:
+		case n.words != nil && !n.start:
 			// Branches that each need one of some words need one of
 			// all those words.
 			for _, w := range n.words {
@@ -430,7 +524,7 @@ func alternateFacts(subs []*syntax.Regexp) facts {
 	}
 	switch {
 	case allExact && len(exact) <= maxExact:
-		return facts{exact: exact}
+		return facts{exact: exact, start: allStart}
 	case !known:
 		return facts{}
 	}

@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"regexp"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -23,9 +24,43 @@ func TestNeededWords(t *testing.T) {
 		`(?i)\b(?:on|for)\s+(.+)|.*x`: "(on|for|x)",
 		`(?i)\b(?:on|for)\s+(.+)|\d*`: "", // the second branch needs nothing
 		`(?i)\bé\b`:                   "", // no ASCII to look for
+
+		// Words at the start of the text, and in the order of a sequence.
+		`(?i)^(?:thanks|ta|ok|okay)\b`:        "^(thanks|ta|ok)", // okay begins with ok
+		`(?i)^(?:please\s+)?add\b`:            "(add)",           // after what may come first
+		`(?i)\bmonth\s+(?:on|over)\s+month\b`: "[(month) & (on|over) & (month)]",
 	} {
 		if got := needed(expr).String(); got != want {
 			t.Errorf("needed(%s) = %s, want %s", expr, got, want)
+		}
+	}
+}
+
+// TestWordsInOrder: a sequence needs its words one after the other, and
+// a pattern anchored at the start needs its first words there; a word
+// that only turns up elsewhere (the "on" of "month", the "ta" of "taxi")
+// rules the pattern out.
+func TestWordsInOrder(t *testing.T) {
+	for _, c := range []struct {
+		expr, text string
+		may        bool
+	}{
+		{`(?i)\bmonth\s+(?:on|over)\s+month\b`, "what did I spend this month?", false},
+		{`(?i)\bmonth\s+(?:on|over)\s+month\b`, "month on month", true},
+		{`(?i)\bmonth\s+(?:on|over)\s+month\b`, "on month", false},
+		{`(?i)^(?:thanks|ta|ok)\b`, "add a taxi ride", false},
+		{`(?i)^(?:thanks|ta|ok)\b`, "Ta very much", true},
+		{`(?i)^(?:thanks|ta|ok)\b`, "okay", true}, // the words, not the whole match
+		{`(?i)^(?:please\s+)?add\b`, "please add 5 tea", true},
+		{`(?i)x(?:^add)`, "x add", false}, // the start cannot come after an x
+		{`(?i)(?:^|, )(?:item|amount)`, "date 1, amount 2", true},
+	} {
+		p := &pattern{Regexp: regexp.MustCompile(c.expr), needs: needed(c.expr)}
+		if got := p.may(c.text); got != c.may {
+			t.Errorf("%s needs %s: may(%q) = %v, want %v", c.expr, p.needs, c.text, got, c.may)
+		}
+		if p.Regexp.MatchString(c.text) && !p.may(c.text) {
+			t.Errorf("%s matches %q, but it needs %s", c.expr, c.text, p.needs)
 		}
 	}
 }
