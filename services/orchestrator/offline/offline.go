@@ -130,6 +130,14 @@ func afterSteps(p orchestrator.Prompt) orchestrator.Decision {
 // control and bidirectional-override characters, which never belong in an
 // item.
 func clean(text string) string {
+	if isClean(text) {
+		return text // as most of what people type is, and every text cleaned before
+	}
+	return cleaned(text)
+}
+
+// cleaned is clean's work, on a text that needs it.
+func cleaned(text string) string {
 	text = strings.Map(func(c rune) rune {
 		if unicode.IsControl(c) && c != ' ' || c >= 0x202a && c <= 0x202e || c >= 0x2066 && c <= 0x2069 || c == utf8.RuneError {
 			return -1
@@ -137,6 +145,33 @@ func clean(text string) string {
 		return c
 	}, plainer.Replace(text))
 	return strings.Join(strings.Fields(text), " ")
+}
+
+// isClean reports whether clean would give text back as it is: it holds
+// none of the characters plainer replaces (quotes from ‘ to ”, and
+// spaces other than ' '), none clean drops, no invalid UTF-8, and its
+// words are set apart by single spaces with none around them.
+func isClean(text string) bool {
+	if text == "" || text[0] == ' ' || text[len(text)-1] == ' ' {
+		return text == ""
+	}
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			// No ' ' ends the text, so text[i+1] is there after one.
+			if c < ' ' || c == 0x7f || c == ' ' && text[i+1] == ' ' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.IsSpace(r) || r >= 0x2018 && r <= 0x201d ||
+			r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			return false
+		}
+		i += size
+	}
+	return true
 }
 
 // plainer makes typographic quotes and spaces plain; built once, it is

@@ -84,3 +84,32 @@ func TestTheDefaultCurrencyDecidesTheDecimals(t *testing.T) {
 	d, _ = Model{}.Decide(context.Background(), p)
 	check(t, d, `add_expense {"item":"ramen","amount":"12.50","date":"2026-11-22"}`)
 }
+
+// FuzzIsClean: a text isClean lets through is one clean's work gives
+// back as it is, and the texts at its edges are not let through.
+func FuzzIsClean(f *testing.F) {
+	for _, s := range []string{"add coffee £3.50", "café crème 4,20 €", "", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\nb",
+		"a\u00a0b", "a\u202fb", "a\u2009b", "a\u3000b", "it’s", "‘x’", "“x”", "\u201ax", "\u202aabc", "abc\u2069", "\x7f", "a\u0085b",
+		"\xff", "a\xc3", "\ufffd", "a\u200bb", "ſpent"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if isClean(text) && cleaned(text) != text {
+			t.Fatalf("isClean(%q), but clean gives %q", text, cleaned(text))
+		}
+	})
+}
+
+// TestIsCleanEdges: what clean changes is never taken for clean.
+func TestIsCleanEdges(t *testing.T) {
+	for _, text := range []string{" ", "a  b", " a", "a ", "a\tb", "a\u00a0b", "a\u202fb", "it’s", "“x”", "\u202aabc", "\x7f", "\xff", "\ufffd"} {
+		if isClean(text) {
+			t.Errorf("isClean(%q), but clean gives %q", text, cleaned(text))
+		}
+	}
+	for _, text := range []string{"", "add coffee £3.50", "café crème 4,20 €", "a\u200bb", "ſpent"} {
+		if !isClean(text) {
+			t.Errorf("!isClean(%q)", text)
+		}
+	}
+}
