@@ -285,7 +285,8 @@ func singular(w string) string {
 
 // unsure is what a message that reads as no intent gets: a question, so
 // that nothing is guessed. A number in it is asked about, never added.
-func unsure(text string, now time.Time) orchestrator.Decision {
+// asks is whether it is a question (isQuestion).
+func unsure(text string, now time.Time, asks bool) orchestrator.Decision {
 	switch {
 	case notSpendingRe.MatchString(text):
 		return clarify("Money owed, lent or moved between your own accounts isn't spending, so I haven't added it. If it was a purchase, say \"add\" with the item and the amount.")
@@ -297,7 +298,7 @@ func unsure(text string, now time.Time) orchestrator.Decision {
 		return answer("You're welcome! " + shortHelp)
 	case whoRe.MatchString(text):
 		return answer("I'm purser, your money assistant: I keep track of what you spend. " + shortHelp)
-	case isQuestion(text) && hasDigit(text):
+	case asks && hasDigit(text):
 		return clarify("I'm not sure what you'd like to know. I can total or list your spending, show it by category, shop or month, or find entries by name (\"find my Tesco payments\"). Could you put the question another way?")
 	case len(findAmounts(withoutDate(withoutClock(text), now))) > 0:
 		return clarify("Is that an expense to add? If so, say \"add\" with the item and the amount, e.g. \"add lunch 12.50\".")

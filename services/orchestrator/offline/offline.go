@@ -268,20 +268,27 @@ func understand(text string, now time.Time, currency string) orchestrator.Decisi
 	if d, ok := report(text, now); ok {
 		return d
 	}
-	if d, ok := query(text, now); ok {
+	// The readers below ask again whether text is a question; it is
+	// the same text, so they are told.
+	if d, ok := query(text, now, asks); ok {
 		return d
 	}
-	if wantsAdd(text, now) {
+	if tellsAdd(text, now, asks) {
 		return addExpense(text, now, currency)
 	}
-	return unsure(text, now)
+	return unsure(text, now, asks)
 }
 
 // wantsAdd reports whether text asks to add an expense: it tells rather
 // than asks, starts with no other verb, and says add (or spent, paid…)
 // or names an amount.
 func wantsAdd(text string, now time.Time) bool {
-	if isQuestion(text) || otherVerbRe.MatchString(text) || chitChatRe.MatchString(text) || notSpendingRe.MatchString(text) || pickRe.MatchString(text) {
+	return tellsAdd(text, now, isQuestion(text))
+}
+
+// tellsAdd is wantsAdd for a text that asks (isQuestion) or not.
+func tellsAdd(text string, now time.Time, asks bool) bool {
+	if asks || otherVerbRe.MatchString(text) || chitChatRe.MatchString(text) || notSpendingRe.MatchString(text) || pickRe.MatchString(text) {
 		return false
 	}
 	if pronounStart.MatchString(text) && !addRe.MatchString(text) && !spendRe.MatchString(text) {
@@ -290,16 +297,17 @@ func wantsAdd(text string, now time.Time) bool {
 	return addRe.MatchString(text) || len(findAmounts(withoutDate(withoutClock(text), now))) > 0
 }
 
-// query reads a question about spending. An amount marked as money ("£12")
-// makes it an expense to add instead, whatever the wording.
-func query(text string, now time.Time) (orchestrator.Decision, bool) {
+// query reads a question about spending, in a text that asks
+// (isQuestion) or not. An amount marked as money ("£12") makes it an
+// expense to add instead, whatever the wording.
+func query(text string, now time.Time, asks bool) (orchestrator.Decision, bool) {
 	amounts := findAmounts(withoutDate(text, now))
 	for _, f := range amounts {
 		if f.Marked && !(didSpendRe.MatchString(text) && thresholdRe.MatchString(text)) {
 			return orchestrator.Decision{}, false
 		}
 	}
-	if len(amounts) > 0 && spentStart.MatchString(text) && !isQuestion(text) {
+	if len(amounts) > 0 && spentStart.MatchString(text) && !asks {
 		return orchestrator.Decision{}, false // "I spent 40 at Tesco" tells, it does not ask
 	}
 	isBalance := balanceRe.MatchString(text) || spendRe.MatchString(text) && strings.Contains(strings.ToLower(text), "what") || didSpendRe.MatchString(text)
