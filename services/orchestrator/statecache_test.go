@@ -55,32 +55,30 @@ func TestAReplicasKeptStateYieldsToAnotherReplicasSave(t *testing.T) {
 	}
 }
 
-func testKeptStateYields(t *testing.T, st *store.Store) {
+// twoReplicas is two orchestrators over one store, each counting its
+// loads, both asking model.
+func twoReplicas(t *testing.T, st *store.Store, model Model) ([]*keptLoads, []*Orchestrator) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	stores := []*keptLoads{{Store: st}, {Store: st}}
 	var replicas []*Orchestrator
 	for _, s := range stores {
-		o := New(Config{}, s, quietRelay{}, nil, answering{}, prometheus.NewRegistry(), log, time.Now)
+		o := New(Config{}, s, quietRelay{}, nil, model, prometheus.NewRegistry(), log, time.Now)
 		t.Cleanup(o.stopLife)
 		replicas = append(replicas, o)
 	}
-	ctx := context.Background()
-	ref := convRef{tenant: "acme", user: "ann", id: "c1"}
-	order := []int{0, 0, 1, 0}
-	var want []string
-	for i, r := range order {
-		text := fmt.Sprintf("message %d", i)
-		want = append(want, text)
-		ev := Event{Kind: EvTurn, Turn: &contracts.UserTurn{TurnID: fmt.Sprintf("turn-%d", i), TenantID: ref.tenant, UserID: ref.user,
-			Roles: []string{contracts.RoleOwner}, ConversationID: ref.id, Text: text}}
-		if err := replicas[r].apply(ctx, ref, ev); err != nil {
-			t.Fatalf("turn %d on replica %d: %v", i, r, err)
-		}
-	}
-	if stores[0].kept != 1 || stores[1].kept != 0 {
-		t.Errorf("loads that kept their state: %d and %d, want 1 (the first replica's second turn) and 0", stores[0].kept, stores[1].kept)
-	}
-	c, err := st.LoadConversation(ctx, ref.tenant, ref.user, ref.id)
+	return stores, replicas
+}
+
+// turnEvent is ann's turn id saying text in ref.
+func turnEvent(ref convRef, id, text string) Event {
+	return Event{Kind: EvTurn, Turn: &contracts.UserTurn{TurnID: id, TenantID: ref.tenant, UserID: ref.user,
+		Roles: []string{contracts.RoleOwner}, ConversationID: ref.id, Text: text}}
+}
+
+// storedState is ref's conversation as stored: its version and state.
+func storedState(t *testing.T, st *store.Store, ref convRef) (int64, State) {
+	t.Helper()
+	c, err := st.LoadConversation(context.Background(), ref.tenant, ref.user, ref.id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +86,26 @@ func testKeptStateYields(t *testing.T, st *store.Store) {
 	if err := json.Unmarshal(c.State, &s); err != nil {
 		t.Fatal(err)
 	}
+	return c.Version, s
+}
+
+func testKeptStateYields(t *testing.T, st *store.Store) {
+	stores, replicas := twoReplicas(t, st, answering{})
+	ctx := context.Background()
+	ref := convRef{tenant: "acme", user: "ann", id: "c1"}
+	order := []int{0, 0, 1, 0}
+	var want []string
+	for i, r := range order {
+		text := fmt.Sprintf("message %d", i)
+		want = append(want, text)
+		if err := replicas[r].apply(ctx, ref, turnEvent(ref, fmt.Sprintf("turn-%d", i), text)); err != nil {
+			t.Fatalf("turn %d on replica %d: %v", i, r, err)
+		}
+	}
+	if stores[0].kept != 1 || stores[1].kept != 0 {
+		t.Errorf("loads that kept their state: %d and %d, want 1 (the first replica's second turn) and 0", stores[0].kept, stores[1].kept)
+	}
+	version, s := storedState(t, st, ref)
 	var got []string
 	for _, e := range s.History {
 		if e.Role == "user" {
@@ -96,8 +114,8 @@ func testKeptStateYields(t *testing.T, st *store.Store) {
 	}
 	// The history keeps the latest messages: the last two at least, the
 	// other replica's among them.
-	if len(got) < 2 || !slices.Equal(got, want[len(want)-len(got):]) || c.Version != int64(len(order)) {
-		t.Fatalf("version %d with the person's messages %q, want %d ending with %q", c.Version, got, len(order), want[2:])
+	if len(got) < 2 || !slices.Equal(got, want[len(want)-len(got):]) || version != int64(len(order)) {
+		t.Fatalf("version %d with the person's messages %q, want %d ending with %q", version, got, len(order), want[2:])
 	}
 }
 
@@ -145,35 +163,18 @@ func TestAResultOnAStaleKeptStateIsAppliedFromTheStoredOne(t *testing.T) {
 }
 
 func testResultOnStaleKeptState(t *testing.T, st *store.Store) {
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	stores := []*keptLoads{{Store: st}, {Store: st}}
-	var replicas []*Orchestrator
-	for _, s := range stores {
-		o := New(Config{}, s, quietRelay{}, nil, looking{}, prometheus.NewRegistry(), log, time.Now)
-		t.Cleanup(o.stopLife)
-		replicas = append(replicas, o)
-	}
+	stores, replicas := twoReplicas(t, st, looking{})
 	ctx := context.Background()
 	ref := convRef{tenant: "acme", user: "ann", id: "c1"}
 	turn := func(r int, id, text string) {
 		t.Helper()
-		ev := Event{Kind: EvTurn, Turn: &contracts.UserTurn{TurnID: id, TenantID: ref.tenant, UserID: ref.user,
-			Roles: []string{contracts.RoleOwner}, ConversationID: ref.id, Text: text}}
-		if err := replicas[r].apply(ctx, ref, ev); err != nil {
+		if err := replicas[r].apply(ctx, ref, turnEvent(ref, id, text)); err != nil {
 			t.Fatalf("%s on replica %d: %v", id, r, err)
 		}
 	}
 	stored := func() (int64, State) {
 		t.Helper()
-		c, err := st.LoadConversation(ctx, ref.tenant, ref.user, ref.id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var s State
-		if err := json.Unmarshal(c.State, &s); err != nil {
-			t.Fatal(err)
-		}
-		return c.Version, s
+		return storedState(t, st, ref)
 	}
 	turn(0, "turn-0", "hello") // replica 0 keeps the state it saved
 	turn(1, "turn-1", "look")  // replica 1 starts a turn that calls a tool
@@ -243,15 +244,8 @@ func TestADecisionAKeptStateWouldDropIsCheckedAgainstTheStoredState(t *testing.T
 	if ks.loads != 1 {
 		t.Errorf("%d reads, want 1: the drop is checked against the stored state", ks.loads)
 	}
-	c, err := st.LoadConversation(ctx, ref.tenant, ref.user, ref.id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s State
-	if err := json.Unmarshal(c.State, &s); err != nil {
-		t.Fatal(err)
-	}
-	if s.Turn != nil || c.Version != 2 || s.History[len(s.History)-1].Text != "Hi." {
-		t.Fatalf("version %d, turn %+v, history %+v: want the decision applied to the stored turn", c.Version, s.Turn, s.History)
+	version, s := storedState(t, st, ref)
+	if s.Turn != nil || version != 2 || s.History[len(s.History)-1].Text != "Hi." {
+		t.Fatalf("version %d, turn %+v, history %+v: want the decision applied to the stored turn", version, s.Turn, s.History)
 	}
 }
