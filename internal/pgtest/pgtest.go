@@ -62,6 +62,9 @@ type Server struct {
 
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the running postmaster has exited
+	// started says the server has taken connections on port once: from
+	// then on it keeps the port, which its clients know.
+	started bool
 }
 
 // Start initialises a new cluster in a new folder under the system temp
@@ -139,19 +142,25 @@ func (s *Server) URL(db string) string {
 // once one was chosen) and waits until it takes connections, which after
 // a kill includes its crash recovery. It is also how Start starts it.
 func (s *Server) Restart(ctx context.Context) error {
-	if s.port == 0 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return err
-		}
-		s.port = ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
+		if s.port == 0 {
+			port, err := pickPort()
+			if err != nil {
+				return err
+			}
+			s.port = port
+		}
 		err := s.start(ctx)
 		if err == nil {
+			s.started = true
 			return nil
+		}
+		if !s.started {
+			// The port was free when picked, and closed again for the
+			// server to take: another process (another test's server)
+			// may have taken it meanwhile. Pick another.
+			s.port = 0
 		}
 		// After a kill, backends of the old postmaster may still hold its
 		// shared memory for a moment; the new one refuses until they go.
@@ -161,6 +170,20 @@ func (s *Server) Restart(ctx context.Context) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// pickPort is a loopback port free when asked.
+var pickPort = func() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// errNotOurs says that the server answering on the port is not this
+// one: another had the port, and this one could not bind it.
+var errNotOurs = errors.New("another PostgreSQL answers on the port")
 
 func (s *Server) start(ctx context.Context) error {
 	cmd := exec.Command(filepath.Join(s.bin, "postgres"), "-D", s.DataDir(), "-p", strconv.Itoa(s.port),
@@ -186,6 +209,11 @@ func (s *Server) start(ctx context.Context) error {
 		err := db.PingContext(pctx)
 		cancel()
 		if err == nil {
+			if !s.ours(ctx, db) {
+				_ = cmd.Process.Kill()
+				<-done
+				return errNotOurs
+			}
 			s.cmd, s.done = cmd, done
 			return nil
 		}
@@ -199,6 +227,21 @@ func (s *Server) start(ctx context.Context) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// ours reports whether the server db reaches serves this one's data
+// folder.
+func (s *Server) ours(ctx context.Context, db *sql.DB) bool {
+	var dir string
+	if err := db.QueryRowContext(ctx, `SHOW data_directory`).Scan(&dir); err != nil {
+		return false
+	}
+	if dir == s.DataDir() {
+		return true
+	}
+	a, errA := filepath.EvalSymlinks(dir)
+	b, errB := filepath.EvalSymlinks(s.DataDir())
+	return errA == nil && errB == nil && a == b
 }
 
 // Kill sends SIGKILL to the postmaster and every process it started

@@ -52,3 +52,44 @@ func TestKilledServerKeepsCommittedRows(t *testing.T) {
 		}
 	}
 }
+
+// A server whose port another server took between the pick and the bind
+// does not mistake the other for itself: it takes another port, and its
+// URL reaches its own data folder.
+func TestAServerWhosePortWasTakenTakesAnother(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	first, err := Start(ctx)
+	if errors.Is(err, ErrNoPostgres) {
+		t.Skip("PostgreSQL is not installed (initdb under /usr/lib/postgresql/*/bin)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Remove()
+	pick := pickPort
+	picks := 0
+	pickPort = func() (int, error) {
+		if picks++; picks == 1 {
+			return first.port, nil // taken since it was seen free
+		}
+		return pick()
+	}
+	defer func() { pickPort = pick }()
+	second, err := Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Remove()
+	if second.port == first.port || picks < 2 {
+		t.Fatalf("the second server kept port %d (picks %d), which the first serves", second.port, picks)
+	}
+	db, err := sql.Open("pgx", second.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if !second.ours(ctx, db) {
+		t.Fatal("the second server's URL reaches another server's data folder")
+	}
+}
