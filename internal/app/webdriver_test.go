@@ -1,13 +1,13 @@
 package app
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -48,18 +48,23 @@ func startBrowser(t *testing.T) *browser {
 	t.Helper()
 	chrome := findProgram(t, "chromium", "chromium-browser", "google-chrome")
 	driver := findProgram(t, "chromedriver")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	// Port 0: chromedriver binds a free port itself and names it, so no
+	// other test can take the port between a pick and the bind.
+	cmd := exec.Command(driver, "--port=0")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(driver, "--port="+strconv.Itoa(port))
-	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start chromedriver: %v", err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	port, err := driverPort(out)
+	if err != nil {
+		t.Fatalf("chromedriver did not start: %v", err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
 	root := "http://127.0.0.1:" + strconv.Itoa(port)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -91,6 +96,21 @@ func startBrowser(t *testing.T) *browser {
 	b.base = root + "/session/" + session.SessionID
 	t.Cleanup(func() { b.call(http.MethodDelete, "", nil, nil) })
 	return b
+}
+
+// driverPort reads chromedriver's output up to the line naming the port
+// it listens on ("ChromeDriver was started successfully on port 41889.").
+func driverPort(out io.Reader) (int, error) {
+	sc := bufio.NewScanner(out)
+	var said []string
+	for sc.Scan() {
+		line := sc.Text()
+		if _, rest, ok := strings.Cut(line, "started successfully on port "); ok {
+			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), "."))
+		}
+		said = append(said, line)
+	}
+	return 0, fmt.Errorf("it named no port; it said %q", said)
 }
 
 // call sends one WebDriver command and decodes its value into out.
