@@ -8,11 +8,12 @@ import (
 	"time"
 )
 
-// A row committed before the server is killed is there after it starts
-// again, and the same pool reconnects by itself.
-func TestKilledServerKeepsCommittedRows(t *testing.T) {
+// startServer starts a server for the test, removed when it ends, and
+// gives the test's context (two minutes).
+func startServer(t *testing.T) (context.Context, *Server) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	s, err := Start(ctx)
 	if errors.Is(err, ErrNoPostgres) {
 		t.Skip("PostgreSQL is not installed (initdb under /usr/lib/postgresql/*/bin)")
@@ -20,7 +21,14 @@ func TestKilledServerKeepsCommittedRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Remove()
+	t.Cleanup(s.Remove)
+	return ctx, s
+}
+
+// A row committed before the server is killed is there after it starts
+// again, and the same pool reconnects by itself.
+func TestKilledServerKeepsCommittedRows(t *testing.T) {
+	ctx, s := startServer(t)
 	db, err := sql.Open("pgx", s.URL("postgres"))
 	if err != nil {
 		t.Fatal(err)
@@ -57,16 +65,7 @@ func TestKilledServerKeepsCommittedRows(t *testing.T) {
 // does not mistake the other for itself: it takes another port, and its
 // URL reaches its own data folder.
 func TestAServerWhosePortWasTakenTakesAnother(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	first, err := Start(ctx)
-	if errors.Is(err, ErrNoPostgres) {
-		t.Skip("PostgreSQL is not installed (initdb under /usr/lib/postgresql/*/bin)")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer first.Remove()
+	ctx, first := startServer(t)
 	pick := pickPort
 	picks := 0
 	pickPort = func() (int, error) {
