@@ -141,7 +141,7 @@ func readersLine(text string) string {
 	}
 	return fmt.Sprintf("date=%q rest=%q ok=%v range=%q amounts=%s at=%v french=%v en=%q digits=%q q=%v add=%v",
 		date, rest, ok, rangeOf(c, sunday), amounts, offsets, isFrench(orchestrator.Prompt{Text: text}), fromFrench(c),
-		spelledToDigits(ungroup(c)), isQuestion(c), wantsAdd(c, sunday))
+		spelledToDigits(ungroup(c)), isQuestion(c), wantsAdd(c, sunday, isQuestion(c)))
 }
 
 // variants are the ways a person may type the same words: in other

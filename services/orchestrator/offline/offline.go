@@ -273,21 +273,16 @@ func understand(text string, now time.Time, currency string) orchestrator.Decisi
 	if d, ok := query(text, now, asks); ok {
 		return d
 	}
-	if tellsAdd(text, now, asks) {
+	if wantsAdd(text, now, asks) {
 		return addExpense(text, now, currency)
 	}
 	return unsure(text, now, asks)
 }
 
 // wantsAdd reports whether text asks to add an expense: it tells rather
-// than asks, starts with no other verb, and says add (or spent, paid…)
-// or names an amount.
-func wantsAdd(text string, now time.Time) bool {
-	return tellsAdd(text, now, isQuestion(text))
-}
-
-// tellsAdd is wantsAdd for a text that asks (isQuestion) or not.
-func tellsAdd(text string, now time.Time, asks bool) bool {
+// than asks (asks is isQuestion's word on it), starts with no other verb,
+// and says add (or spent, paid…) or names an amount.
+func wantsAdd(text string, now time.Time, asks bool) bool {
 	if asks || otherVerbRe.MatchString(text) || chitChatRe.MatchString(text) || notSpendingRe.MatchString(text) || pickRe.MatchString(text) {
 		return false
 	}
