@@ -497,10 +497,11 @@ func (c *client) writeLoop() {
 
 // write writes one frame, within leanWriteTimeout. On a leanConn the
 // connection's deadline bounds it, and the library is given a context
-// that never ends: with one that can, it arms a timer for every write.
+// that never ends (and is not made anew for each frame): with one that
+// can end, it arms a timer for every write.
 func (c *client) write(data []byte) error {
 	if c.lean != nil {
-		return c.conn.Write(context.WithoutCancel(c.ctx), websocket.MessageText, data)
+		return c.conn.Write(context.Background(), websocket.MessageText, data)
 	}
 	wctx, cancel := context.WithTimeout(c.ctx, leanWriteTimeout)
 	defer cancel()
