@@ -172,13 +172,9 @@ func testResultOnStaleKeptState(t *testing.T, st *store.Store) {
 			t.Fatalf("%s on replica %d: %v", id, r, err)
 		}
 	}
-	stored := func() (int64, State) {
-		t.Helper()
-		return storedState(t, st, ref)
-	}
 	turn(0, "turn-0", "hello") // replica 0 keeps the state it saved
 	turn(1, "turn-1", "look")  // replica 1 starts a turn that calls a tool
-	_, s := stored()
+	_, s := storedState(t, st, ref)
 	if s.Turn == nil || len(s.Turn.Open) != 1 {
 		t.Fatalf("after the look turn: %+v, want one open call", s.Turn)
 	}
@@ -191,7 +187,7 @@ func testResultOnStaleKeptState(t *testing.T, st *store.Store) {
 	if n := stores[0].loads - before; n != 1 {
 		t.Errorf("replica 0 read the conversation %d times for the result, want 1 (after its kept state's save failed)", n)
 	}
-	version, s := stored()
+	version, s := storedState(t, st, ref)
 	if s.Turn != nil {
 		t.Fatalf("the turn still runs after its tool's result: open calls %+v", s.Turn.Open)
 	}
@@ -210,7 +206,7 @@ func testResultOnStaleKeptState(t *testing.T, st *store.Store) {
 	if n := stores[0].loads - before; n != 0 {
 		t.Errorf("replica 0 read the conversation %d times for a result within a turn it kept, want 0", n)
 	}
-	if v, s2 := stored(); s2.Turn != nil || len(s2.History) != len(s.History) {
+	if v, s2 := storedState(t, st, ref); s2.Turn != nil || len(s2.History) != len(s.History) {
 		t.Fatalf("a redelivered result changed the conversation: version %d, turn %+v", v, s2.Turn)
 	}
 }
