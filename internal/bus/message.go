@@ -43,6 +43,7 @@ type Headers struct {
 // a republished copy.
 func NewMessage(id string, payload []byte, h Headers) *message.Message {
 	m := message.NewMessage(id, payload)
+	m.Metadata = make(message.Metadata, 8) // the six below, and the publisher's own
 	set := func(k, v string) {
 		if v != "" {
 			m.Metadata.Set(k, v)
