@@ -126,8 +126,24 @@ func TestConfirmationGateRaceOnTheStateChange(t *testing.T) {
 
 // runnerOn is a toolrunner of every tool over s, with no rate limit.
 func runnerOn(s toolrunner.Store) *toolrunner.Runner {
-	return toolrunner.New(toolrunner.Catalog(), s, allowAll{}, nil,
+	return runnerWith(toolrunner.Catalog(), s, allowAll{})
+}
+
+// runnerWith is a toolrunner of tools over s, limited by l, on the tests'
+// clock.
+func runnerWith(tools []toolrunner.Tool, s toolrunner.Store, l toolrunner.Limiter) *toolrunner.Runner {
+	return toolrunner.New(tools, s, l, nil,
 		toolrunner.NewMetrics(prometheus.NewRegistry()), slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
+}
+
+// onEachEngine runs fn in parallel on a fresh store of each engine.
+func onEachEngine(t *testing.T, fn func(t *testing.T, st *store.Store)) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, storetest.Open(t, e.DSN(t)))
+		})
+	}
 }
 
 // approvedAdd stores ann's approved proposal p1 to add an expense and
@@ -179,36 +195,32 @@ func (s *missesItsCallOnce) GetToolCall(ctx context.Context, tenantID, callID st
 // with "already made": the person was told their approved add failed
 // although it was made, once (seen in make chaos-nats).
 func TestRedeliveryRacingItsFirstRunAnswersWithTheStoredResult(t *testing.T) {
-	for _, e := range storetest.Engines() {
-		t.Run(e.Name, func(t *testing.T) {
-			t.Parallel()
-			st := storetest.Open(t, e.DSN(t))
-			ctx := context.Background()
-			req := approvedAdd(t, st)
-			first, err := runnerOn(toolrunner.FromStore(st)).Run(ctx, req)
-			if err != nil || !first.OK {
-				t.Fatalf("first delivery = %+v, %v", first, err)
+	onEachEngine(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		req := approvedAdd(t, st)
+		first, err := runnerOn(toolrunner.FromStore(st)).Run(ctx, req)
+		if err != nil || !first.OK {
+			t.Fatalf("first delivery = %+v, %v", first, err)
+		}
+		// It read the proposal as approved before the first committed,
+		// or as executed just after.
+		for name, s := range map[string]toolrunner.Store{
+			"proposal read as approved": racingRedelivery{toolrunner.FromStore(st)},
+			"proposal read as executed": &missesItsCallOnce{Store: toolrunner.FromStore(st)},
+		} {
+			again, err := runnerOn(s).Run(ctx, req)
+			if err != nil {
+				t.Fatal(err)
 			}
-			// It read the proposal as approved before the first committed,
-			// or as executed just after.
-			for name, s := range map[string]toolrunner.Store{
-				"proposal read as approved": racingRedelivery{toolrunner.FromStore(st)},
-				"proposal read as executed": &missesItsCallOnce{Store: toolrunner.FromStore(st)},
-			} {
-				again, err := runnerOn(s).Run(ctx, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !again.OK || string(again.Data) != string(first.Data) {
-					t.Errorf("%s: the racing redelivery = %+v (%v), want the first delivery's result %s", name, again, again.Error, first.Data)
-				}
+			if !again.OK || string(again.Data) != string(first.Data) {
+				t.Errorf("%s: the racing redelivery = %+v (%v), want the first delivery's result %s", name, again, again.Error, first.Data)
 			}
-			got, err := st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "acme", AllUsers: true})
-			if err != nil || len(got) != 1 {
-				t.Fatalf("expenses = %+v, %v; want exactly one", got, err)
-			}
-		})
-	}
+		}
+		got, err := st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "acme", AllUsers: true})
+		if err != nil || len(got) != 1 {
+			t.Fatalf("expenses = %+v, %v; want exactly one", got, err)
+		}
+	})
 }
 
 // Rule: ownership and tenant isolation. User ids are the tenant's own, so

@@ -3,12 +3,8 @@ package toolrunner_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/purser-ai/purser/internal/bus"
 	"github.com/purser-ai/purser/internal/pgtest"
@@ -28,8 +24,7 @@ func TestACallDuringADatabaseRestartWaitsForIt(t *testing.T) {
 	defer cancel()
 	pg := pgtest.ForTest(t, ctx, "purser")
 	st := storetest.Open(t, pg.URL("purser"))
-	r := toolrunner.New(toolrunner.Catalog(), toolrunner.FromStore(st), allowAll{}, nil, toolrunner.NewMetrics(prometheus.NewRegistry()),
-		slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
+	r := runnerOn(toolrunner.FromStore(st))
 	req := approvedAdd(t, st)
 	read := request("acme", "ann", "r1", contracts.ToolGetBalance, `{"range":"all_time"}`)
 

@@ -2,12 +2,8 @@ package toolrunner_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/purser-ai/purser/internal/store"
 	"github.com/purser-ai/purser/internal/store/storetest"
@@ -33,8 +29,7 @@ func stuck(name string, kind contracts.ToolKind) toolrunner.Tool {
 func TestAToolPastItsDeadlineTimesOut(t *testing.T) {
 	st := storetest.Open(t, storetest.SQLiteDSN(t))
 	tools := []toolrunner.Tool{stuck(contracts.ToolGetBalance, contracts.KindRead), stuck(contracts.ToolAddExpense, contracts.KindMutation)}
-	r := toolrunner.New(tools, toolrunner.FromStore(st), allowAll{}, nil, toolrunner.NewMetrics(prometheus.NewRegistry()),
-		slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
+	r := runnerWith(tools, toolrunner.FromStore(st), allowAll{})
 
 	res, err := r.Run(context.Background(), request("acme", "ann", "slow-read", contracts.ToolGetBalance, `{}`))
 	if err != nil {
@@ -94,34 +89,29 @@ func slowOnce(t *testing.T, name string) toolrunner.Tool {
 // approved and a run now would succeed: the person was told nothing
 // changed, so nothing may change under that call.
 func TestAChangeAnsweredBeforeIsNotMadeWhenItsCallComesAgain(t *testing.T) {
-	for _, e := range storetest.Engines() {
-		t.Run(e.Name, func(t *testing.T) {
-			t.Parallel()
-			st := storetest.Open(t, e.DSN(t))
-			ctx := context.Background()
-			r := toolrunner.New([]toolrunner.Tool{slowOnce(t, contracts.ToolAddExpense)}, toolrunner.FromStore(st), allowAll{}, nil,
-				toolrunner.NewMetrics(prometheus.NewRegistry()), slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
-			req := approvedAdd(t, st)
-			for i := range 2 {
-				res, err := r.Run(ctx, req)
-				if err != nil || res.Error == nil || res.Error.Code != contracts.CodeTimedOut {
-					t.Fatalf("run %d = %+v (%v), want timed_out both times", i+1, res, err)
-				}
+	onEachEngine(t, func(t *testing.T, st *store.Store) {
+		ctx := context.Background()
+		r := runnerWith([]toolrunner.Tool{slowOnce(t, contracts.ToolAddExpense)}, toolrunner.FromStore(st), allowAll{})
+		req := approvedAdd(t, st)
+		for i := range 2 {
+			res, err := r.Run(ctx, req)
+			if err != nil || res.Error == nil || res.Error.Code != contracts.CodeTimedOut {
+				t.Fatalf("run %d = %+v (%v), want timed_out both times", i+1, res, err)
 			}
-			if rows, err := st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "acme", UserID: "ann"}); err != nil || len(rows) != 0 {
-				t.Fatalf("expenses = %+v (%v), want none", rows, err)
-			}
-			if p, err := st.GetProposal(ctx, "acme", "p1"); err != nil || p.Status != store.ProposalApproved {
-				t.Fatalf("proposal = %q (%v), want still approved", p.Status, err)
-			}
-			// A new call for the same proposal (the person tries again) is
-			// a new call, and makes the change.
-			req.CallID = "c2"
-			if res, err := r.Run(ctx, req); err != nil || !res.OK {
-				t.Fatalf("a new call = %+v (%v), want the change made", res, err)
-			}
-		})
-	}
+		}
+		if rows, err := st.ListExpenses(ctx, store.ExpenseFilter{TenantID: "acme", UserID: "ann"}); err != nil || len(rows) != 0 {
+			t.Fatalf("expenses = %+v (%v), want none", rows, err)
+		}
+		if p, err := st.GetProposal(ctx, "acme", "p1"); err != nil || p.Status != store.ProposalApproved {
+			t.Fatalf("proposal = %q (%v), want still approved", p.Status, err)
+		}
+		// A new call for the same proposal (the person tries again) is
+		// a new call, and makes the change.
+		req.CallID = "c2"
+		if res, err := r.Run(ctx, req); err != nil || !res.OK {
+			t.Fatalf("a new call = %+v (%v), want the change made", res, err)
+		}
+	})
 }
 
 // refuseAll is a rate limit already reached.
@@ -148,8 +138,7 @@ func TestARepeatedReadAnswersAsItDidFirst(t *testing.T) {
 	if _, err := st.AddExpense(ctx, store.Expense{TenantID: "acme", UserID: "ann", Item: "dinner", AmountMinor: 3000, Currency: "GBP", Date: "2026-11-21"}); err != nil {
 		t.Fatal(err)
 	}
-	limited := toolrunner.New(toolrunner.Catalog(), toolrunner.FromStore(st), refuseAll{}, nil,
-		toolrunner.NewMetrics(prometheus.NewRegistry()), slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
+	limited := runnerWith(toolrunner.Catalog(), toolrunner.FromStore(st), refuseAll{})
 	late := req
 	late.Deadline = now.Add(-time.Second)
 	for name, again := range map[string]func() (contracts.ToolResult, error){

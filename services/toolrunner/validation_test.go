@@ -3,12 +3,8 @@ package toolrunner_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/purser-ai/purser/internal/store/storetest"
 	"github.com/purser-ai/purser/pkg/contracts"
@@ -28,8 +24,7 @@ func (allowAll) Allow(context.Context, string, int, time.Time) (bool, time.Durat
 func TestEveryToolValidatesItsArguments(t *testing.T) {
 	st := storetest.Open(t, storetest.SQLiteDSN(t))
 	tools := append(toolrunner.Catalog(), toolrunner.MailTools(mailbox{}, nil)...)
-	r := toolrunner.New(tools, toolrunner.FromStore(st), allowAll{}, nil, toolrunner.NewMetrics(prometheus.NewRegistry()),
-		slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
+	r := runnerWith(tools, toolrunner.FromStore(st), allowAll{})
 	tests := []struct {
 		tool, args string
 		wantCode   string // "" = ok
