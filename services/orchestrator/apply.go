@@ -88,6 +88,11 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event, tru
 	if ev.Kind == EvDecision {
 		logRejection(o.log, eff, ref.tenant, currentTurnID(state))
 	}
+	if unread && eff.NeedModel && !isLocal(o.model) {
+		if err := o.stillStored(ctx, ref, conv.Version); err != nil {
+			return err
+		}
+	}
 	next, eff, model := o.askModel(ctx, ref, next, eff, env, ev.Streamed)
 	stored := false
 	defer func() { model.settle(ctx, stored) }()
@@ -143,6 +148,23 @@ func (o *Orchestrator) load(ctx context.Context, ref convRef, trust bool) (_ sto
 		}
 	}
 	return conv, settings, state, false, nil
+}
+
+// stillStored makes sure that version is still the conversation's stored
+// one before a kept state, taken unread, asks a remote model: a stale
+// state's call would be paid for, its tokens streamed to the person, and
+// then made again once its save failed. A newer version is errUnread, and
+// the event is applied again from a read. A local model's call needs no
+// such read: a stale state costs only its save's failure.
+func (o *Orchestrator) stillStored(ctx context.Context, ref convRef, version int64) error {
+	conv, _, err := o.store.LoadConversationIfChanged(ctx, ref.tenant, ref.user, ref.id, version)
+	switch {
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("load conversation: %w", err)
+	case err != nil || conv.Version != version:
+		return errUnread
+	}
+	return nil
 }
 
 // admit decides whether ev applies to the loaded conversation, which is

@@ -116,6 +116,22 @@ type Model interface {
 	Decide(ctx context.Context, p Prompt) (Decision, error)
 }
 
+// A LocalModel is a Model whose calls cost nothing but this process's
+// time and send nothing to the person while they run (the offline
+// model). A call to any other model costs tokens and may stream text to
+// the person, so it is made only from a state known to be the stored one
+// (see applyOnce).
+type LocalModel interface {
+	Model
+	Local() bool
+}
+
+// isLocal reports whether m is a LocalModel that says it is local.
+func isLocal(m Model) bool {
+	l, ok := m.(LocalModel)
+	return ok && l.Local()
+}
+
 // ErrInvalidOutput marks a model reply that is not a valid decision.
 var ErrInvalidOutput = errors.New("invalid model output")
 

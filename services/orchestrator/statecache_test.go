@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -243,5 +244,87 @@ func TestADecisionAKeptStateWouldDropIsCheckedAgainstTheStoredState(t *testing.T
 	version, s := storedState(t, st, ref)
 	if s.Turn != nil || version != 2 || s.History[len(s.History)-1].Text != "Hi." {
 		t.Fatalf("version %d, turn %+v, history %+v: want the decision applied to the stored turn", version, s.Turn, s.History)
+	}
+}
+
+// tally is looking, counting the calls it is asked for each step of a
+// turn (the person's text and the steps taken so far).
+type tally struct {
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (m *tally) Decide(ctx context.Context, p Prompt) (Decision, error) {
+	m.mu.Lock()
+	m.calls[fmt.Sprintf("%s after %d steps", p.Text, len(p.Steps))]++
+	m.mu.Unlock()
+	return looking{}.Decide(ctx, p)
+}
+
+func (m *tally) count(step string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls[step]
+}
+
+// localTally is tally as a local model.
+type localTally struct{ *tally }
+
+func (localTally) Local() bool { return true }
+
+// A tool's result that completes its turn on a kept state another replica
+// has moved on since (the person wrote again while the tool ran) asks a
+// remote model once, from the stored state: the kept state's version is
+// checked before the call, which a stale state would pay for and stream
+// to the person, then make again. A local model's call is made on the
+// kept state and made again after the save fails: it costs only time.
+func TestARemoteModelIsAskedOnceWhenTheKeptStateIsStale(t *testing.T) {
+	for _, local := range []bool{false, true} {
+		t.Run(fmt.Sprintf("local=%v", local), func(t *testing.T) {
+			st := storetest.Open(t, storetest.SQLiteDSN(t))
+			m := &tally{calls: map[string]int{}}
+			var model Model = m
+			if local {
+				model = localTally{m}
+			}
+			_, replicas := twoReplicas(t, st, model)
+			ctx := context.Background()
+			ref := convRef{tenant: "acme", user: "ann", id: "c1"}
+			if err := replicas[0].apply(ctx, ref, turnEvent(ref, "turn-0", "look")); err != nil {
+				t.Fatal(err)
+			}
+			_, s := storedState(t, st, ref)
+			if s.Turn == nil || len(s.Turn.Open) != 1 {
+				t.Fatalf("after the look turn: %+v, want one open call", s.Turn)
+			}
+			// The person writes again while the tool runs; their turn's lane
+			// is on the other replica now.
+			if err := replicas[1].apply(ctx, ref, turnEvent(ref, "turn-1", "thanks")); err != nil {
+				t.Fatal(err)
+			}
+			res := Event{Kind: EvToolResult, Result: &contracts.ToolResult{CallID: s.Turn.Open[0].CallID, TurnID: "turn-0",
+				Tool: contracts.ToolListExpenses, OK: true, Data: json.RawMessage(`[]`)}}
+			if err := replicas[0].apply(ctx, ref, res); err != nil {
+				t.Fatal(err)
+			}
+			want := 1
+			if local {
+				want = 2 // once on the kept state, once on the stored one
+			}
+			if n := m.count("look after 1 steps"); n != want {
+				t.Errorf("the model was asked %d times to answer from the tool's result, want %d", n, want)
+			}
+			_, s = storedState(t, st, ref)
+			var answers []string
+			for _, e := range s.History {
+				if e.Role != "user" {
+					answers = append(answers, e.Text)
+				}
+			}
+			if !slices.Contains(answers, "Seen 1 steps.") || m.count("thanks after 0 steps") != 1 {
+				t.Fatalf("answers %q, the waiting turn asked %d times: want the tool's answer, then the waiting turn's, once",
+					answers, m.count("thanks after 0 steps"))
+			}
+		})
 	}
 }

@@ -23,7 +23,11 @@ import (
 // Model is the offline model. The zero value is ready to use.
 type Model struct{}
 
-var _ orchestrator.Model = Model{}
+var _ orchestrator.LocalModel = Model{}
+
+// Local says the offline model runs in this process: a call made from a
+// state that turns out stale costs only the time to make it again.
+func (Model) Local() bool { return true }
 
 const helpText = "I can add, change, delete and list your expenses, total what you spent, show where your money went (by category, merchant or month), your biggest expenses and your subscriptions, find bank statements in your mail and import them, show imported transactions, and file entries under categories with rules for next time. Try \"I spent £12.50 on lunch today\", \"what did I spend this month?\", \"where did my money go last month?\" or \"find my last Visa statement and process it\"."
 
