@@ -112,7 +112,10 @@ mutant owner-tenant-list internal/store/expenses.go \
 # redelivered under a new message id is applied once.
 mutant idem-call-id services/toolrunner/runner.go \
 	's/r.store.GetToolCall(ctx, req.TenantID, req.CallID)/r.store.GetToolCall(ctx, req.TenantID, req.CallID+"~")/' \
-	./services/toolrunner 'TestRedeliveryAndDoubleConfirmWriteOnce'
+	./services/toolrunner 'TestRedeliveryAndDoubleConfirmWriteOnce|TestARepeatedReadAnswersAsItDidFirst|TestRedeliveryRacing'
+mutant idem-answered-change services/toolrunner/runner.go \
+	's/if err == nil \&\& !created {/if false \&\& !created {/' \
+	./services/toolrunner 'TestAChangeAnsweredBefore'
 mutant idem-turn-transition services/orchestrator/transition.go \
 	's/^\tif s.hasApplied(t.TurnID) {/\tif false \&\& s.hasApplied(t.TurnID) {/' \
 	./services/orchestrator 'TestTextTurnAndRedelivery|TestRedelivered'
@@ -174,10 +177,6 @@ mutant frames-turn-backfill internal/store/migrations/sqlite/00007_frame_turn.sq
 # --- A redelivery racing its first delivery answers with the stored result.
 mutant racing-stored-first services/toolrunner/runner.go \
 	's/	if created {/	if true || created {/' \
-	./services/toolrunner 'TestRedeliveryRacing'
-
-mutant racing-executed-own services/toolrunner/runner.go \
-	's/^\t\tdone, err := r.store.GetToolCall(ctx, req.TenantID, req.CallID)/\t\tdone, err := r.store.GetToolCall(ctx, req.TenantID, "x"+req.CallID)/' \
 	./services/toolrunner 'TestRedeliveryRacing'
 
 # --- On Postgres a redelivered frame keeps its first seq (one-statement append).

@@ -368,10 +368,10 @@ func (r *Runner) storeDown(ctx context.Context, err error) bool {
 // belongs to the caller and this conversation, names this tool, and whose
 // stored canonical args equal the request's.
 //
-// A proposal executed already was executed by this very call when its
-// result is stored under the call id now (a redelivery that checked for
-// it just before the first delivery committed): that result is the
-// answer, not a refusal.
+// A proposal executed already is refused here as already made, a refusal
+// never stored: when this very call executed it (a redelivery, or one
+// that raced its first delivery), run answers with the result stored
+// under the call id instead.
 func (r *Runner) checkProposal(ctx context.Context, req contracts.ToolRequest) (outcome, bool, error) {
 	refuse := outcome{ToolResult: errResult(contracts.CodeNotConfirmed, "This change needs your approval first; nothing was changed.")}
 	if req.ProposalID == "" {
@@ -394,14 +394,6 @@ func (r *Runner) checkProposal(ctx context.Context, req contracts.ToolRequest) (
 	case "approved":
 		return outcome{}, true, nil
 	case "executed":
-		done, err := r.store.GetToolCall(ctx, req.TenantID, req.CallID)
-		switch {
-		case err == nil:
-			res, err := storedResult(done)
-			return outcome{res, true, true}, false, err
-		case !errors.Is(err, store.ErrNotFound):
-			return outcome{}, false, fmt.Errorf("load call %s: %w", req.CallID, err)
-		}
 		return outcome{ToolResult: errResult(contracts.CodeProposalInvalid, "That change was already made.")}, false, nil
 	}
 	return refuse, false, nil
