@@ -136,11 +136,10 @@ mutant limit-tool-per-user services/toolrunner/runner.go \
 	./services/toolrunner 'TestRateLimitHoldsAcrossReplicas'
 
 # --- Resume: a live frame a resume already replayed is not sent again.
-mutant resume-live-boundary services/ingress/ws.go \
-	's/if f.seq > 0 \&\& f.seq <= c.replayed {/if f.seq > 0 \&\& f.seq < c.replayed {/' \
-	./services/ingress 'TestResume'
-mutant resume-held-boundary services/ingress/ws.go \
-	's/if f.seq > 0 \&\& f.seq <= replayed {/if f.seq > 0 \&\& f.seq < replayed {/' \
+# Live and held frames meet one boundary since the socket's sequencer
+# (services/ingress/order.go): one mutant for both.
+mutant resume-live-boundary services/ingress/order.go \
+	's/return f.seq > 0 \&\& f.seq <= s.replayed \&\& !f.again/return f.seq > 0 \&\& f.seq < s.replayed \&\& !f.again/' \
 	./services/ingress 'TestResume'
 
 # --- Amounts in statements: signs, direction columns, parentheses.
@@ -156,7 +155,7 @@ mutant amount-parentheses services/toolrunner/statements/amount.go \
 
 # --- The terminal client resends what was not acked.
 mutant chat-resend cmd/purser/chat.go \
-	's/for _, f := range resend {/for _, f := range resend[:0] {/' \
+	's/if err := s.client.ResendUnacked(ctx); err != nil {/if err := error(nil); err != nil {/' \
 	./cmd/purser 'TestChat'
 
 # --- A frame refused as unavailable is sent again with its id.
