@@ -28,15 +28,15 @@ func TestFragmentTokenOfAnotherAccountAsksFirst(t *testing.T) {
 	google := googletest.New(t, "purser-switch.apps.googleusercontent.com", clientSecret, access)
 	gm := gmailtest.New(t, access)
 	// Google sends the browser back to this server: its address is
-	// chosen before it starts.
+	// known before it starts, from a listener it is handed open (one
+	// closed and bound again could be taken by another test meanwhile).
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
-	l.Close()
 	info := startUp(t, func(c *config.Config) {
-		c.HTTPAddr = addr
+		c.HTTPAddr, c.HTTPListener = addr, l
 		c.Mail = "gmail"
 		c.MailTokenKey = strings.Repeat("5b", 32)
 		c.GmailEndpoint = gm.URL

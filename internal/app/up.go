@@ -95,9 +95,11 @@ func Up(ctx context.Context, cfg config.Config, log *slog.Logger, ready func(Inf
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		return fmt.Errorf("PURSER_HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
+	ln := cfg.HTTPListener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.HTTPAddr); err != nil {
+			return fmt.Errorf("PURSER_HTTP_ADDR %s: %w", cfg.HTTPAddr, err)
+		}
 	}
 	defer ln.Close()
 	mln, err := listenMetrics(cfg)

@@ -24,7 +24,12 @@ import (
 
 // Config is every setting purser reads. See README's configuration table.
 type Config struct {
-	HTTPAddr       string
+	HTTPAddr string
+	// HTTPListener, when set, is a listener its caller opened already
+	// (a test that must know the address before purser starts, an
+	// embedding program); purser serves on it instead of listening on
+	// HTTPAddr, and closes it when it stops. Never from the environment.
+	HTTPListener   net.Listener
 	MetricsAddr    string
 	NATSListen     string
 	DataDir        string
