@@ -133,6 +133,20 @@ func (s *Server) DataDir() string { return filepath.Join(s.dir, "data") }
 // LogFile is where the server writes its log.
 func (s *Server) LogFile() string { return s.log.Name() }
 
+// logTail is the end of the server's log, for an error that must say why
+// the server stopped: the log's folder is gone once the test cleans up.
+func (s *Server) logTail() string {
+	b, err := os.ReadFile(s.LogFile())
+	if err != nil {
+		return fmt.Sprintf("its log is unreadable: %v", err)
+	}
+	const keep = 600
+	if len(b) > keep {
+		b = b[len(b)-keep:]
+	}
+	return strings.TrimSpace(string(b))
+}
+
 // URL is the address of database db for the superuser postgres.
 func (s *Server) URL(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
@@ -219,7 +233,7 @@ func (s *Server) start(ctx context.Context) error {
 		}
 		select {
 		case <-done:
-			return fmt.Errorf("postgres exited at start (see %s)", s.LogFile())
+			return fmt.Errorf("postgres exited at start: %s", s.logTail())
 		case <-ctx.Done():
 			_ = cmd.Process.Kill()
 			<-done
