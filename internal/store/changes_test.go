@@ -14,17 +14,6 @@ import (
 
 var changeT0 = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 
-// eachEngine runs fn on a fresh store of each engine.
-func eachEngine(t *testing.T, fn func(t *testing.T, st *store.Store)) {
-	t.Helper()
-	for _, e := range storetest.Engines() {
-		t.Run(e.Name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, storetest.Open(t, e.DSN(t)))
-		})
-	}
-}
-
 func ok[T any](t *testing.T) func(v T, err error) T {
 	t.Helper()
 	return func(v T, err error) T {
@@ -106,7 +95,7 @@ func expenseItems(t *testing.T, st *store.Store) string {
 // be stored again afterwards.
 func TestUndoImportRemovesOnlyItsTransactions(t *testing.T) {
 	t.Parallel()
-	eachEngine(t, func(t *testing.T, st *store.Store) {
+	storetest.OnEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		addLogged(t, st, "coffee", 300)
 		importLogged(t, st, "aug", "RENT", "GYM")
@@ -179,7 +168,7 @@ func TestUndoExpenseChanges(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			eachEngine(t, func(t *testing.T, st *store.Store) {
+			storetest.OnEach(t, func(t *testing.T, st *store.Store) {
 				ctx := context.Background()
 				addLogged(t, st, "tea", 250)
 				e := addLogged(t, st, "coffee", 300)
@@ -205,7 +194,7 @@ func logged(t *testing.T, st *store.Store, fn func(tx *store.Store) error) {
 // overwritten: the undo is refused, names the entry, and changes nothing.
 func TestUndoRefusesAnEntryChangedSince(t *testing.T) {
 	t.Parallel()
-	eachEngine(t, func(t *testing.T, st *store.Store) {
+	storetest.OnEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		e := addLogged(t, st, "coffee", 300)
 		addChange := ok[store.Change](t)(st.LastChange(ctx, "t", "u", ""))
@@ -258,7 +247,7 @@ func TestUndoRefusesAnEntryChangedSince(t *testing.T) {
 // not itself undone.
 func TestUndoIsNeverAppliedTwice(t *testing.T) {
 	t.Parallel()
-	eachEngine(t, func(t *testing.T, st *store.Store) {
+	storetest.OnEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		e := addLogged(t, st, "coffee", 300)
 		logged(t, st, func(tx *store.Store) error {
@@ -296,7 +285,7 @@ func TestUndoIsNeverAppliedTwice(t *testing.T) {
 // change: "undo the last import" then means the one that added them.
 func TestAnImportThatAddedNothingIsNotUndone(t *testing.T) {
 	t.Parallel()
-	eachEngine(t, func(t *testing.T, st *store.Store) {
+	storetest.OnEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		importLogged(t, st, "sept", "TESCO")
 		doc := store.Document{TenantID: "t", ID: "copy", UserID: "u", SHA256: "sha-copy", Filename: "copy.csv", MediaType: "text/csv", Size: 1, Content: []byte("y")}
@@ -321,7 +310,7 @@ func TestAnImportThatAddedNothingIsNotUndone(t *testing.T) {
 // it, the other is refused; the change is never reverted twice.
 func TestConcurrentUndosRevertOnce(t *testing.T) {
 	t.Parallel()
-	eachEngine(t, func(t *testing.T, st *store.Store) {
+	storetest.OnEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		importLogged(t, st, "aug", "RENT")
 		importLogged(t, st, "sept", "TESCO", "SHELL")

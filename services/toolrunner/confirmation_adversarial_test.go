@@ -136,16 +136,6 @@ func runnerWith(tools []toolrunner.Tool, s toolrunner.Store, l toolrunner.Limite
 		toolrunner.NewMetrics(prometheus.NewRegistry()), slog.New(slog.NewTextHandler(io.Discard, nil)), clock)
 }
 
-// onEachEngine runs fn in parallel on a fresh store of each engine.
-func onEachEngine(t *testing.T, fn func(t *testing.T, st *store.Store)) {
-	for _, e := range storetest.Engines() {
-		t.Run(e.Name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, storetest.Open(t, e.DSN(t)))
-		})
-	}
-}
-
 // approvedAdd stores ann's approved proposal p1 to add an expense and
 // returns the request (call c1) that carries it out.
 func approvedAdd(t *testing.T, st *store.Store) contracts.ToolRequest {
@@ -180,7 +170,7 @@ func (s racingRedelivery) GetProposal(ctx context.Context, tenantID, id string) 
 // with "already made": the person was told their approved add failed
 // although it was made, once (seen in make chaos-nats).
 func TestRedeliveryRacingItsFirstRunAnswersWithTheStoredResult(t *testing.T) {
-	onEachEngine(t, func(t *testing.T, st *store.Store) {
+	storetest.OnEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		req := approvedAdd(t, st)
 		first, err := runnerOn(toolrunner.FromStore(st)).Run(ctx, req)

@@ -89,7 +89,7 @@ func slowOnce(t *testing.T, name string) toolrunner.Tool {
 // approved and a run now would succeed: the person was told nothing
 // changed, so nothing may change under that call.
 func TestAChangeAnsweredBeforeIsNotMadeWhenItsCallComesAgain(t *testing.T) {
-	onEachEngine(t, func(t *testing.T, st *store.Store) {
+	storetest.OnEach(t, func(t *testing.T, st *store.Store) {
 		ctx := context.Background()
 		r := runnerWith([]toolrunner.Tool{slowOnce(t, contracts.ToolAddExpense)}, toolrunner.FromStore(st), allowAll{})
 		req := approvedAdd(t, st)

@@ -36,6 +36,18 @@ func Engines() []Engine {
 	return []Engine{{Name: "sqlite", DSN: SQLiteDSN}, {Name: "postgres", DSN: PostgresDSN}}
 }
 
+// OnEach runs fn in a parallel subtest of t for each engine, on a fresh
+// store of its own.
+func OnEach(t *testing.T, fn func(t *testing.T, st *store.Store)) {
+	t.Helper()
+	for _, e := range Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, Open(t, e.DSN(t)))
+		})
+	}
+}
+
 // Open opens the store named by dsn and closes it when the test ends.
 func Open(t testing.TB, dsn string, opts ...store.Option) *store.Store {
 	t.Helper()
