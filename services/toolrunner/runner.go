@@ -352,7 +352,7 @@ var (
 // own refusal never is.
 func (r *Runner) storeDown(ctx context.Context, err error) bool {
 	var te *ToolError
-	if err == nil || errors.Is(err, errRollback) || errors.Is(err, errAnswered) || errors.As(err, &te) || errors.Is(err, store.ErrConflict) || ctx.Err() != nil {
+	if err == nil || errors.Is(err, errRollback) || errors.As(err, &te) || errors.Is(err, store.ErrConflict) || ctx.Err() != nil {
 		return false
 	}
 	p, ok := r.store.(interface{ Ping(context.Context) error })
