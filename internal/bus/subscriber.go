@@ -491,7 +491,7 @@ func toWatermill(jm jetstream.Msg) *message.Message {
 		id = jm.Subject() + "-" + strconv.FormatUint(md.Sequence.Stream, 10)
 	}
 	wm := message.NewMessage(id, jm.Data())
-	// Sized for what is set below, so that the map is made once.
+	// Sized for what is set below, so that it never grows while they are.
 	wm.Metadata = make(message.Metadata, len(h)+4)
 	for k, v := range h {
 		if len(v) > 0 && k != HeaderMsgID {
