@@ -153,8 +153,9 @@ func (s *Server) URL(db string) string {
 }
 
 // Restart starts the server again after Stop or Kill (on the same port,
-// once one was chosen) and waits until it takes connections, which after
-// a kill includes its crash recovery. It is also how Start starts it.
+// once it has started on one) and waits until it takes connections, which
+// after a kill includes its crash recovery. It is also how Start starts
+// it, picking another port while a start fails.
 func (s *Server) Restart(ctx context.Context) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
