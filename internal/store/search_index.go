@@ -21,10 +21,15 @@ type searchDoc struct {
 	amountMinor                 *int64
 }
 
-// queued is one row of search_queue.
+// queued is one row of search_queue. For a message, the queue's query
+// also reads its frame (frame false: the frame is gone).
 type queued struct {
 	seq                         int64
 	tenantID, userID, kind, ref string
+	frame                       bool
+	conv                        string
+	payload                     []byte
+	created                     time.Time
 }
 
 // IndexSearch brings the search index up to date with up to limit of the
@@ -71,17 +76,23 @@ func (s *Store) indexSearch(ctx context.Context, tenantID, userID string, limit 
 	}
 	n := 0
 	err := s.InTx(ctx, func(tx *Store) error {
-		q := `SELECT seq, tenant_id, user_id, kind, ref FROM search_queue`
+		// A queued message's frame is read with it: one statement for the
+		// batch rather than one for each message, which on Postgres is a
+		// round trip each.
+		q := `SELECT q.seq, q.tenant_id, q.user_id, q.kind, q.ref, f.seq, f.conversation_id, f.payload, f.created_at
+			FROM search_queue q LEFT JOIN frames f ON q.kind = '` + SearchMessage + `'
+				AND f.tenant_id = q.tenant_id AND f.user_id = q.user_id
+				AND f.seq = CASE WHEN q.kind = '` + SearchMessage + `' THEN CAST(q.ref AS BIGINT) END`
 		var args []any
 		if tenantID != "" {
-			q += ` WHERE tenant_id = ? AND user_id = ?`
+			q += ` WHERE q.tenant_id = ? AND q.user_id = ?`
 			args = append(args, tenantID, userID)
 		}
-		q += ` ORDER BY seq LIMIT ?`
+		q += ` ORDER BY q.seq LIMIT ?`
 		args = append(args, limit)
 		if tx.d.name == dialectPostgres {
 			// Two indexers take different rows instead of waiting.
-			q += ` FOR UPDATE SKIP LOCKED`
+			q += ` FOR UPDATE OF q SKIP LOCKED`
 		}
 		rows, err := tx.query(ctx, q, args...)
 		if err != nil {
@@ -90,9 +101,16 @@ func (s *Store) indexSearch(ctx context.Context, tenantID, userID string, limit 
 		var todo []queued
 		for rows.Next() {
 			var r queued
-			if err := rows.Scan(&r.seq, &r.tenantID, &r.userID, &r.kind, &r.ref); err != nil {
+			var frameSeq sql.NullInt64
+			var conv sql.NullString
+			var created *time.Time
+			if err := rows.Scan(&r.seq, &r.tenantID, &r.userID, &r.kind, &r.ref,
+				&frameSeq, &conv, framePacker.col(&r.payload), optTimeCol{&created}); err != nil {
 				rows.Close()
 				return err
+			}
+			if frameSeq.Valid && created != nil {
+				r.frame, r.conv, r.created = true, conv.String, *created
 			}
 			todo = append(todo, r)
 		}
@@ -211,7 +229,7 @@ func (s *Store) describeForSearch(ctx context.Context, r queued) (searchDoc, boo
 	case SearchDocument:
 		ok, err = s.describeDocument(ctx, &doc)
 	case SearchMessage:
-		ok, err = s.describeMessage(ctx, &doc)
+		ok = r.frame && messageDoc(&doc, r.conv, r.payload, r.created)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return doc, false, nil
@@ -284,24 +302,6 @@ func (s *Store) describeDocument(ctx context.Context, doc *searchDoc) (bool, err
 	}
 	doc.body = searchBody(filename, sender, what, detail, read, yearOf(doc.date))
 	return true, nil
-}
-
-// describeMessage reads a conversation frame: a message the person wrote
-// or the assistant's answer or question; other frames are not indexed.
-func (s *Store) describeMessage(ctx context.Context, doc *searchDoc) (bool, error) {
-	seq, err := strconv.ParseInt(doc.ref, 10, 64)
-	if err != nil {
-		return false, nil
-	}
-	var conv string
-	var payload []byte
-	var created time.Time
-	err = s.readRow(ctx, `SELECT conversation_id, payload, created_at FROM frames WHERE tenant_id = ? AND user_id = ? AND seq = ?`,
-		[]any{doc.tenantID, doc.userID, seq}, &conv, framePacker.col(&payload), timeCol{&created})
-	if err != nil {
-		return false, err
-	}
-	return messageDoc(doc, conv, payload, created), nil
 }
 
 // messageDoc fills doc from a stored frame of conversation conv, if it is
