@@ -23,7 +23,10 @@ import (
 // on one cache: A to the spare number, B to A, the spare number to B. No
 // page keeps the spare number afterwards and no other number was added,
 // so the highest number before the swap is the highest after it.
-func init() { keepMaxKey() }
+func init() {
+	keepMaxKey()
+	registerWALVFS()
+}
 
 // pcacheMethods is the page cache in use (pcache1, with rekey wrapped),
 // in C memory for as long as the process lives; 0 when it could not be

@@ -147,6 +147,11 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		// took 1.6%, with the writer's reads from the file still under 0.2%.
 		// (pcache.go now keeps the split from leaving that walk behind.)
 		wsource += "&_pragma=wal_autocheckpoint(0)&_pragma=cache_size(15000)"
+		if !walVFSErr {
+			// Its log's writes gathered (walvfs.go), which needs every
+			// commit to sync the log.
+			wsource += "&vfs=" + walVFS + "&_pragma=synchronous(FULL)"
+		}
 	}
 	db, err := sql.Open(driver, wsource)
 	if err != nil {
