@@ -34,19 +34,22 @@ type batchReq struct {
 const maxBatch = 128
 
 // writerGathering is how SQLite's writer waits for fuller commits under
-// load (see gathering): once 16 transactions queued during a commit, the
+// load (see gathering): once 8 transactions queued during a commit, the
 // next commit waits up to 10 ms for 128. At 1,000 bench users, where the
 // writer is the bottleneck, commits then hold about 15-19 transactions
 // instead of 8-9 (200-340 commits/s instead of 470-540). A commit writes
-// each page it changed once, whatever number of transactions changed it,
-// and walks the page cache after a page split (pcache1TruncateUnsafe):
+// each page it changed once, whatever number of transactions changed it:
 // the commit's share of purser's CPU fell from 11.6% to 6.9% in
 // profiles, and a turn writes about 2 KB less. At 300 users, where a
 // few queue during a commit, nothing waits: commits hold 1.3
 // transactions either way and the first token's p50 is unchanged
 // (docs/performance.md, "What a turn costs, seventh pass"; 4 ms for 64
-// before, third pass).
-var writerGathering = gathering{busy: 16, full: 128, wait: 10 * time.Millisecond}
+// before, third pass). The bar was 16 until the log's writes were
+// gathered (walvfs.go): the faster writer then saw fewer than 16 queued
+// more often, and committed 190-270 times a second instead of 150-190,
+// writing 29.5-31.1 KB a turn instead of 27-28; with 8, 152-158 times and
+// 25.7-28.8 KB (docs/performance.md, "twelfth pass").
+var writerGathering = gathering{busy: 8, full: 128, wait: 10 * time.Millisecond}
 
 func newBatcher(s *Store) *batcher {
 	b := &batcher{s: s, q: newQueue[*batchReq](maxBatch), metrics: newWriterMetrics()}
