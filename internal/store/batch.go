@@ -45,7 +45,7 @@ const maxBatch = 128
 // transactions either way and the first token's p50 is unchanged
 // (docs/performance.md, "What a turn costs, seventh pass"; 4 ms for 64
 // before, third pass). The bar was 16 until the log's writes were
-// gathered (walvfs.go): the faster writer then saw fewer than 16 queued
+// gathered (vfs.go): the faster writer then saw fewer than 16 queued
 // more often, and committed 190-270 times a second instead of 150-190,
 // writing 29.5-31.1 KB a turn instead of 27-28; with 8, 152-158 times and
 // 25.7-28.8 KB (docs/performance.md, "twelfth pass").

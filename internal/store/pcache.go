@@ -25,7 +25,7 @@ import (
 // so the highest number before the swap is the highest after it.
 func init() {
 	keepMaxKey()
-	registerWALVFS()
+	registerVFS()
 }
 
 // pcacheMethods is the page cache in use (pcache1, with rekey wrapped),

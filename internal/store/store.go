@@ -147,10 +147,10 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		// took 1.6%, with the writer's reads from the file still under 0.2%.
 		// (pcache.go now keeps the split from leaving that walk behind.)
 		wsource += "&_pragma=wal_autocheckpoint(0)&_pragma=cache_size(15000)"
-		if !walVFSErr {
-			// Its log's writes gathered (walvfs.go), which needs every
+		if !vfsFailed {
+			// Its log's writes gathered (vfs.go), which needs every
 			// commit to sync the log.
-			wsource += "&vfs=" + walVFS + "&_pragma=synchronous(FULL)"
+			wsource += "&vfs=" + purserVFS + "&_pragma=synchronous(FULL)"
 		}
 	}
 	db, err := sql.Open(driver, wsource)
@@ -171,7 +171,7 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		db.SetMaxOpenConns(1)
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxIdleTime(0)
-		if rdb, err = sql.Open(driver, source+"&_pragma=query_only(1)"+readerMmap); err != nil {
+		if rdb, err = sql.Open(driver, source+"&_pragma=query_only(1)"+readerMmap+readerVFS()); err != nil {
 			db.Close()
 			return nil, redact(fmt.Errorf("open %s store: %w", d.name, err), dsn)
 		}
@@ -255,6 +255,15 @@ const sqliteBusy = 5
 // vacuums it), so the map never reaches past its end. The writer keeps
 // its own page cache, which holds what it writes.
 const readerMmap = "&_pragma=mmap_size(1073741824)"
+
+// readerVFS has the readers keep their map of the file from one read to
+// the next while its size stays the same (vfs.go).
+func readerVFS() string {
+	if vfsFailed {
+		return ""
+	}
+	return "&vfs=" + purserVFS
+}
 
 // sqliteReaders is how many read-only connections SQLite has (the writer
 // is one more).
