@@ -23,10 +23,6 @@ import (
 // on one cache: A to the spare number, B to A, the spare number to B. No
 // page keeps the spare number afterwards and no other number was added,
 // so the highest number before the swap is the highest after it.
-func init() {
-	keepMaxKey()
-	registerVFS()
-}
 
 // pcacheMethods is the page cache in use (pcache1, with rekey wrapped),
 // in C memory for as long as the process lives; 0 when it could not be
@@ -65,9 +61,7 @@ func keepMaxKey() {
 	}
 	m := cMem[sqlite3.Tsqlite3_pcache_methods2](methods)
 	pcache1Rekey = m.FxRekey
-	m.FxRekey = *(*uintptr)(unsafe.Pointer(&struct {
-		f func(*libc.TLS, uintptr, uintptr, uint32, uint32)
-	}{rekeyKeepingMaxKey}))
+	m.FxRekey = cFunc(rekeyKeepingMaxKey)
 	if sqlite3.Xsqlite3_config(tls, sqlite3.SQLITE_CONFIG_PCACHE2, libc.VaList(va, methods)) != sqlite3.SQLITE_OK {
 		libc.Xfree(tls, methods)
 		return
@@ -86,7 +80,7 @@ func rekeyKeepingMaxKey(tls *libc.TLS, p, page uintptr, oldKey, newKey uint32) {
 		swaps.before[p] = c.FiMaxKey
 		swaps.Unlock()
 	}
-	(*(*func(*libc.TLS, uintptr, uintptr, uint32, uint32))(unsafe.Pointer(&struct{ uintptr }{pcache1Rekey})))(tls, p, page, oldKey, newKey)
+	goFunc[func(*libc.TLS, uintptr, uintptr, uint32, uint32)](pcache1Rekey)(tls, p, page, oldKey, newKey)
 	if oldKey != spare {
 		return
 	}
@@ -98,6 +92,3 @@ func rekeyKeepingMaxKey(tls *libc.TLS, p, page uintptr, oldKey, newKey uint32) {
 		c.FiMaxKey = max(before, newKey)
 	}
 }
-
-// cMem is the C memory at p seen as a T.
-func cMem[T any](p uintptr) *T { return *(**T)(unsafe.Pointer(&p)) }

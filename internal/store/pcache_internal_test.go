@@ -2,7 +2,6 @@ package store
 
 import (
 	"testing"
-	"unsafe"
 
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -23,11 +22,11 @@ func TestAPageSwapLeavesTheCachesHighestPageNumber(t *testing.T) {
 		t.Fatalf("sqlite3_initialize: %d", rc)
 	}
 	m := cMem[sqlite3.Tsqlite3_pcache_methods2](pcacheMethods)
-	create := *(*func(*libc.TLS, int32, int32, int32) uintptr)(unsafe.Pointer(&struct{ uintptr }{m.FxCreate}))
-	fetch := *(*func(*libc.TLS, uintptr, uint32, int32) uintptr)(unsafe.Pointer(&struct{ uintptr }{m.FxFetch}))
-	rekey := *(*func(*libc.TLS, uintptr, uintptr, uint32, uint32))(unsafe.Pointer(&struct{ uintptr }{m.FxRekey}))
-	truncate := *(*func(*libc.TLS, uintptr, uint32))(unsafe.Pointer(&struct{ uintptr }{m.FxTruncate}))
-	destroy := *(*func(*libc.TLS, uintptr))(unsafe.Pointer(&struct{ uintptr }{m.FxDestroy}))
+	create := goFunc[func(*libc.TLS, int32, int32, int32) uintptr](m.FxCreate)
+	fetch := goFunc[func(*libc.TLS, uintptr, uint32, int32) uintptr](m.FxFetch)
+	rekey := goFunc[func(*libc.TLS, uintptr, uintptr, uint32, uint32)](m.FxRekey)
+	truncate := goFunc[func(*libc.TLS, uintptr, uint32)](m.FxTruncate)
+	destroy := goFunc[func(*libc.TLS, uintptr)](m.FxDestroy)
 
 	const pageSize = sqlitePageSize
 	cache := create(tls, pageSize, 128, 1)

@@ -122,12 +122,6 @@ func registerVFS() {
 	}
 }
 
-// cFunc is Go function f as a C function pointer SQLite can call.
-func cFunc[F any](f F) uintptr { return *(*uintptr)(unsafe.Pointer(&struct{ f F }{f})) }
-
-// goFunc is C function pointer p as a Go function of type F.
-func goFunc[F any](p uintptr) F { return *(*F)(unsafe.Pointer(&struct{ uintptr }{p})) }
-
 // vfsOpen opens a file with the system's VFS; a log or a database file
 // gets this VFS's methods around the system's.
 func vfsOpen(tls *libc.TLS, vfs, name, file uintptr, flags int32, outFlags uintptr) int32 {
