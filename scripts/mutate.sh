@@ -185,7 +185,7 @@ mutant pg-frame-redelivery internal/store/inbox.go \
 
 # --- SQLite: a commit's log writes reach the file before its sync.
 mutant sqlite-log-sync internal/store/vfs.go \
-	'/^func vfsSync/,/^}/s/if rc := f.flush(tls); rc != sqlite3.SQLITE_OK {/if rc := int32(0); false \&\& rc != sqlite3.SQLITE_OK {/' \
+	'/^func vfsSync/,/^}/s/f, rc := flushed(tls, file)/f, rc := fileOf(file), int32(sqlite3.SQLITE_OK)/' \
 	./internal/store 'TestAStoreKilledWhileWriting|TestTheLogsWritesAreGathered'
 
 echo

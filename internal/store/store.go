@@ -147,11 +147,9 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		// took 1.6%, with the writer's reads from the file still under 0.2%.
 		// (pcache.go now keeps the split from leaving that walk behind.)
 		wsource += "&_pragma=wal_autocheckpoint(0)&_pragma=cache_size(15000)"
-		if !vfsFailed {
-			// Its log's writes gathered (vfs.go), which needs every
-			// commit to sync the log.
-			wsource += "&vfs=" + purserVFS + "&_pragma=synchronous(FULL)"
-		}
+		// Every commit syncs the log (SQLite's default, set here because
+		// purser's VFS gathers the log's writes until that sync).
+		wsource += "&_pragma=synchronous(FULL)" + vfsParam()
 	}
 	db, err := sql.Open(driver, wsource)
 	if err != nil {
@@ -171,7 +169,7 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 		db.SetMaxOpenConns(1)
 		db.SetMaxIdleConns(1)
 		db.SetConnMaxIdleTime(0)
-		if rdb, err = sql.Open(driver, source+"&_pragma=query_only(1)"+readerMmap+readerVFS()); err != nil {
+		if rdb, err = sql.Open(driver, source+"&_pragma=query_only(1)"+readerMmap+vfsParam()); err != nil {
 			db.Close()
 			return nil, redact(fmt.Errorf("open %s store: %w", d.name, err), dsn)
 		}
@@ -256,9 +254,10 @@ const sqliteBusy = 5
 // its own page cache, which holds what it writes.
 const readerMmap = "&_pragma=mmap_size(1073741824)"
 
-// readerVFS has the readers keep their map of the file from one read to
-// the next while its size stays the same (vfs.go).
-func readerVFS() string {
+// vfsParam has a connection open its files through purser's VFS (vfs.go):
+// the writer's log writes gathered, a reader's map of the file kept from
+// one read to the next while its size stays the same.
+func vfsParam() string {
 	if vfsFailed {
 		return ""
 	}

@@ -51,7 +51,8 @@ const walBufSize = 64 << 10
 type vfsFile struct {
 	inner   uintptr // the system's file object, vfsFileHead into SQLite's
 	methods *sqlite3.Tsqlite3_io_methods
-	buf     uintptr // a log's walBufSize bytes of C memory (0: a database)
+	log     bool    // a log, whose writes are gathered
+	buf     uintptr // walBufSize bytes of C memory, made at the log's first write
 	off     int64   // where buf's first byte goes in the file
 	n       int     // bytes gathered
 }
@@ -138,13 +139,7 @@ func vfsOpen(tls *libc.TLS, vfs, name, file uintptr, flags int32, outFlags uintp
 	if rc != sqlite3.SQLITE_OK || methods == 0 {
 		return rc
 	}
-	f := &vfsFile{inner: inner, methods: cMem[sqlite3.Tsqlite3_io_methods](methods)}
-	if log {
-		if f.buf = libc.Xmalloc(tls, walBufSize); f.buf == 0 {
-			goFunc[func(*libc.TLS, uintptr) int32](f.methods.FxClose)(tls, inner)
-			return sqlite3.SQLITE_NOMEM
-		}
-	}
+	f := &vfsFile{inner: inner, methods: cMem[sqlite3.Tsqlite3_io_methods](methods), log: log}
 	vfsFiles.Lock()
 	vfsFiles.open[file] = f
 	vfsFiles.Unlock()
@@ -159,6 +154,11 @@ func fileOf(file uintptr) *vfsFile {
 	return f
 }
 
+// write writes to f's file at once.
+func (f *vfsFile) write(tls *libc.TLS, data uintptr, amt int32, off int64) int32 {
+	return goFunc[func(*libc.TLS, uintptr, uintptr, int32, int64) int32](f.methods.FxWrite)(tls, f.inner, data, amt, off)
+}
+
 // flush writes what f gathered.
 func (f *vfsFile) flush(tls *libc.TLS) int32 {
 	if f.n == 0 {
@@ -167,13 +167,20 @@ func (f *vfsFile) flush(tls *libc.TLS) int32 {
 	n := f.n
 	f.n = 0
 	walCalls.written.Add(1)
-	return goFunc[func(*libc.TLS, uintptr, uintptr, int32, int64) int32](f.methods.FxWrite)(tls, f.inner, f.buf, int32(n), f.off)
+	return f.write(tls, f.buf, int32(n), f.off)
+}
+
+// flushed is the open file, once what it gathered is written: the
+// methods that could see the file call it first.
+func flushed(tls *libc.TLS, file uintptr) (*vfsFile, int32) {
+	f := fileOf(file)
+	return f, f.flush(tls)
 }
 
 func vfsWrite(tls *libc.TLS, file, data uintptr, amt int32, off int64) int32 {
 	f := fileOf(file)
-	if f.buf == 0 { // a database file
-		return goFunc[func(*libc.TLS, uintptr, uintptr, int32, int64) int32](f.methods.FxWrite)(tls, f.inner, data, amt, off)
+	if !f.log {
+		return f.write(tls, data, amt, off)
 	}
 	walCalls.gathered.Add(1)
 	if f.n > 0 && (off != f.off+int64(f.n) || f.n+int(amt) > walBufSize) {
@@ -183,7 +190,12 @@ func vfsWrite(tls *libc.TLS, file, data uintptr, amt int32, off int64) int32 {
 	}
 	if int(amt) > walBufSize {
 		walCalls.written.Add(1)
-		return goFunc[func(*libc.TLS, uintptr, uintptr, int32, int64) int32](f.methods.FxWrite)(tls, f.inner, data, amt, off)
+		return f.write(tls, data, amt, off)
+	}
+	if f.buf == 0 {
+		if f.buf = libc.Xmalloc(tls, walBufSize); f.buf == 0 {
+			return sqlite3.SQLITE_NOMEM
+		}
 	}
 	if f.n == 0 {
 		f.off = off
@@ -209,48 +221,48 @@ func vfsClose(tls *libc.TLS, file uintptr) int32 {
 }
 
 func vfsRead(tls *libc.TLS, file, data uintptr, amt int32, off int64) int32 {
-	f := fileOf(file)
-	if rc := f.flush(tls); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, uintptr, int32, int64) int32](f.methods.FxRead)(tls, f.inner, data, amt, off)
 }
 
 func vfsTruncate(tls *libc.TLS, file uintptr, size int64) int32 {
-	f := fileOf(file)
-	if rc := f.flush(tls); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, int64) int32](f.methods.FxTruncate)(tls, f.inner, size)
 }
 
 func vfsSync(tls *libc.TLS, file uintptr, flags int32) int32 {
-	f := fileOf(file)
-	if rc := f.flush(tls); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, int32) int32](f.methods.FxSync)(tls, f.inner, flags)
 }
 
 func vfsFileSize(tls *libc.TLS, file, size uintptr) int32 {
-	f := fileOf(file)
-	if rc := f.flush(tls); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, uintptr) int32](f.methods.FxFileSize)(tls, f.inner, size)
 }
 
 func vfsFileControl(tls *libc.TLS, file uintptr, op int32, arg uintptr) int32 {
-	f := fileOf(file)
-	if rc := f.flush(tls); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, int32, uintptr) int32](f.methods.FxFileControl)(tls, f.inner, op, arg)
 }
 
 func vfsFetch(tls *libc.TLS, file uintptr, off int64, amt int32, pp uintptr) int32 {
-	f := fileOf(file)
-	if rc := f.flush(tls); rc != sqlite3.SQLITE_OK {
+	f, rc := flushed(tls, file)
+	if rc != sqlite3.SQLITE_OK {
 		return rc
 	}
 	return goFunc[func(*libc.TLS, uintptr, int64, int32, uintptr) int32](f.methods.FxFetch)(tls, f.inner, off, amt, pp)
