@@ -267,7 +267,7 @@ func (in *Ingress) publishTurn(ctx context.Context, t contracts.UserTurn) (repea
 	if err != nil {
 		return false, err
 	}
-	payload, err := json.Marshal(t)
+	payload, err := json.Marshal(&t)
 	if err != nil {
 		return false, fmt.Errorf("encode turn: %w", err)
 	}

@@ -293,7 +293,7 @@ func (c *client) submit(ctx context.Context, clientID string, t contracts.UserTu
 	c.enqueue(slot)
 	filled := false
 	fill := func(f contracts.ServerFrame) {
-		if b, err := json.Marshal(f); err == nil {
+		if b, err := json.Marshal(&f); err == nil {
 			slot.data, slot.typ = b, f.Type
 		}
 		filled = true
@@ -354,7 +354,7 @@ func (c *client) sendError(id, code, msg string) {
 // sendFrame queues a reply of this socket's own (ack, pong, error): it is
 // never held back.
 func (c *client) sendFrame(f contracts.ServerFrame) {
-	b, err := json.Marshal(f)
+	b, err := json.Marshal(&f)
 	if err != nil {
 		return
 	}

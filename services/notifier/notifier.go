@@ -205,7 +205,7 @@ func (n *Notifier) HandleNotify(msg *message.Message) error {
 func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame contracts.ServerFrame, title string) (created bool, err error) {
 	ctx, span := n.tracer.Deliver(msg.Context(), frame.ConversationID, cmp.Or(frame.TurnID, msg.Metadata.Get(bus.HeaderCorrelation)), frame.Type)
 	defer func() { tracing.End(span, err, "") }()
-	stored, err := json.Marshal(frame)
+	stored, err := json.Marshal(&frame)
 	if err != nil {
 		return false, bus.Permanent(fmt.Errorf("encode frame: %w", err))
 	}
@@ -272,7 +272,7 @@ func (n *Notifier) publish(ctx context.Context, event *message.Message, tenant, 
 	if err != nil {
 		return bus.Permanent(err)
 	}
-	payload, err := json.Marshal(frame)
+	payload, err := json.Marshal(&frame)
 	if err != nil {
 		return bus.Permanent(fmt.Errorf("encode frame: %w", err))
 	}

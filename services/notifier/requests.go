@@ -186,7 +186,7 @@ func (n *Notifier) resume(ctx context.Context, tenant, user string, req contract
 		}
 		frame.Seq = f.Seq
 		n.withOutcome(ctx, tenant, &frame)
-		b, err := json.Marshal(frame)
+		b, err := json.Marshal(&frame)
 		if err != nil {
 			continue
 		}
@@ -425,7 +425,7 @@ func (n *Notifier) withSeqs(ctx context.Context, tenant string, stored []store.F
 		}
 		frame.Seq = f.Seq
 		n.withOutcome(ctx, tenant, &frame)
-		if b, err := json.Marshal(frame); err == nil {
+		if b, err := json.Marshal(&frame); err == nil {
 			out = append(out, b)
 		}
 	}

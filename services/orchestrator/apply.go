@@ -1,12 +1,14 @@
 package orchestrator
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/purser-ai/purser/internal/bus"
@@ -228,9 +230,12 @@ func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before
 		return nil, 0, err
 	}
 	conv.DeadlineAt = deadlineOf(next, o.cfg.ModelLease)
-	if conv.State, err = json.Marshal(next); err != nil {
+	buf := stateBufs.Get().(*bytes.Buffer)
+	defer putStateBuf(buf)
+	if err := json.NewEncoder(buf).Encode(&next); err != nil {
 		return nil, 0, bus.Permanent(fmt.Errorf("encode state: %w", err))
 	}
+	conv.State = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	now := o.now()
 	conv.UpdatedAt = now
 	changes := store.TurnChanges{Conversation: conv, Outbox: out, At: now}
@@ -254,6 +259,21 @@ func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before
 		o.metrics.proposals.WithLabelValues(c.To).Inc()
 	}
 	return out, version, nil
+}
+
+// stateBufs holds the buffers states are encoded into for their save. A
+// state's JSON (about 5 KB) is needed only until the save returns: the
+// store keeps a packed copy, or sends it to Postgres, and nothing else
+// holds it. json.Marshal would make a new copy of it, and of the State
+// value it was given, for every event.
+var stateBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putStateBuf gives buf back, unless a rare large state grew it.
+func putStateBuf(buf *bytes.Buffer) {
+	if buf.Cap() <= 256<<10 {
+		buf.Reset()
+		stateBufs.Put(buf)
+	}
 }
 
 // savedAs is what the stateCache keeps of conv once saved at version: its

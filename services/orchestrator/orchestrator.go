@@ -322,7 +322,7 @@ func (o *Orchestrator) streamTokens(ref convRef, eff Effects) {
 	}
 	f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(),
 		Token: &contracts.TokenBody{Text: eff.Stream}}
-	b, _ := json.Marshal(f)
+	b, _ := json.Marshal(&f)
 	_ = o.pub.Publish(subject, o.tokenMessage(turnID+"-tok-0", b, ref, turnID))
 }
 
@@ -350,7 +350,7 @@ func (o *Orchestrator) liveProgress(ref convRef, turnID string, eff Effects) {
 			}
 		}
 		f := contracts.ServerFrame{Type: p.FrameType(), ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(), Tool: &p}
-		b, err := json.Marshal(f)
+		b, err := json.Marshal(&f)
 		if err != nil {
 			continue
 		}
@@ -380,7 +380,7 @@ func (o *Orchestrator) tokenContext(ctx context.Context, ref convRef, s State, s
 		*streamed = true
 		f := contracts.ServerFrame{Type: contracts.FrameToken, ConversationID: ref.id, TurnID: turnID, At: o.now().UTC(),
 			Token: &contracts.TokenBody{Text: text, Index: index}}
-		b, _ := json.Marshal(f)
+		b, _ := json.Marshal(&f)
 		_ = o.pub.Publish(subject, o.tokenMessage(fmt.Sprintf("%s-tok-%d-%d", turnID, round, index), b, ref, turnID))
 		index++
 	})

@@ -440,7 +440,7 @@ func errResult(code, msg string) contracts.ToolResult {
 // (created is false): every answer to one call id is the same.
 func (r *Runner) remember(ctx context.Context, tx TxStore, req contracts.ToolRequest, res contracts.ToolResult, args any) (_ contracts.ToolResult, created bool, _ error) {
 	res.CallID, res.TurnID, res.Tool = req.CallID, req.TurnID, req.Tool
-	b, err := json.Marshal(res)
+	b, err := json.Marshal(&res)
 	if err != nil {
 		return res, false, bus.Permanent(err)
 	}
@@ -473,7 +473,7 @@ func (r *Runner) publish(ctx context.Context, req contracts.ToolRequest, res con
 	if err != nil {
 		return bus.Permanent(err)
 	}
-	payload, err := json.Marshal(res)
+	payload, err := json.Marshal(&res)
 	if err != nil {
 		return bus.Permanent(err)
 	}
