@@ -102,7 +102,7 @@ func (b *batcher) commit(batch []*batchReq) {
 		answer(fmt.Errorf("begin: %w", err))
 		return
 	}
-	child := &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, tx: true, d: s.d, now: s.now, path: s.path,
+	child := &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, txStmts: &txStmts{}, tx: true, d: s.d, now: s.now, path: s.path,
 		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats, shared: true}
 	ok := 0
 	for _, r := range batch {

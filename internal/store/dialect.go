@@ -314,7 +314,7 @@ func (s *Store) target(ctx context.Context, q string, read bool) querier {
 	switch {
 	case s.tx:
 		if st := s.wstmts.lookup(s.d.rebind(q)); st != nil {
-			return stmtQuerier{s.sqlTx.StmtContext(ctx, st)}
+			return stmtQuerier{s.txStmts.get(ctx, s.sqlTx, st)}
 		}
 		return s.q
 	case read:

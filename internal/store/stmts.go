@@ -100,6 +100,31 @@ func (c *stmtCache) close() {
 	c.m = nil
 }
 
+// txStmts are a transaction's own statements of the writer's prepared
+// ones. database/sql makes a new one each time a statement is given to a
+// transaction (Tx.StmtContext); a batch of the writer's runs the same
+// few (its savepoints above all) again for each of its transactions, so
+// each is made once a transaction here. They end with it.
+type txStmts struct {
+	mu sync.Mutex
+	m  map[*sql.Stmt]*sql.Stmt
+}
+
+// get returns tx's statement of st.
+func (c *txStmts) get(ctx context.Context, tx *sql.Tx, st *sql.Stmt) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.m[st]; ok {
+		return t
+	}
+	t := tx.StmtContext(ctx, st)
+	if c.m == nil {
+		c.m = make(map[*sql.Stmt]*sql.Stmt, 16)
+	}
+	c.m[st] = t
+	return t
+}
+
 // stmtQuerier runs a prepared statement, ignoring the query text it is
 // given (the same text it was prepared from).
 type stmtQuerier struct{ st *sql.Stmt }

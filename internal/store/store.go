@@ -49,10 +49,13 @@ type Store struct {
 	rdb   *sql.DB // reads outside transactions; on SQLite a pool of read-only connections
 	q     querier // db, or the transaction of an InTx callback
 	sqlTx *sql.Tx // the transaction of an InTx callback
-	tx    bool
-	d     dialect
-	now   func() time.Time
-	path  string // SQLite file
+	// txStmts are the writer's prepared statements made for sqlTx, each
+	// once a transaction.
+	txStmts *txStmts
+	tx      bool
+	d       dialect
+	now     func() time.Time
+	path    string // SQLite file
 	// wstmts and rstmts keep statements prepared once (SQLite, where
 	// parsing SQL again for every statement costs more than running it).
 	wstmts, rstmts *stmtCache
@@ -371,7 +374,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer s.wstmts.prepareWanted(ctx) // after commit or rollback: the connection is free again
-	child := &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, tx: true, d: s.d, now: s.now, path: s.path,
+	child := &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, txStmts: &txStmts{}, tx: true, d: s.d, now: s.now, path: s.path,
 		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats}
 	if err := fn(child); err != nil {
 		_ = tx.Rollback()
