@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -38,6 +40,32 @@ func (d dialect) rebind(q string) string {
 	if !d.dollarArgs {
 		return q
 	}
+	if r, ok := rebound.Load(q); ok {
+		return r.(string)
+	}
+	r := dollarArgs(q)
+	if rebound.n.Load() < maxRebound {
+		if _, loaded := rebound.LoadOrStore(q, r); !loaded {
+			rebound.n.Add(1)
+		}
+	}
+	return r
+}
+
+// rebound keeps the queries rebind rewrote: a Postgres statement was
+// rewritten twice each time it ran (to find its prepared statement, then
+// to run it), a new string each time. The package's queries are
+// constants or built from a few shapes, so a bound is never reached in
+// practice; past it, queries are rewritten each time as before.
+var rebound struct {
+	sync.Map
+	n atomic.Int64
+}
+
+const maxRebound = 4096
+
+// dollarArgs numbers q's placeholders: $1, $2, ...
+func dollarArgs(q string) string {
 	var b strings.Builder
 	b.Grow(len(q) + 16)
 	n := 0
@@ -312,6 +340,14 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 // statement kept for the next time.
 func (s *Store) target(ctx context.Context, q string, read bool) querier {
 	switch {
+	case s.wstmts == nil && s.rstmts == nil: // Postgres: pgx keeps its own
+		switch {
+		case s.tx:
+			return s.q
+		case read:
+			return s.rdb
+		}
+		return s.db
 	case s.tx:
 		if st := s.wstmts.lookup(s.d.rebind(q)); st != nil {
 			return stmtQuerier{s.txStmts.get(ctx, s.sqlTx, st)}
