@@ -232,10 +232,10 @@ func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before
 	conv.DeadlineAt = deadlineOf(next, o.cfg.ModelLease)
 	buf := stateBufs.Get().(*bytes.Buffer)
 	defer putStateBuf(buf)
-	if err := json.NewEncoder(buf).Encode(&next); err != nil {
+	if err := encodeState(buf, &next); err != nil {
 		return nil, 0, bus.Permanent(fmt.Errorf("encode state: %w", err))
 	}
-	conv.State = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	conv.State = buf.Bytes()
 	now := o.now()
 	conv.UpdatedAt = now
 	changes := store.TurnChanges{Conversation: conv, Outbox: out, At: now}
@@ -264,8 +264,7 @@ func (o *Orchestrator) save(ctx context.Context, conv store.Conversation, before
 // stateBufs holds the buffers states are encoded into for their save. A
 // state's JSON (about 5 KB) is needed only until the save returns: the
 // store keeps a packed copy, or sends it to Postgres, and nothing else
-// holds it. json.Marshal would make a new copy of it, and of the State
-// value it was given, for every event.
+// holds it.
 var stateBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // putStateBuf gives buf back, unless a rare large state grew it.
