@@ -10,14 +10,15 @@
 # to a server, each run gets a fresh database of its own on it.
 #
 # It prints each run's CPU a turn, the baseline's, their ratio, turns a
-# second and bytes written a turn, then each build's medians. One run
-# tells little: on a shared two-core machine the same binary's CPU a turn
-# moves by a quarter from one run to the next. Full outputs go to
-# $BENCH_PAIRS_LOG (default bench-pairs.log in the current folder).
+# second, bytes written a turn and bytes allocated a turn (purser's run),
+# then each build's medians. One run tells little: on a shared two-core
+# machine the same binary's CPU a turn moves by a quarter from one run to
+# the next. Full outputs go to $BENCH_PAIRS_LOG (default bench-pairs.log
+# in the current folder).
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 fi
 rounds=$1 old=$(realpath "$2") new=$(realpath "$3")
@@ -49,12 +50,15 @@ run() { # label binary
   tps=$(sed -nE 's/^purser .*= *([0-9.]+) turns\/s.*/\1/p' <<<"$out" | head -1)
   kb=$(sed -nE 's/.*written to storage a turn: ([0-9.]+) KB by this process(, [0-9.]+ KB of Postgres WAL, ([0-9.]+) KB in all)?.*/\1 \3/p' <<<"$out" |
     awk '{print ($2 != "" ? $2 : $1)}')
+  # purser's own line (the first): "...; 131.2 KB a turn allocated, ..."
+  alloc=$(sed -nE 's/.*; ([0-9.]+) KB a turn allocated.*/\1/p' <<<"$out" | head -1)
+  alloc=${alloc:--}
   if [ -z "$cpu" ] || [ -z "$ratio" ]; then
     echo "$1: no cost line in the bench's output (see $log)" >&2
     exit 1
   fi
-  printf '%-4s cpu %s ms  baseline %s ms  ratio %sx  %s turns/s  %s KB\n' "$1" "$cpu" "$base" "$ratio" "$tps" "$kb"
-  echo "$1 $cpu $base $ratio $tps $kb" >>"$results"
+  printf '%-4s cpu %s ms  baseline %s ms  ratio %sx  %s turns/s  %s KB  %s KB allocated\n' "$1" "$cpu" "$base" "$ratio" "$tps" "$kb" "$alloc"
+  echo "$1 $cpu $base $ratio $tps $kb $alloc" >>"$results"
 }
 
 for i in $(seq 1 "$rounds"); do
@@ -63,8 +67,8 @@ done
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR % 2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 for b in old new; do
-  printf '%s median of %d: cpu %s ms  baseline %s ms  ratio %sx  %s turns/s  %s KB\n' "$b" "$rounds" \
+  printf '%s median of %d: cpu %s ms  baseline %s ms  ratio %sx  %s turns/s  %s KB  %s KB allocated\n' "$b" "$rounds" \
     "$(awk -v b=$b '$1==b {print $2}' "$results" | median)" "$(awk -v b=$b '$1==b {print $3}' "$results" | median)" \
     "$(awk -v b=$b '$1==b {print $4}' "$results" | median)" "$(awk -v b=$b '$1==b {print $5}' "$results" | median)" \
-    "$(awk -v b=$b '$1==b {print $6}' "$results" | median)"
+    "$(awk -v b=$b '$1==b {print $6}' "$results" | median)" "$(awk -v b=$b '$1==b {print $7}' "$results" | median)"
 done

@@ -46,6 +46,10 @@ func TestRunAgainstTheBaseline(t *testing.T) {
 	if !strings.Contains(out.String(), "ms a turn in this process") {
 		t.Fatalf("report:\n%s", out.String())
 	}
+	// And what it allocated: the turns' messages at least.
+	if res.Allocated < int64(res.Turns)*512 || !strings.Contains(out.String(), "KB a turn allocated") {
+		t.Fatalf("allocated %d bytes for %d turns; report:\n%s", res.Allocated, res.Turns, out.String())
+	}
 	// So is what the process wrote to storage, where the system says.
 	if _, err := os.Stat("/proc/self/io"); err == nil {
 		if res.Written < 0 || !strings.Contains(out.String(), "KB a turn written to storage") {

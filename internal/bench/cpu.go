@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"runtime/metrics"
 	"syscall"
 	"time"
 
@@ -32,4 +33,19 @@ func processWritten() (int64, bool) {
 		return 0, false
 	}
 	return int64(io.WriteBytes) - io.CancelledWriteBytes, true
+}
+
+// processAllocated is how many bytes this process has allocated on the
+// heap so far, and how many garbage collections it has run (read from
+// runtime/metrics, which stops nothing, unlike runtime.ReadMemStats).
+func processAllocated() (bytes, gcs int64) {
+	samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(samples)
+	if samples[0].Value.Kind() == metrics.KindUint64 {
+		bytes = int64(samples[0].Value.Uint64())
+	}
+	if samples[1].Value.Kind() == metrics.KindUint64 {
+		gcs = int64(samples[1].Value.Uint64())
+	}
+	return bytes, gcs
 }

@@ -80,6 +80,11 @@ type Result struct {
 	// Written is what this process caused to be written to storage
 	// meanwhile, in bytes; -1 where the system cannot say.
 	Written int64
+	// Allocated is what this process allocated on the heap meanwhile, in
+	// bytes, and GCs the garbage collections it ran: what the collector's
+	// share of CPU follows. Both count the bench's own clients too.
+	Allocated int64
+	GCs       int64
 }
 
 // TurnsPerSecond is the served rate.
@@ -145,6 +150,7 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	}
 	rec := &recorder{}
 	start, cpu := time.Now(), ProcessCPU()
+	allocated, gcs := processAllocated()
 	written, canWrite := processWritten()
 	stopAt := start.Add(opts.Duration)
 	var wg sync.WaitGroup
@@ -204,6 +210,8 @@ func Run(ctx context.Context, opts Options) (Result, error) {
 	if now, ok := processWritten(); ok && canWrite {
 		res.Written = now - written
 	}
+	nowAllocated, nowGCs := processAllocated()
+	res.Allocated, res.GCs = nowAllocated-allocated, nowGCs-gcs
 	return res, ctx.Err()
 }
 
@@ -350,6 +358,10 @@ func Report(w io.Writer, name string, r Result) {
 			100*r.CPU.Seconds()/r.Elapsed.Seconds(), runtime.NumCPU())
 		if r.Written >= 0 {
 			fmt.Fprintf(w, "; %.1f KB a turn written to storage", float64(r.Written)/float64(r.Turns)/1024)
+		}
+		if r.Allocated > 0 {
+			fmt.Fprintf(w, "; %.1f KB a turn allocated, %.1f GCs a second", float64(r.Allocated)/float64(r.Turns)/1024,
+				float64(r.GCs)/r.Elapsed.Seconds())
 		}
 		fmt.Fprintln(w)
 	}
