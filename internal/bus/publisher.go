@@ -35,14 +35,13 @@ func NewPublisher(nc *nats.Conn, js jetstream.JetStream) *Publisher {
 func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
 	core := strings.HasPrefix(topic, "purser.deliver.")
 	for _, m := range msgs {
-		nm := toNATS(topic, m)
+		nm := toNATS(topic, m, !core)
 		if core {
 			if err := p.nc.PublishMsg(nm); err != nil {
 				return fmt.Errorf("publish %s: %w", topic, err)
 			}
 			continue
 		}
-		nm.Header.Set(HeaderMsgID, m.UUID)
 		ctx, cancel := context.WithTimeout(m.Context(), publishTimeout)
 		_, err := p.js.PublishMsg(ctx, nm)
 		cancel()
@@ -57,8 +56,7 @@ func (p *Publisher) Publish(topic string, msgs ...*message.Message) error {
 // stream dropped it as a duplicate of an earlier message with the same id
 // (within the stream's duplicate window).
 func (p *Publisher) PublishDedup(topic string, m *message.Message) (duplicate bool, err error) {
-	nm := toNATS(topic, m)
-	nm.Header.Set(HeaderMsgID, m.UUID)
+	nm := toNATS(topic, m, true)
 	ctx, cancel := context.WithTimeout(m.Context(), publishTimeout)
 	defer cancel()
 	ack, err := p.js.PublishMsg(ctx, nm)
@@ -71,14 +69,23 @@ func (p *Publisher) PublishDedup(topic string, m *message.Message) (duplicate bo
 // Close does nothing: the connection belongs to the caller.
 func (p *Publisher) Close() error { return nil }
 
-func toNATS(subject string, m *message.Message) *nats.Msg {
-	nm := nats.NewMsg(subject)
-	nm.Data = m.Payload
+// toNATS makes m a NATS message on subject, its metadata the headers (but
+// the subscriber's own), with Nats-Msg-Id its UUID when withID (a
+// stream's message). The headers' values share one array: a header set
+// one by one is a slice each, seven or so a message.
+func toNATS(subject string, m *message.Message, withID bool) *nats.Msg {
+	h := make(nats.Header, len(m.Metadata)+1)
+	vals := make([]string, 0, len(m.Metadata)+1)
 	for k, v := range m.Metadata {
 		if strings.HasPrefix(k, metaPrefix) || k == metaLastError || k == HeaderMsgID {
 			continue
 		}
-		nm.Header.Set(k, v)
+		vals = append(vals, v)
+		h[k] = vals[len(vals)-1 : len(vals) : len(vals)]
 	}
-	return nm
+	if withID {
+		vals = append(vals, m.UUID)
+		h[HeaderMsgID] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	return &nats.Msg{Subject: subject, Data: m.Payload, Header: h}
 }
