@@ -196,7 +196,11 @@ func (s State) withApplied(id string, now time.Time) State {
 // of the conversation, and written with it, so it holds no more history
 // than the next prompt shows.
 func (s State) withHistory(e ...Entry) State {
-	s.History = append(slices.Clone(s.History), e...)
+	// A copy with room for e: a clone of its own length would be copied
+	// again by the append.
+	h := make([]Entry, len(s.History), len(s.History)+len(e))
+	copy(h, s.History)
+	s.History = append(h, e...)
 	if from := historyNeeded(s.History); from > 0 {
 		s.History = s.History[from:]
 		s.Earlier = true
