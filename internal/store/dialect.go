@@ -337,29 +337,23 @@ func (s *Store) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 
 // target is where statement q runs: the transaction, the readers (a
 // SELECT outside a transaction) or the writer; on SQLite a prepared
-// statement kept for the next time.
+// statement kept for the next time. Only SQLite keeps statements (pgx
+// keeps its own), and its placeholders stay as written, so q is looked up
+// as it is.
 func (s *Store) target(ctx context.Context, q string, read bool) querier {
 	switch {
-	case s.wstmts == nil && s.rstmts == nil: // Postgres: pgx keeps its own
-		switch {
-		case s.tx:
-			return s.q
-		case read:
-			return s.rdb
-		}
-		return s.db
 	case s.tx:
-		if st := s.wstmts.lookup(s.d.rebind(q)); st != nil {
+		if st := s.wstmts.lookup(q); st != nil {
 			return stmtQuerier{s.txStmts.get(ctx, s.sqlTx, st)}
 		}
 		return s.q
 	case read:
-		if st := s.rstmts.get(ctx, s.d.rebind(q)); st != nil {
+		if st := s.rstmts.get(ctx, q); st != nil {
 			return stmtQuerier{st}
 		}
 		return s.rdb
 	default:
-		if st := s.wstmts.get(ctx, s.d.rebind(q)); st != nil {
+		if st := s.wstmts.get(ctx, q); st != nil {
 			return stmtQuerier{st}
 		}
 		return s.db
