@@ -102,8 +102,7 @@ func (b *batcher) commit(batch []*batchReq) {
 		answer(fmt.Errorf("begin: %w", err))
 		return
 	}
-	child := &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, txStmts: &txStmts{}, tx: true, d: s.d, now: s.now, path: s.path,
-		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats, shared: true}
+	child := s.inTx(tx, true)
 	ok := 0
 	for _, r := range batch {
 		if err := r.ctx.Err(); err != nil {

@@ -374,8 +374,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer s.wstmts.prepareWanted(ctx) // after commit or rollback: the connection is free again
-	child := &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, txStmts: &txStmts{}, tx: true, d: s.d, now: s.now, path: s.path,
-		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats}
+	child := s.inTx(tx, false)
 	if err := fn(child); err != nil {
 		_ = tx.Rollback()
 		return err
@@ -385,6 +384,13 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	}
 	s.stats.commits.Add(1)
 	return nil
+}
+
+// inTx is s for the statements of tx: an InTx callback's, or, shared,
+// one of a batch's transactions on the writer.
+func (s *Store) inTx(tx *sql.Tx, shared bool) *Store {
+	return &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, txStmts: &txStmts{}, tx: true, d: s.d, now: s.now, path: s.path,
+		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats, shared: shared}
 }
 
 // orNow returns t in UTC, or the store's clock when t is zero.
