@@ -43,10 +43,18 @@ type Headers struct {
 // a republished copy.
 func NewMessage(id string, payload []byte, h Headers) *message.Message {
 	m := message.NewMessage(id, payload)
-	m.Metadata = make(message.Metadata, 8) // the six below, and the publisher's own
+	m.Metadata = HeaderMap(id, h, 2) // and the publisher's own
+	return m
+}
+
+// HeaderMap is the metadata NewMessage gives a message of id with h (the
+// headers it is published with, but Nats-Msg-Id), with room for extra
+// more: the headers an outbox row keeps, without a message built for them.
+func HeaderMap(id string, h Headers, extra int) map[string]string {
+	md := make(map[string]string, 6+extra)
 	set := func(k, v string) {
 		if v != "" {
-			m.Metadata.Set(k, v)
+			md[k] = v
 		}
 	}
 	set(HeaderType, h.Type)
@@ -58,7 +66,7 @@ func NewMessage(id string, payload []byte, h Headers) *message.Message {
 		h.Traceparent = Traceparent(h.Correlation, id)
 	}
 	set(HeaderTraceparent, h.Traceparent)
-	return m
+	return md
 }
 
 // Traceparent derives a W3C traceparent: the trace from the correlation id

@@ -73,6 +73,7 @@ func (r *Relay) Publish(ctx context.Context, msgs []store.OutboxMessage) error {
 	var err error
 	for _, m := range msgs {
 		wm := message.NewMessage(m.ID, m.Payload)
+		wm.Metadata = make(message.Metadata, len(m.Headers)) // never grown while set
 		for k, v := range m.Headers {
 			wm.Metadata.Set(k, v)
 		}

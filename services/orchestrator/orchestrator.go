@@ -292,11 +292,7 @@ func (o *Orchestrator) outbox(tenant, user, convID, turnID string, outputs []Out
 		if err != nil {
 			return nil, bus.Permanent(fmt.Errorf("encode %s: %w", op.Type, err))
 		}
-		msg := bus.NewMessage(op.ID, payload, bus.Headers{Type: op.Type, Tenant: tenant, User: user, Conversation: convID, Correlation: correlation})
-		headers := make(map[string]string, len(msg.Metadata)+1)
-		for k, v := range msg.Metadata {
-			headers[k] = v
-		}
+		headers := bus.HeaderMap(op.ID, bus.Headers{Type: op.Type, Tenant: tenant, User: user, Conversation: convID, Correlation: correlation}, 1)
 		headers[bus.HeaderCreatedAt] = now.Format(time.RFC3339Nano)
 		out = append(out, store.OutboxMessage{ID: op.ID, Subject: subject, Headers: headers, Payload: payload, CreatedAt: now})
 	}
