@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -251,7 +252,7 @@ func (s *Store) outboxArgs(out []OutboxMessage) ([]any, error) {
 		}
 		var headers json.RawMessage
 		if len(m.Headers) > 0 {
-			b, err := json.Marshal(m.Headers)
+			b, err := encodeHeaders(m.Headers)
 			if err != nil {
 				return nil, fmt.Errorf("append outbox: %w", err)
 			}
@@ -264,6 +265,53 @@ func (s *Store) outboxArgs(out []OutboxMessage) ([]any, error) {
 		args = append(args, m.ID, m.Subject, jsonArg(headers), blobArg(m.Payload), s.d.ts(s.orNow(m.CreatedAt)))
 	}
 	return args, nil
+}
+
+// encodeHeaders is json.Marshal(h), the same bytes, written directly
+// when every key and value is printable ASCII that JSON writes as it is
+// (a message's headers are ids, names and times): json.Marshal sorts and
+// escapes through reflection, for each of the messages a turn stores.
+// Anything else goes to json.Marshal.
+func encodeHeaders(h map[string]string) ([]byte, error) {
+	var keys [16]string
+	if len(h) > len(keys) {
+		return json.Marshal(h)
+	}
+	ks, size := keys[:0], 2
+	for k, v := range h {
+		if !plainJSON(k) || !plainJSON(v) {
+			return json.Marshal(h)
+		}
+		ks = append(ks, k)
+		size += len(k) + len(v) + 6
+	}
+	slices.Sort(ks)
+	b := make([]byte, 0, size)
+	b = append(b, '{')
+	for i, k := range ks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, '"', ':', '"')
+		b = append(b, h[k]...)
+		b = append(b, '"')
+	}
+	return append(b, '}'), nil
+}
+
+// plainJSON reports whether json.Marshal writes s between quotes as it
+// is: printable ASCII but the quote, the backslash and the three it
+// escapes for HTML (<, > and &).
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // PendingOutbox returns up to limit unpublished messages, oldest first.
