@@ -5,6 +5,9 @@ export GOTOOLCHAIN := local
 ## as fast on a conversation's state (-bench StateCodec ./services/orchestrator).
 ## A plain `go build` still works, with the older implementation.
 export GOEXPERIMENT ?= jsonv2
+## Builds name files by module path, not by folder: a second checkout (a worktree, CI's clean clone)
+## then finds the packages it shares with the first in the build cache instead of compiling them again.
+export GOFLAGS ?= -trimpath
 
 .PHONY: run test test-env test-deploy test-traces build vet bench fuzz tidy-check chaos chaos-nats chaos-cluster mutate
 
