@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 	"github.com/nats-io/nats.go"
@@ -45,8 +44,7 @@ func NewRouterMetrics(reg prometheus.Registerer) *RouterMetrics {
 // panic becomes an error; the service keeps serving). Dead-lettering sits
 // outside retry, or retry would never run.
 func NewRouter(service string, pub message.Publisher, log *slog.Logger, m *RouterMetrics) (*message.Router, error) {
-	logger := watermill.NewSlogLoggerWithLevelMapping(log, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
-	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: 20 * time.Second}, logger)
+	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: 20 * time.Second}, newRouterLogger(log))
 	if err != nil {
 		return nil, err
 	}
