@@ -103,6 +103,7 @@ func (b *batcher) commit(batch []*batchReq) {
 		return
 	}
 	child := s.inTx(tx, true)
+	defer child.ended.run() // after the answers: a caller that reads in between only reads again later
 	ok := 0
 	for _, r := range batch {
 		if err := r.ctx.Err(); err != nil {

@@ -35,6 +35,7 @@ func (s *Store) GetUserSettings(ctx context.Context, tenantID, userID string) (U
 func (s *Store) PutUserSettings(ctx context.Context, u UserSettings) (UserSettings, error) {
 	var out UserSettings
 	err := s.InTx(ctx, func(tx *Store) error {
+		tx.settingsChanging(u.TenantID, u.UserID)
 		cur, err := tx.GetUserSettings(ctx, u.TenantID, u.UserID)
 		if err != nil {
 			return err

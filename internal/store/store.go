@@ -68,6 +68,11 @@ type Store struct {
 	// its statements ignore cancellation, since SQLite answers an
 	// interrupted write by rolling back the whole transaction.
 	shared bool
+	// epochs are SQLite's settings epochs (epochs.go); nil on Postgres.
+	epochs *settingsEpochs
+	// ended runs once the transaction of an InTx callback's Store has
+	// ended; nil outside one.
+	ended *txEnd
 }
 
 // Option configures Open.
@@ -203,6 +208,7 @@ func open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 			s.rgate = newReadGate(sqliteReaders)
 		}
 		s.batch = newBatcher(s)
+		s.epochs = newSettingsEpochs()
 	} else {
 		s.pipe = newPipe(db, s.stats)
 	}
@@ -375,6 +381,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 	}
 	defer s.wstmts.prepareWanted(ctx) // after commit or rollback: the connection is free again
 	child := s.inTx(tx, false)
+	defer child.ended.run()
 	if err := fn(child); err != nil {
 		_ = tx.Rollback()
 		return err
@@ -390,7 +397,7 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 // one of a batch's transactions on the writer.
 func (s *Store) inTx(tx *sql.Tx, shared bool) *Store {
 	return &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, txStmts: &txStmts{}, tx: true, d: s.d, now: s.now, path: s.path,
-		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats, shared: shared}
+		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats, shared: shared, epochs: s.epochs, ended: &txEnd{}}
 }
 
 // orNow returns t in UTC, or the store's clock when t is zero.

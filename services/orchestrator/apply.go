@@ -27,13 +27,21 @@ type convRef struct {
 // apply applies ev to a conversation exactly once, trying again on the
 // fresh state when another replica changed the conversation meanwhile.
 // An event within a turn (a tool's result, a model's decision) starts
-// from the state this process kept, unread (see stateCache); any other,
-// or a retry, reads the conversation first.
+// from the state this process kept, unread (see stateCache); so does a
+// new turn while the store can say that the user's settings did not
+// change since they were read (a SQLite store, which one process owns).
+// Any other event, or a retry, reads the conversation first.
 func (o *Orchestrator) apply(ctx context.Context, ref convRef, ev Event) error {
-	trust := withinTurn(ev)
+	use := readFirst
+	switch {
+	case withinTurn(ev):
+		use = takeKept
+	case ev.Kind == EvTurn:
+		use = takeKeptIfSettings
+	}
 	for attempt := 1; ; attempt++ {
-		err := o.applyOnce(ctx, ref, ev, trust)
-		trust = false
+		err := o.applyOnce(ctx, ref, ev, use)
+		use = readFirst
 		if errors.Is(err, errUnread) {
 			continue // once: the next attempt reads
 		}
@@ -42,6 +50,22 @@ func (o *Orchestrator) apply(ctx context.Context, ref convRef, ev Event) error {
 		}
 	}
 }
+
+// keptUse is how an event's load may take the state this process kept.
+type keptUse int
+
+const (
+	// readFirst reads the conversation, taking the kept state only while
+	// the stored version is the kept one.
+	readFirst keptUse = iota
+	// takeKept takes the kept state unread.
+	takeKept
+	// takeKeptIfSettings takes the kept state unread while the user's
+	// settings are known to be those kept with it (Store.SettingsEpoch).
+	// The conversation itself needs no read for that: its save is made
+	// at the kept version, and fails if anything else saved it since.
+	takeKeptIfSettings
+)
 
 // withinTurn reports whether ev may start from the kept state without
 // reading the conversation: a tool's result or a model's decision, which
@@ -68,8 +92,8 @@ var errUnread = errors.New("dropped by a state not read")
 // before it is stored, and the message is acked only after this returns
 // nil. A conversation another replica changed since the load returns
 // store.ErrConflict and stores nothing.
-func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event, trust bool) error {
-	conv, settings, state, unread, err := o.load(ctx, ref, trust)
+func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event, use keptUse) error {
+	conv, settings, epoch, state, unread, err := o.load(ctx, ref, use)
 	if err != nil {
 		return err
 	}
@@ -103,7 +127,7 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event, tru
 		return err
 	}
 	stored = true
-	o.states.put(ref, cachedState{conv: savedAs(conv, version), settings: settings, state: next})
+	o.states.put(ref, cachedState{conv: savedAs(conv, version), settings: settings, epoch: epoch, state: next})
 	if err := o.failAt("saved"); err != nil {
 		return err
 	}
@@ -123,33 +147,48 @@ func (o *Orchestrator) applyOnce(ctx context.Context, ref convRef, ev Event, tru
 
 // load reads a conversation, with the settings of the user it belongs to,
 // and decodes its state, or takes the state this process saved last while
-// it is still the stored one (stateCache). With trust, the kept state is
-// taken unread (unread reports it): its save then fails with
-// store.ErrConflict if another replica changed the conversation since.
-// A conversation never stored is an empty one (Version 0, and no settings
-// read).
-func (o *Orchestrator) load(ctx context.Context, ref convRef, trust bool) (_ store.Conversation, _ store.UserSettings, _ State, unread bool, _ error) {
+// it is still the stored one (stateCache). With takeKept, or
+// takeKeptIfSettings while the user's settings epoch is the one kept, the
+// kept state is taken unread (unread reports it): its save then fails
+// with store.ErrConflict if another replica changed the conversation
+// since. epoch is the settings epoch taken before the settings were read
+// (or kept with them). A conversation never stored is an empty one
+// (Version 0, and no settings read).
+func (o *Orchestrator) load(ctx context.Context, ref convRef, use keptUse) (_ store.Conversation, _ store.UserSettings, epoch settingsEpoch, _ State, unread bool, _ error) {
 	kept, ok := o.states.take(ref)
-	if ok && trust {
-		return kept.conv, kept.settings, kept.state, true, nil
+	if ok && (use == takeKept || use == takeKeptIfSettings && o.settingsEpoch(ref) == kept.epoch && kept.epoch.known) {
+		return kept.conv, kept.settings, kept.epoch, kept.state, true, nil
 	}
+	epoch = o.settingsEpoch(ref) // before the read: a change after it moves it on
 	conv, settings, err := o.store.LoadConversationIfChanged(ctx, ref.tenant, ref.user, ref.id, kept.conv.Version)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		conv = store.Conversation{TenantID: ref.tenant, UserID: ref.user, ConversationID: ref.id}
 	case err != nil:
-		return conv, settings, State{}, false, fmt.Errorf("load conversation: %w", err)
+		return conv, settings, epoch, State{}, false, fmt.Errorf("load conversation: %w", err)
 	}
 	if ok && conv.Version == kept.conv.Version && conv.State == nil {
-		return conv, settings, kept.state, false, nil
+		return conv, settings, epoch, kept.state, false, nil
 	}
 	var state State
 	if len(conv.State) > 0 {
 		if err := json.Unmarshal(conv.State, &state); err != nil {
-			return conv, settings, State{}, false, bus.Permanent(fmt.Errorf("conversation %s state: %w", ref.id, err))
+			return conv, settings, epoch, State{}, false, bus.Permanent(fmt.Errorf("conversation %s state: %w", ref.id, err))
 		}
 	}
-	return conv, settings, state, false, nil
+	return conv, settings, epoch, state, false, nil
+}
+
+// settingsEpoch is the user's settings epoch as the store gives it
+// (Store.SettingsEpoch); known is false where the store gives none.
+type settingsEpoch struct {
+	n     uint64
+	known bool
+}
+
+func (o *Orchestrator) settingsEpoch(ref convRef) settingsEpoch {
+	n, known := o.store.SettingsEpoch(ref.tenant, ref.user)
+	return settingsEpoch{n, known}
 }
 
 // stillStored makes sure that version is still the conversation's stored

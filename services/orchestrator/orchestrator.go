@@ -36,6 +36,9 @@ type Store interface {
 	AppendOutbox(ctx context.Context, out []store.OutboxMessage) error
 	DueConversations(ctx context.Context, now time.Time, limit int) ([]store.Conversation, error)
 	GetUserSettings(ctx context.Context, tenantID, userID string) (store.UserSettings, error)
+	// SettingsEpoch moves on whenever the user's settings may have
+	// changed, where the store can tell (ok); see store.Store.SettingsEpoch.
+	SettingsEpoch(tenantID, userID string) (epoch uint64, ok bool)
 }
 
 // Relay publishes stored outbox messages.
@@ -208,7 +211,7 @@ func (o *Orchestrator) resultOwner(ctx context.Context, tenant, convID, callID s
 		return strings.Join(users, ""), nil
 	}
 	for _, u := range users {
-		_, _, s, _, err := o.load(ctx, convRef{tenant: tenant, user: u, id: convID}, false)
+		_, _, _, s, _, err := o.load(ctx, convRef{tenant: tenant, user: u, id: convID}, readFirst)
 		if err != nil {
 			return "", err
 		}

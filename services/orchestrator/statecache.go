@@ -11,13 +11,15 @@ import (
 // it was saved with, so that the next event of the conversation does not
 // read and decode the state again: decoding it was a quarter to a third
 // of loading a conversation, itself 6-8% of purser's CPU at 1,000 bench
-// users. An event that starts a turn still reads the stored version (and
-// the user's settings) and takes the copy only while the version is the
-// one it was saved at; a save by another replica or another path makes it
-// stale, and the state is read as before. An event within a turn takes
-// the copy unread: its save is made at the kept version, so a stale copy
-// fails it with store.ErrConflict, and the event is applied again from a
-// read (see apply).
+// users. An event within a turn takes the copy unread: its save is made
+// at the kept version, so a stale copy fails it with store.ErrConflict,
+// and the event is applied again from a read (see apply). An event that
+// starts a turn takes it unread too while the store can say that the
+// user's settings kept with it are still theirs (SQLite, owned by one
+// process: Store.SettingsEpoch); otherwise, and on Postgres, it reads the
+// stored version and the user's settings, and takes the copy only while
+// the version is the one it was saved at. A save by another replica or
+// another path makes the copy stale, and the state is read as before.
 //
 // A load takes the entry out, and only a save that succeeded puts one
 // back: a state an event changed in place and then failed to store is
@@ -31,6 +33,7 @@ type stateCache struct {
 type cachedState struct {
 	conv     store.Conversation // names and version only (savedAs)
 	settings store.UserSettings
+	epoch    settingsEpoch // of settings, taken before they were read
 	state    State
 }
 

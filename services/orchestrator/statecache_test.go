@@ -328,3 +328,68 @@ func TestARemoteModelIsAskedOnceWhenTheKeptStateIsStale(t *testing.T) {
 		})
 	}
 }
+
+// localEcho is a local model that answers with the currency its prompt
+// was given.
+type localEcho struct{}
+
+func (localEcho) Decide(_ context.Context, p Prompt) (Decision, error) {
+	return Decision{Kind: DecisionAnswer, Content: "in " + p.Currency}, nil
+}
+
+func (localEcho) Local() bool { return true }
+
+// On SQLite, which one process owns, a new turn starts from the state its
+// process kept without reading the conversation, while the user's
+// settings are the ones kept with it; once they change, the next turn
+// reads them and answers with them. On Postgres every new turn reads.
+func TestANewTurnTakesTheKeptStateWhileTheSettingsStand(t *testing.T) {
+	for _, e := range storetest.Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			st := storetest.Open(t, e.DSN(t))
+			stores, replicas := twoReplicas(t, st, localEcho{})
+			o, loads := replicas[0], stores[0]
+			ctx := context.Background()
+			ref := convRef{tenant: "acme", user: "ann", id: "c1"}
+			turn := func(i int) string {
+				t.Helper()
+				if err := o.apply(ctx, ref, turnEvent(ref, fmt.Sprintf("turn-%d", i), "how much?")); err != nil {
+					t.Fatalf("turn %d: %v", i, err)
+				}
+				_, s := storedState(t, st, ref)
+				return s.History[len(s.History)-1].Text
+			}
+			if got := turn(0); got != "in GBP" {
+				t.Fatalf("first answer %q, want the default currency", got)
+			}
+			read := loads.loads
+			turn(1)
+			turn(2)
+			_, oneProcess := st.SettingsEpoch(ref.tenant, ref.user)
+			if want := map[bool]int{true: 0, false: 2}[oneProcess]; loads.loads-read != want {
+				t.Errorf("two more turns read the conversation %d times, want %d (SettingsEpoch known: %v)", loads.loads-read, want, oneProcess)
+			}
+			if _, err := st.PutUserSettings(ctx, store.UserSettings{TenantID: ref.tenant, UserID: ref.user, Currency: "EUR"}); err != nil {
+				t.Fatal(err)
+			}
+			read = loads.loads
+			if got := turn(3); got != "in EUR" {
+				t.Fatalf("the answer after the settings changed is %q, want it in EUR", got)
+			}
+			if loads.loads-read != 1 {
+				t.Errorf("the turn after the settings changed read the conversation %d times, want 1", loads.loads-read)
+			}
+			// Settings changed inside another transaction (as the
+			// set_preferences tool does) count too.
+			if err := st.InTx(ctx, func(tx *store.Store) error {
+				_, err := tx.PutUserSettings(ctx, store.UserSettings{TenantID: ref.tenant, UserID: ref.user, Currency: "JPY"})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if got := turn(4); got != "in JPY" {
+				t.Fatalf("the answer after the settings changed in a transaction is %q, want it in JPY", got)
+			}
+		})
+	}
+}
