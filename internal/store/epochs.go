@@ -75,7 +75,11 @@ func (t *txEnd) add(fn func()) {
 	t.mu.Unlock()
 }
 
+// run runs what was added, once; a nil t has nothing to run.
 func (t *txEnd) run() {
+	if t == nil {
+		return
+	}
 	t.mu.Lock()
 	fns := t.fns
 	t.fns = nil

@@ -71,7 +71,7 @@ type Store struct {
 	// epochs are SQLite's settings epochs (epochs.go); nil on Postgres.
 	epochs *settingsEpochs
 	// ended runs once the transaction of an InTx callback's Store has
-	// ended; nil outside one.
+	// ended; nil outside one, and on Postgres (no epochs to move).
 	ended *txEnd
 }
 
@@ -396,8 +396,12 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Store) error) error {
 // inTx is s for the statements of tx: an InTx callback's, or, shared,
 // one of a batch's transactions on the writer.
 func (s *Store) inTx(tx *sql.Tx, shared bool) *Store {
-	return &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, txStmts: &txStmts{}, tx: true, d: s.d, now: s.now, path: s.path,
-		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats, shared: shared, epochs: s.epochs, ended: &txEnd{}}
+	child := &Store{db: s.db, rdb: s.rdb, q: tx, sqlTx: tx, txStmts: &txStmts{}, tx: true, d: s.d, now: s.now, path: s.path,
+		wstmts: s.wstmts, rstmts: s.rstmts, stats: s.stats, shared: shared, epochs: s.epochs}
+	if s.epochs != nil { // only the settings epochs wait for a transaction's end
+		child.ended = &txEnd{}
+	}
+	return child
 }
 
 // orNow returns t in UTC, or the store's clock when t is zero.
