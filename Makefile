@@ -22,7 +22,8 @@ run:
 ## installs chromium, chromium-driver and promtool) or stops naming what is missing.
 ## Four test binaries at a time (go's default is one a core): most packages spend their time waiting
 ## on NATS, PostgreSQL, fsync and a browser, so on 2 cores two at a time kept them about 1.7 of 2 busy (CPU time over wall time)
-## (a warm-cache `go test -race ./...` here: 8 min 26 s with -p 4, every test passing, against 10 min 50 s with 2).
+## (a warm-cache `go test -race ./...` on one such machine: 8 min 26 s with -p 4, every test passing, against 10 min 50 s
+## with 2; a slower one later took 16 min for all of `make test` with -p 4).
 TEST_PACKAGES_AT_ONCE ?= 4
 export PURSER_TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable
 test: test-env vet
