@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -233,7 +234,11 @@ func (n *Notifier) deliver(msg *message.Message, tenant, user string, frame cont
 		return false, fmt.Errorf("append frame: %w", err)
 	}
 	frame.Seq = seq
-	if err := n.publish(ctx, msg, tenant, user, frame); err != nil {
+	payload, err := withSeq(stored, frame)
+	if err != nil {
+		return false, bus.Permanent(fmt.Errorf("encode frame: %w", err))
+	}
+	if err := n.publish(ctx, msg, tenant, user, frame, payload); err != nil {
 		return false, err
 	}
 	if at, err := time.Parse(time.RFC3339Nano, msg.Metadata.Get(bus.HeaderCreatedAt)); err == nil {
@@ -263,18 +268,31 @@ func (n *Notifier) callEnded(ctx context.Context, tenant, user, turn, callID str
 	return false, nil
 }
 
-// publish sends frame to the user's sockets with purser's headers: the
-// event's Purser-Created-At travels along so the ingress can measure
-// delivery lag, and its correlation id and trace, so a turn stays one trace
-// up to the socket.
-func (n *Notifier) publish(ctx context.Context, event *message.Message, tenant, user string, frame contracts.ServerFrame) error {
+// withSeq is frame's JSON given its JSON as stored, without its seq:
+// the stored bytes with the seq put where json.Marshal puts it, right
+// after the type (the frame's first two fields), so the frame is not
+// encoded a second time for each delivery. Bytes that do not begin as
+// Marshal begins a frame are encoded again.
+func withSeq(stored []byte, frame contracts.ServerFrame) ([]byte, error) {
+	head := len(`{"type":"`) + len(frame.Type) + 1
+	if frame.Seq <= 0 || len(stored) <= head || string(stored[:head]) != `{"type":"`+frame.Type+`"` || stored[head] != ',' {
+		return json.Marshal(&frame)
+	}
+	out := make([]byte, 0, len(stored)+len(`,"seq":`)+20)
+	out = append(out, stored[:head]...)
+	out = append(out, `,"seq":`...)
+	out = strconv.AppendInt(out, frame.Seq, 10)
+	return append(out, stored[head:]...), nil
+}
+
+// publish sends frame, whose JSON is payload, to the user's sockets with
+// purser's headers: the event's Purser-Created-At travels along so the
+// ingress can measure delivery lag, and its correlation id and trace, so
+// a turn stays one trace up to the socket.
+func (n *Notifier) publish(ctx context.Context, event *message.Message, tenant, user string, frame contracts.ServerFrame, payload []byte) error {
 	subject, err := bus.DeliverSubject(tenant, user)
 	if err != nil {
 		return bus.Permanent(err)
-	}
-	payload, err := json.Marshal(&frame)
-	if err != nil {
-		return bus.Permanent(fmt.Errorf("encode frame: %w", err))
 	}
 	id := fmt.Sprintf("%s-%s-%d", tenant, user, frame.Seq)
 	correlation := event.Metadata.Get(bus.HeaderCorrelation)
