@@ -114,6 +114,14 @@ func TestDrainFinishesWhatIsInHandAndHandsBackTheRest(t *testing.T) {
 	})
 	stopped := make(chan error, 1)
 	go func() { stopped <- a.stop(20 * time.Second) }()
+	// The first is let go only once the drain has begun: before it, the
+	// second would be the stopping replica's to handle, as any message
+	// of a replica not stopping is.
+	select {
+	case <-a.sub.Draining():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the drain did not begin")
+	}
 	e.startReplica("svc-b", []bus.ConsumerDef{def}, handler("b"))
 	close(release)
 	if err := <-stopped; err != nil {

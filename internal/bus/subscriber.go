@@ -470,6 +470,10 @@ func (s *Subscriber) Drain(ctx context.Context) error {
 	return err
 }
 
+// Draining is closed once Drain has begun: from then on no message is
+// given to a handler that was not in one already.
+func (s *Subscriber) Draining() <-chan struct{} { return s.draining }
+
 // Close stops every subscription and waits for their goroutines; messages
 // not yet settled are naked back to their streams.
 func (s *Subscriber) Close() error {
