@@ -13,6 +13,7 @@ import (
 
 // retryAfterTransport notes the Retry-After of 429 and 5xx responses for
 // the call that made the request (go-openai's errors do not carry headers).
+// It also puts a call's encoded tool catalog into its body (withTools).
 type retryAfterTransport struct{ base http.RoundTripper }
 
 type retryNote struct {
@@ -23,6 +24,10 @@ type retryNote struct {
 type retryNoteKey struct{}
 
 func (t retryAfterTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req, err := withTools(req)
+	if err != nil {
+		return nil, err
+	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil || resp == nil {
 		return resp, err

@@ -27,11 +27,18 @@ type partialCall struct {
 // go to the context's token sink as they arrive. Retries happen only before
 // the first token has been forwarded, so a person never sees text twice.
 func (m *Model) decideTools(ctx context.Context, p orchestrator.Prompt) (orchestrator.Decision, error) {
-	req := openai.ChatCompletionRequest{Model: m.cfg.Model, Messages: toolMessages(p), Tools: toolDefs(p), Stream: true,
+	// The tools go into the body already encoded (catalog.go); the
+	// request itself carries none.
+	tools, err := encodeTools(toolDefs(p))
+	if err != nil {
+		return orchestrator.Decision{}, err
+	}
+	ctx = withEncodedTools(ctx, tools)
+	req := openai.ChatCompletionRequest{Model: m.cfg.Model, Messages: toolMessages(p), Stream: true,
 		StreamOptions: &openai.StreamOptions{IncludeUsage: true}}
 	sink := orchestrator.TokenSinkFrom(ctx)
 	var stream *openai.ChatCompletionStream
-	err := m.withRetry(ctx, func(ctx context.Context) error {
+	err = m.withRetry(ctx, func(ctx context.Context) error {
 		s, err := m.client.CreateChatCompletionStream(ctx, req)
 		stream = s
 		return err
