@@ -437,7 +437,8 @@ func modelFor(cfg config.Config, reg prometheus.Registerer, log *slog.Logger, tr
 		log.Info("model: the offline rule-based model (set OPENAI_API_KEY or OPENAI_BASE_URL to use a model server)")
 		return offline.Model{}, nil
 	}
-	m, err := llm.New(llm.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ModelName, Protocol: cfg.ModelProtocol, Registerer: reg, Logger: log, Tracer: tr})
+	m, err := llm.New(llm.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ModelName, Protocol: cfg.ModelProtocol,
+		Concurrency: cfg.ModelConcurrency, Registerer: reg, Logger: log, Tracer: tr})
 	if err != nil {
 		return nil, err
 	}

@@ -40,13 +40,6 @@ func (t retryAfterTransport) RoundTrip(req *http.Request) (*http.Response, error
 	return resp, nil
 }
 
-func transportOf(c *http.Client) http.RoundTripper {
-	if c.Transport != nil {
-		return c.Transport
-	}
-	return http.DefaultTransport
-}
-
 // parseRetryAfter reads seconds or an HTTP date; 0 when absent or bad.
 func parseRetryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
