@@ -97,6 +97,18 @@ func withEncodedTools(ctx context.Context, tools []byte) context.Context {
 // always sends one, so it is a bug, never sent on without its tools.
 var errBodyShape = errors.New("request body is not a JSON object")
 
+// catalogTransport puts a call's encoded tool catalog (withEncodedTools)
+// into its body on the way to base.
+type catalogTransport struct{ base http.RoundTripper }
+
+func (t catalogTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req, err := withTools(req)
+	if err != nil {
+		return nil, err
+	}
+	return t.base.RoundTrip(req)
+}
+
 // withTools returns req with the tools its context carries put into its
 // body, or req itself when it carries none. The request is cloned, not
 // changed (a RoundTripper must not change it).

@@ -122,7 +122,7 @@ func New(cfg Config) (*Model, error) {
 	if cfg.BaseURL != "" {
 		oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	}
-	oc.HTTPClient = &http.Client{Transport: retryAfterTransport{base: transport}, Timeout: base.Timeout,
+	oc.HTTPClient = &http.Client{Transport: retryAfterTransport{base: catalogTransport{base: transport}}, Timeout: base.Timeout,
 		CheckRedirect: base.CheckRedirect, Jar: base.Jar}
 	log := cfg.Logger
 	if log == nil {

@@ -13,7 +13,6 @@ import (
 
 // retryAfterTransport notes the Retry-After of 429 and 5xx responses for
 // the call that made the request (go-openai's errors do not carry headers).
-// It also puts a call's encoded tool catalog into its body (withTools).
 type retryAfterTransport struct{ base http.RoundTripper }
 
 type retryNote struct {
@@ -24,10 +23,6 @@ type retryNote struct {
 type retryNoteKey struct{}
 
 func (t retryAfterTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req, err := withTools(req)
-	if err != nil {
-		return nil, err
-	}
 	resp, err := t.base.RoundTrip(req)
 	if err != nil || resp == nil {
 		return resp, err
